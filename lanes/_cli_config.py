@@ -1,0 +1,37 @@
+"""``lanes config show``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_config_option", "add_parser"]
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """The ``--config PATH`` option every config-reading subcommand shares."""
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="pyproject.toml to read [tool.lanes] from (default: nearest one upward)",
+    )
+
+
+def add_parser(sub: Any) -> None:
+    config = sub.add_parser("config", help="inspect the resolved [tool.lanes] configuration")
+    config_sub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    show = config_sub.add_parser("show", help="print the resolved configuration as JSON")
+    add_config_option(show)
+    show.set_defaults(handler=_show)
+
+
+def _show(ns: argparse.Namespace) -> int:
+    import json  # noqa: PLC0415
+
+    from lanes.config import load_config  # noqa: PLC0415
+
+    config = load_config(ns.config)
+    print(json.dumps(config.to_dict(), indent=2, sort_keys=True))
+    return 0

@@ -1,0 +1,41 @@
+"""``lanes envelope validate FILE...``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["add_parser"]
+
+
+def add_parser(sub: Any) -> None:
+    envelope = sub.add_parser("envelope", help="check lane envelopes against the v1 schema")
+    envelope_sub = envelope.add_subparsers(dest="envelope_command", metavar="ACTION", required=True)
+    validate = envelope_sub.add_parser(
+        "validate",
+        help="exit 0 when every FILE is a valid envelope, 1 listing each problem",
+    )
+    validate.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    validate.set_defaults(handler=_validate)
+
+
+def _validate(ns: argparse.Namespace) -> int:
+    from lanes.envelope import read_envelope, validate_envelope  # noqa: PLC0415
+    from lanes.errors import EnvelopeError  # noqa: PLC0415
+    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+
+    failed = False
+    for path in ns.files:
+        try:
+            problems = [str(p) for p in validate_envelope(read_envelope(path))]
+        except EnvelopeError as exc:
+            problems = [f"$: {exc.message}"]
+        if problems:
+            failed = True
+            for problem in problems:
+                print(f"{path}: {problem}")
+        else:
+            print(f"{path}: ok", file=sys.stderr)
+    return ExitCode.FAIL if failed else ExitCode.OK

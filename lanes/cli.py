@@ -1,0 +1,72 @@
+"""The ``lanes`` command.
+
+Two paths:
+- ``lanes hook`` is the governor's agent hook, run on every shell command an
+  agent makes. It bypasses argparse entirely (argparse alone costs more than an
+  interpreter start) and imports only ``lanes.governor.hook``.
+- everything else goes through argparse. Each subcommand's parser lives in a
+  small ``_cli`` module that imports only argparse; the work behind it is
+  imported when the subcommand runs, so ``lanes --help`` never loads jinja2,
+  hypothesis, mutmut or pytest.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+# (subcommand, module defining `add_parser(subparsers)`), in --help order.
+_SUBCOMMANDS: tuple[tuple[str, str], ...] = (
+    ("config", "lanes._cli_config"),
+    ("envelope", "lanes._cli_envelope"),
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["hook"]:
+        from lanes.governor.hook import run_hook  # noqa: PLC0415  # the hot path imports only this
+
+        return run_hook(args[1:])
+    return _main_argparse(args)
+
+
+def _main_argparse(args: list[str]) -> int:
+    import argparse  # noqa: PLC0415  # kept off the hook's path
+    import importlib  # noqa: PLC0415
+
+    from lanes import __version__  # noqa: PLC0415
+    from lanes.errors import LanesError  # noqa: PLC0415
+    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(
+        prog="lanes",
+        description="Keep test suites honest and cheap: the agent governor and the measurement lanes.",
+    )
+    parser.add_argument("--version", action="version", version=f"lanes {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("hook", help="agent hook: reads one hook payload on stdin (see README)")
+    for _name, module in _SUBCOMMANDS:
+        importlib.import_module(module).add_parser(sub)
+    ns = parser.parse_args(args)
+    handler = getattr(ns, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return ExitCode.USAGE
+    try:
+        return int(handler(ns))
+    except LanesError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"hint: {exc.hint}", file=sys.stderr)
+        return ExitCode.USAGE
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `lanes classify --jsonl | head`: the reader left; nothing to report.
+        return ExitCode.OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,528 @@
+"""``[tool.lanes]`` -> frozen dataclasses.
+
+The loader is strict: an unknown key, a wrong type or an impossible value is a
+:class:`~lanes.errors.ConfigError` naming the table and key, showing the value
+received and what is allowed, with a did-you-mean for misspellings. There are
+no silent fallbacks: a misspelt ``max_agee`` that quietly kept the default would
+make the ledger trust a PASS for an hour the user meant to shorten.
+
+A project without ``[tool.lanes]`` gets the documented defaults: one suite
+``tests`` over ``tests/``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import math
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final, TypeVar
+
+from lanes.errors import ConfigError
+from lanes.governor._names import COMMAND_RUNNER, RUNNERS
+
+__all__ = [
+    "Config",
+    "FuzzConfig",
+    "FuzzTarget",
+    "GovernorConfig",
+    "SlowConfig",
+    "Suite",
+    "Tier",
+    "TortureConfig",
+    "find_pyproject",
+    "fingerprint",
+    "load_config",
+    "parse_config",
+]
+
+T = TypeVar("T")
+
+DEFAULT_MAX_AGE: Final = 3600
+SCHEDULERS: Final = ("random", "pct")
+
+
+# --------------------------------------------------------------------------- sections
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named test suite: what the governor deduplicates and the lanes measure."""
+
+    name: str
+    paths: tuple[str, ...]
+    command: str
+    max_age: int = DEFAULT_MAX_AGE
+    tier: str = "unit"
+    # A runner name, or "command" for a non-runner suite such as `make verify`.
+    runner: str = "pytest"
+    lock: bool = True
+
+
+@dataclass(frozen=True)
+class GovernorConfig:
+    max_full: int = 2
+    escalate_at: int = 5
+    lock_ttl: int = 1800
+    sweep_min_paths: int = 3
+    gate_runners: tuple[str, ...] = ("pytest", "unittest")
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    budget: float
+    markers: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+
+def _default_tiers() -> Mapping[str, Tier]:
+    return MappingProxyType({"unit": Tier(name="unit", budget=2.5)})
+
+
+@dataclass(frozen=True)
+class SlowConfig:
+    enabled: bool = False
+    fail_factor: float = 2.0
+    default_tier: str = "unit"
+    # A tier whose slowest test uses less than this share of its budget gets a
+    # tighten hint: a budget nobody approaches protects nothing.
+    tighten_below: float = 0.25
+    pins: str = "baselines/slow-tests.json"
+    tiers: Mapping[str, Tier] = field(default_factory=_default_tiers)
+
+
+@dataclass(frozen=True)
+class FuzzTarget:
+    """A user's parser under fuzz: ``module:attribute`` references."""
+
+    name: str
+    callable: str
+    strategy: str
+    error: str = "lanes.errors:LanesError"
+    # Name of the attribute that must be a non-empty string on every rejection;
+    # empty string = the configured error type is enough.
+    hint_attribute: str = "hint"
+
+
+@dataclass(frozen=True)
+class FuzzConfig:
+    iterations: int = 2000
+    seed: int = 1
+    case_budget: float = 2.0
+    targets: Mapping[str, FuzzTarget] = field(default_factory=lambda: MappingProxyType({}))
+
+
+@dataclass(frozen=True)
+class TortureConfig:
+    runs: int = 128
+    seed_start: int = 0
+    clients: int = 4
+    ops: int = 40
+    scheduler: str = "random"
+
+
+@dataclass(frozen=True)
+class Config:
+    """The resolved configuration of one project."""
+
+    root: Path
+    source: Path | None
+    suites: Mapping[str, Suite]
+    governor: GovernorConfig = field(default_factory=GovernorConfig)
+    slow: SlowConfig = field(default_factory=SlowConfig)
+    fuzz: FuzzConfig = field(default_factory=FuzzConfig)
+    torture: TortureConfig = field(default_factory=TortureConfig)
+    envelope_dir: str = "envelopes"
+    baseline_dir: str = "baselines"
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view (``lanes config show``)."""
+        return {
+            "root": str(self.root),
+            "source": None if self.source is None else str(self.source),
+            "envelope_dir": self.envelope_dir,
+            "baseline_dir": self.baseline_dir,
+            "suites": {name: asdict(suite) for name, suite in self.suites.items()},
+            "governor": asdict(self.governor),
+            "slow": _section_dict(self.slow),
+            "fuzz": _section_dict(self.fuzz),
+            "torture": asdict(self.torture),
+        }
+
+    def section_hash(self, *sections: str) -> str:
+        """``sha256:<hex>`` over the named sections: an envelope's ``config_hash``."""
+        view = self.to_dict()
+        return fingerprint({name: view[name] for name in sections})
+
+    def envelope_path(self, lane: str) -> Path:
+        return self.root / self.envelope_dir / f"{lane}.json"
+
+
+def _section_dict(section: SlowConfig | FuzzConfig) -> dict[str, Any]:
+    # asdict() cannot copy a MappingProxyType, so nested mappings go by hand.
+    out: dict[str, Any] = {}
+    for key, value in vars(section).items():
+        if isinstance(value, Mapping):
+            out[key] = {name: asdict(item) for name, item in value.items()}
+        else:
+            out[key] = value
+    return out
+
+
+def fingerprint(obj: object) -> str:
+    """A stable ``sha256:<hex>`` over a JSON-able object (sorted keys)."""
+    canonical = json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+# --------------------------------------------------------------------------- reading
+
+
+class _Table:
+    """One TOML table being validated: every access is checked and recorded,
+    and :meth:`finish` turns whatever was not asked for into an unknown-key error."""
+
+    def __init__(self, name: str, raw: object, known: tuple[str, ...]) -> None:
+        if not isinstance(raw, dict):
+            raise ConfigError(
+                f"[{name}] must be a table, got {type(raw).__name__} {raw!r}",
+                hint=f"write it as a TOML table: [{name}] on its own line followed by key = value lines",
+            )
+        self.name = name
+        self.raw: dict[str, object] = raw
+        self.known = known
+        for key in raw:
+            if key not in known:
+                self._unknown(key)
+
+    def _unknown(self, key: str) -> None:
+        close = difflib.get_close_matches(key, self.known, n=1, cutoff=0.6)
+        suggestion = f" — did you mean {close[0]!r}?" if close else ""
+        allowed = ", ".join(self.known) if self.known else "(no keys)"
+        raise ConfigError(
+            f"[{self.name}] unknown key {key!r}{suggestion}",
+            hint=f"allowed keys in [{self.name}]: {allowed}",
+        )
+
+    def _bad(self, key: str, value: object, allowed: str) -> ConfigError:
+        return ConfigError(
+            f"[{self.name}] {key} must be {allowed}, got {value!r}",
+            hint=f"set {key} in [{self.name}] to {allowed}, or remove it to use the default",
+        )
+
+    def get(self, key: str, default: T, check: Callable[[object], T | None], allowed: str) -> T:
+        if key not in self.raw:
+            return default
+        value = self.raw[key]
+        checked = check(value)
+        if checked is None:
+            raise self._bad(key, value, allowed)
+        return checked
+
+    def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
+        def check(value: object) -> int | None:
+            # bool is an int subclass; `max_age = true` is a mistake, not 1.
+            if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
+                return value
+            return None
+
+        return self.get(key, default, check, f"an integer >= {minimum}")
+
+    def number(self, key: str, default: float, *, minimum: float, inclusive: bool = False) -> float:
+        def check(value: object) -> float | None:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return None
+            number = float(value)
+            if not math.isfinite(number):
+                return None
+            ok = number >= minimum if inclusive else number > minimum
+            return number if ok else None
+
+        relation = ">=" if inclusive else ">"
+        return self.get(key, default, check, f"a finite number {relation} {minimum:g}")
+
+    def boolean(self, key: str, *, default: bool) -> bool:
+        def check(value: object) -> bool | None:
+            return value if isinstance(value, bool) else None
+
+        return self.get(key, default, check, "true or false")
+
+    def string(self, key: str, default: str, *, choices: tuple[str, ...] = ()) -> str:
+        def check(value: object) -> str | None:
+            if not isinstance(value, str) or not value.strip():
+                return None
+            if choices and value not in choices:
+                return None
+            return value
+
+        allowed = "one of " + ", ".join(repr(c) for c in choices) if choices else "a non-empty string"
+        return self.get(key, default, check, allowed)
+
+    def strings(
+        self, key: str, default: tuple[str, ...], *, non_empty: bool = False
+    ) -> tuple[str, ...]:
+        def check(value: object) -> tuple[str, ...] | None:
+            if not isinstance(value, list):
+                return None
+            if not all(isinstance(item, str) and item.strip() for item in value):
+                return None
+            if non_empty and not value:
+                return None
+            return tuple(value)
+
+        what = "a non-empty list of non-empty strings" if non_empty else "a list of non-empty strings"
+        return self.get(key, default, check, what)
+
+    def table(self, key: str) -> dict[str, object]:
+        value = self.raw.get(key, {})
+        if not isinstance(value, dict):
+            raise self._bad(key, value, "a table")
+        return value
+
+
+def _normalise_path(path: str) -> str:
+    """`./tests/unit/` and `tests/unit` name the same selector."""
+    while path.startswith("./"):
+        path = path[2:]
+    path = path.rstrip("/")
+    return path or "."
+
+
+def _parse_suite(name: str, raw: object) -> Suite:
+    table = _Table(
+        f"tool.lanes.suites.{name}",
+        raw,
+        ("paths", "command", "max_age", "tier", "runner", "lock"),
+    )
+    has_command = "command" in table.raw
+    paths = table.strings("paths", (), non_empty=not has_command)
+    paths = tuple(_normalise_path(p) for p in paths)
+    default_command = "pytest " + " ".join(paths) if paths else ""
+    command = table.string("command", default_command)
+    runner = table.string("runner", "pytest", choices=(*RUNNERS, COMMAND_RUNNER))
+    return Suite(
+        name=name,
+        paths=paths,
+        command=command,
+        max_age=table.integer("max_age", DEFAULT_MAX_AGE, minimum=1),
+        tier=table.string("tier", "unit"),
+        runner=runner,
+        lock=table.boolean("lock", default=runner != COMMAND_RUNNER),
+    )
+
+
+def _parse_governor(raw: object) -> GovernorConfig:
+    table = _Table(
+        "tool.lanes.governor",
+        raw,
+        ("max_full", "escalate_at", "lock_ttl", "sweep_min_paths", "gate_runners"),
+    )
+    defaults = GovernorConfig()
+    max_full = table.integer("max_full", defaults.max_full, minimum=0)
+    escalate_at = table.integer("escalate_at", defaults.escalate_at, minimum=1)
+    if escalate_at <= max_full:
+        raise ConfigError(
+            f"[tool.lanes.governor] escalate_at must be greater than max_full "
+            f"({max_full!r}), got {escalate_at!r}",
+            hint="the STOP form follows the nudge: set escalate_at to at least max_full + 1",
+        )
+    gate_runners = table.strings("gate_runners", defaults.gate_runners)
+    for runner in gate_runners:
+        if runner not in RUNNERS:
+            raise table._bad("gate_runners", list(gate_runners), "a list of runner names: " + ", ".join(RUNNERS))
+    return GovernorConfig(
+        max_full=max_full,
+        escalate_at=escalate_at,
+        lock_ttl=table.integer("lock_ttl", defaults.lock_ttl, minimum=1),
+        sweep_min_paths=table.integer("sweep_min_paths", defaults.sweep_min_paths, minimum=1),
+        gate_runners=gate_runners,
+    )
+
+
+def _parse_slow(raw: object) -> SlowConfig:
+    table = _Table(
+        "tool.lanes.slow",
+        raw,
+        ("enabled", "fail_factor", "default_tier", "tighten_below", "pins", "tiers"),
+    )
+    defaults = SlowConfig()
+    tiers: dict[str, Tier] = dict(defaults.tiers)
+    raw_tiers = table.table("tiers")
+    if raw_tiers:
+        tiers = {}
+        for name, tier_raw in raw_tiers.items():
+            tier = _Table(f"tool.lanes.slow.tiers.{name}", tier_raw, ("budget", "markers", "paths"))
+            if "budget" not in tier.raw:
+                raise ConfigError(
+                    f"[tool.lanes.slow.tiers.{name}] has no budget",
+                    hint=f"add budget = <seconds> to [tool.lanes.slow.tiers.{name}], e.g. budget = 2.5",
+                )
+            tiers[name] = Tier(
+                name=name,
+                budget=tier.number("budget", 0.0, minimum=0.0),
+                markers=tier.strings("markers", ()),
+                paths=tier.strings("paths", ()),
+            )
+    default_tier = table.string("default_tier", defaults.default_tier)
+    if default_tier not in tiers:
+        raise ConfigError(
+            f"[tool.lanes.slow] default_tier {default_tier!r} is not a configured tier "
+            f"(tiers: {', '.join(sorted(tiers))})",
+            hint=f"add [tool.lanes.slow.tiers.{default_tier}] with a budget, or set default_tier to one of the tiers",
+        )
+    return SlowConfig(
+        enabled=table.boolean("enabled", default=defaults.enabled),
+        fail_factor=table.number("fail_factor", defaults.fail_factor, minimum=1.0, inclusive=True),
+        default_tier=default_tier,
+        tighten_below=table.number("tighten_below", defaults.tighten_below, minimum=0.0),
+        pins=table.string("pins", defaults.pins),
+        tiers=MappingProxyType(tiers),
+    )
+
+
+def _reference(table: _Table, key: str, default: str | None) -> str:
+    """A ``module:attribute`` reference, checked for shape (not imported here)."""
+
+    def check(value: object) -> str | None:
+        if not isinstance(value, str):
+            return None
+        module, sep, attr = value.partition(":")
+        if not sep or not module.strip() or not attr.strip():
+            return None
+        return value
+
+    value = table.get(key, default, check, "a 'package.module:attribute' reference")
+    if value is None:
+        raise ConfigError(
+            f"[{table.name}] is missing {key}",
+            hint=f"add {key} = \"package.module:attribute\" to [{table.name}]",
+        )
+    return value
+
+
+def _parse_fuzz(raw: object) -> FuzzConfig:
+    table = _Table("tool.lanes.fuzz", raw, ("iterations", "seed", "case_budget", "targets"))
+    defaults = FuzzConfig()
+    targets: dict[str, FuzzTarget] = {}
+    for name, target_raw in table.table("targets").items():
+        target = _Table(
+            f"tool.lanes.fuzz.targets.{name}",
+            target_raw,
+            ("callable", "strategy", "error", "hint_attribute"),
+        )
+        targets[name] = FuzzTarget(
+            name=name,
+            callable=_reference(target, "callable", None),
+            strategy=_reference(target, "strategy", None),
+            error=_reference(target, "error", "lanes.errors:LanesError"),
+            hint_attribute=target.get(
+                "hint_attribute",
+                "hint",
+                lambda v: v if isinstance(v, str) else None,
+                "an attribute name, or \"\" for none",
+            ),
+        )
+    return FuzzConfig(
+        iterations=table.integer("iterations", defaults.iterations, minimum=1),
+        seed=table.integer("seed", defaults.seed, minimum=0),
+        case_budget=table.number("case_budget", defaults.case_budget, minimum=0.0),
+        targets=MappingProxyType(targets),
+    )
+
+
+def _parse_torture(raw: object) -> TortureConfig:
+    table = _Table(
+        "tool.lanes.torture", raw, ("runs", "seed_start", "clients", "ops", "scheduler")
+    )
+    defaults = TortureConfig()
+    return TortureConfig(
+        runs=table.integer("runs", defaults.runs, minimum=1),
+        seed_start=table.integer("seed_start", defaults.seed_start, minimum=0),
+        clients=table.integer("clients", defaults.clients, minimum=2),
+        ops=table.integer("ops", defaults.ops, minimum=1),
+        scheduler=table.string("scheduler", defaults.scheduler, choices=SCHEDULERS),
+    )
+
+
+_SECTIONS: Final = (
+    "suites",
+    "governor",
+    "slow",
+    "fuzz",
+    "torture",
+    "envelope_dir",
+    "baseline_dir",
+)
+
+
+def parse_config(lanes_table: object, *, root: Path, source: Path | None = None) -> Config:
+    """Validate a ``[tool.lanes]`` table (already parsed from TOML)."""
+    table = _Table("tool.lanes", lanes_table, _SECTIONS)
+    suites_raw = table.table("suites")
+    suites = {name: _parse_suite(name, raw) for name, raw in suites_raw.items()}
+    if not suites:
+        suites = {"tests": Suite(name="tests", paths=("tests",), command="pytest tests")}
+    return Config(
+        root=root,
+        source=source,
+        suites=MappingProxyType(suites),
+        governor=_parse_governor(table.raw.get("governor", {})),
+        slow=_parse_slow(table.raw.get("slow", {})),
+        fuzz=_parse_fuzz(table.raw.get("fuzz", {})),
+        torture=_parse_torture(table.raw.get("torture", {})),
+        envelope_dir=table.string("envelope_dir", "envelopes"),
+        baseline_dir=table.string("baseline_dir", "baselines"),
+    )
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest ``pyproject.toml`` at or above ``start``."""
+    for directory in (start, *start.parents):
+        candidate = directory / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
+    """Load ``[tool.lanes]`` from ``path`` or the nearest ``pyproject.toml`` upward.
+
+    With no ``pyproject.toml`` at all, the project root is ``cwd`` and every
+    section takes its defaults.
+    """
+    start = Path(os.getcwd() if cwd is None else cwd).resolve()
+    if path is None:
+        found = find_pyproject(start)
+        if found is None:
+            return parse_config({}, root=start)
+        path = found
+    path = path.resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"config file {str(path)!r} does not exist",
+            hint="pass --config with the path of an existing pyproject.toml, or omit it to search upward",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"config file {str(path)!r} cannot be read: {exc}",
+            hint="check the file's permissions and that it is UTF-8 text",
+        ) from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(
+            f"{path} is not valid TOML: {exc}",
+            hint="fix the TOML syntax at the line and column shown (a TOML linter such as taplo helps)",
+        ) from None
+    tool = document.get("tool", {})
+    lanes_table = tool.get("lanes", {}) if isinstance(tool, dict) else {}
+    return parse_config(lanes_table, root=path.parent, source=path)

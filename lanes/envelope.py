@@ -1,0 +1,368 @@
+"""The lane envelope v1: one JSON object per lane run (DESIGN.md, a contract).
+
+Every lane runs inside :func:`lane_run`, which fills provenance, times the run
+and writes ``envelopes/<lane>.json`` atomically on **every** exit path: a
+verdict, an exception, SIGINT, SIGTERM. An absent envelope is
+indistinguishable from a lane that never ran, so there is no path without one.
+
+    with lane_run("torture", config=config, sections=("torture",), seed=0) as run:
+        run.data["runs"] = 128
+        run.verdict(passed=not violations)
+
+Signals: SIGTERM and SIGHUP are turned into a :class:`Terminated` exception
+while the lane runs, so the lane's own ``finally`` blocks run and the envelope
+is written with ``stage: "error"``; then the default handler is restored and
+the signal re-raised, so the process still exits with the conventional status
+(143 for SIGTERM). SIGINT already arrives as ``KeyboardInterrupt``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any, Final, Literal
+
+from lanes import __version__
+from lanes._atomic import write_atomic
+from lanes.config import Config, fingerprint
+from lanes.errors import EnvelopeError, LanesError
+
+__all__ = [
+    "FORMAT",
+    "SCHEMA_VERSION",
+    "Envelope",
+    "LaneRun",
+    "Problem",
+    "Subject",
+    "Terminated",
+    "git_subject",
+    "lane_run",
+    "read_envelope",
+    "validate_envelope",
+]
+
+FORMAT: Final = "lanekit.envelope"
+SCHEMA_VERSION: Final = "1.0.0"
+SCHEMA_PATH: Final = Path(__file__).with_name("envelope.schema.json")
+
+Result = Literal["pass", "fail"]
+Stage = Literal["complete", "error"]
+Seed = int | dict[str, int] | None
+
+
+class Terminated(BaseException):  # noqa: N818  # named for the signal, like KeyboardInterrupt
+    """Raised inside a lane when the process receives SIGTERM or SIGHUP.
+
+    A ``BaseException`` so that a lane's ``except Exception`` cannot swallow the
+    request to stop.
+    """
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(f"terminated by {signal.Signals(signum).name}")
+
+
+@dataclass(frozen=True)
+class Subject:
+    """What was measured: the commit, whether the tree was dirty, the branch."""
+
+    commit: str | None
+    dirty: bool
+    branch: str | None
+
+    def to_dict(self) -> dict[str, object]:
+        return {"commit": self.commit, "dirty": self.dirty, "branch": self.branch}
+
+
+def _git(root: Path, *args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def git_subject(root: Path) -> Subject:
+    """Provenance of ``root``; null fields outside git or without git, never a crash."""
+    commit = _git(root, "rev-parse", "--verify", "-q", "HEAD")
+    if commit is None or len(commit) != 40:
+        return Subject(commit=None, dirty=False, branch=None)
+    status = _git(root, "status", "--porcelain", "--untracked-files=normal")
+    branch = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    if branch is None:
+        # Detached HEAD, as in CI checkouts of a pull request: say which ref it came from.
+        branch = os.environ.get("GITHUB_HEAD_REF") or os.environ.get("GITHUB_REF_NAME") or None
+    return Subject(commit=commit, dirty=bool(status), branch=branch)
+
+
+def _rfc3339(timestamp: float) -> str:
+    moment = dt.datetime.fromtimestamp(timestamp, tz=dt.UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+@dataclass
+class Envelope:
+    """One envelope, as written to disk."""
+
+    lane: str
+    subject: Subject
+    config_hash: str
+    started_at: str
+    duration_ms: int
+    result: Result
+    stage: Stage
+    seed: Seed = None
+    error: dict[str, str] | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    tools: dict[str, str] = field(default_factory=dict)
+    run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    group_id: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "schema_version": SCHEMA_VERSION,
+            "lane": self.lane,
+            "run_id": self.run_id,
+            "group_id": self.group_id or self.run_id,
+            "subject": self.subject.to_dict(),
+            "generated_by": {
+                "name": "lanekit",
+                "version": __version__,
+                "python": platform.python_version(),
+                "platform": f"{sys.platform}-{platform.machine() or 'unknown'}",
+                "tools": dict(self.tools),
+            },
+            "config_hash": self.config_hash,
+            "seed": self.seed,
+            "started_at": self.started_at,
+            "duration_ms": self.duration_ms,
+            "result": self.result,
+            "stage": self.stage,
+            "error": self.error,
+            "data": self.data,
+        }
+
+    @classmethod
+    def from_dict(cls, raw: Mapping[str, Any]) -> Envelope:
+        """Rebuild from a dict that :func:`validate_envelope` accepted."""
+        subject = raw["subject"]
+        return cls(
+            lane=raw["lane"],
+            subject=Subject(subject["commit"], subject["dirty"], subject["branch"]),
+            config_hash=raw["config_hash"],
+            started_at=raw["started_at"],
+            duration_ms=raw["duration_ms"],
+            result=raw["result"],
+            stage=raw["stage"],
+            seed=raw["seed"],
+            error=raw["error"],
+            data=raw["data"],
+            tools=dict(raw["generated_by"]["tools"]),
+            run_id=raw["run_id"],
+            group_id=raw["group_id"],
+        )
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n")
+
+
+def _group_id() -> str:
+    """Shared by every envelope of one CI run (or shard set)."""
+    run = os.environ.get("GITHUB_RUN_ID")
+    if run:
+        attempt = os.environ.get("GITHUB_RUN_ATTEMPT", "1")
+        return f"github-{run}-{attempt}"
+    return os.environ.get("LANES_GROUP_ID", "")
+
+
+class LaneRun:
+    """The handle a lane fills while it runs (see :func:`lane_run`)."""
+
+    def __init__(self, lane: str) -> None:
+        self.lane = lane
+        self.data: dict[str, Any] = {}
+        self.tools: dict[str, str] = {}
+        self.seed: Seed = None
+        self._passed: bool | None = None
+
+    def verdict(self, *, passed: bool) -> None:
+        """Record the lane's verdict; a lane that never calls this ends in ``stage: "error"``."""
+        self._passed = passed
+
+    @property
+    def passed(self) -> bool | None:
+        return self._passed
+
+
+_CATCHABLE: Final = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_terminated(signum: int, _frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+@contextmanager
+def _signals_as_exceptions() -> Iterator[None]:
+    # Signal handlers can only be installed from the main thread; elsewhere the
+    # process's own handlers stay in charge (exceptions are still enveloped).
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _raise_terminated) for signum in _CATCHABLE}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextmanager
+def lane_run(
+    lane: str,
+    *,
+    config: Config,
+    sections: tuple[str, ...] = (),
+    config_hash: str | None = None,
+    seed: Seed = None,
+    path: Path | None = None,
+) -> Iterator[LaneRun]:
+    """Run a lane and write its envelope on every exit path.
+
+    ``config_hash`` defaults to the hash of the config ``sections`` that decide
+    the lane's inputs. ``path`` defaults to ``<envelope_dir>/<lane>.json``.
+    """
+    started = time.time()
+    clock = time.monotonic()
+    run = LaneRun(lane)
+    run.seed = seed
+    target = path if path is not None else config.envelope_path(lane)
+    digest = config_hash if config_hash is not None else config.section_hash(*sections)
+    subject = git_subject(config.root)
+
+    def write(stage: Stage, error: dict[str, str] | None) -> None:
+        passed = run.passed
+        envelope = Envelope(
+            lane=lane,
+            subject=subject,
+            config_hash=digest,
+            started_at=_rfc3339(started),
+            duration_ms=int((time.monotonic() - clock) * 1000),
+            result="pass" if stage == "complete" and passed else "fail",
+            stage=stage,
+            seed=run.seed,
+            error=error,
+            data=run.data,
+            tools=run.tools,
+            group_id=_group_id(),
+        )
+        envelope.write(target)
+
+    try:
+        with _signals_as_exceptions():
+            yield run
+    except Terminated as exc:
+        write("error", {"type": "Terminated", "message": str(exc)})
+        # Exit the way the signal would have: restore the default action and
+        # deliver it again, so the parent sees "killed by SIGTERM".
+        signal.signal(exc.signum, signal.SIG_DFL)
+        os.kill(os.getpid(), exc.signum)
+        raise  # only reached where the signal is blocked
+    except BaseException as exc:
+        message = exc.message if isinstance(exc, LanesError) else str(exc)
+        write("error", {"type": type(exc).__name__, "message": message})
+        raise
+    if run.passed is None:
+        write("error", {"type": "LanesError", "message": f"lane {lane!r} finished without a verdict"})
+    else:
+        write("complete", None)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One schema violation: where (a JSON path) and what."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+def _json_path(parts: Iterator[str | int] | Any) -> str:
+    out = "$"
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def validate_envelope(document: object) -> list[Problem]:
+    """Every way ``document`` breaks the envelope schema (empty when valid)."""
+    try:
+        import jsonschema  # noqa: PLC0415  # a lane dependency, never on the hook path
+    except ImportError:
+        raise LanesError(
+            "validating envelopes needs the jsonschema package, which is not installed",
+            hint="install the lane dependencies: python3 -m pip install 'lanekit[lanes]'",
+        ) from None
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema)
+    problems = [
+        Problem(_json_path(error.absolute_path), error.message)
+        for error in validator.iter_errors(document)
+    ]
+    return sorted(problems, key=lambda p: (p.path, p.message))
+
+
+def read_envelope(path: Path) -> dict[str, Any]:
+    """Load an envelope file as JSON; :class:`EnvelopeError` when it is not JSON."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise EnvelopeError(
+            f"envelope {str(path)!r} does not exist",
+            hint="run the lane first (nox -s <lane>), or check the path",
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise EnvelopeError(
+            f"envelope {str(path)!r} cannot be read: {exc}",
+            hint="check that the file is a UTF-8 JSON file you can read",
+        ) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EnvelopeError(
+            f"envelope {str(path)!r} is not JSON: {exc}",
+            hint="the file is truncated or not an envelope; re-run the lane that wrote it",
+        ) from None
+    if not isinstance(document, dict):
+        raise EnvelopeError(
+            f"envelope {str(path)!r} must hold a JSON object, got {type(document).__name__}",
+            hint="an envelope is one JSON object; re-run the lane that wrote it",
+        )
+    return document
+

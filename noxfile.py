@@ -1,0 +1,50 @@
+"""lanekit's sessions. CI calls these and nothing else (workflows stay thin).
+
+    nox -s tests            the unit suite (pytest, xdist)
+    nox -s lint             ruff check, ruff format --check, mypy --strict
+    nox -s lanes            the main job: every lane, then the report
+
+Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
+on a machine with only python3 and pip is enough; CI picks the Python version
+by installing nox under it.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "virtualenv"
+nox.options.reuse_venv = "yes"
+nox.options.sessions = ["tests", "lint"]
+
+DEV = ".[dev]"
+LANES = ".[lanes]"
+
+
+def _install(session: nox.Session, extra: str = LANES) -> None:
+    session.install("--upgrade", "pip")
+    session.install("-e", extra)
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The unit suite. Extra arguments go to pytest: nox -s tests -- tests/test_config.py -k name."""
+    _install(session)
+    args = session.posargs or ["-n", "auto"]
+    session.run("pytest", *args)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff (lint + format check) and mypy --strict over lanes/, tests/ and noxfile.py."""
+    _install(session, DEV)
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+    session.run("mypy")
+
+
+@nox.session
+def lanes(session: nox.Session) -> None:
+    """The main job: every lane that exists, then the report."""
+    _install(session)
+    session.notify("report")

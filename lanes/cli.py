@@ -21,6 +21,7 @@ __all__ = ["main"]
 _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("config", "lanes._cli_config"),
     ("envelope", "lanes._cli_envelope"),
+    ("governor", "lanes.governor._cli"),
 )
 
 

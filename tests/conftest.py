@@ -1,0 +1,5 @@
+"""Shared fixtures for lanekit's own suite."""
+
+from __future__ import annotations
+
+pytest_plugins = ["pytester"]

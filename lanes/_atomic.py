@@ -16,8 +16,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 __all__ = ["flocked", "read_text_nofollow", "write_atomic"]
 
@@ -30,9 +33,7 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
     _counter += 1
     target = os.fspath(path)
     directory = os.path.dirname(target) or "."
-    tmp = os.path.join(
-        directory, f".{os.path.basename(target)}.{os.getpid()}.{_counter}.tmp"
-    )
+    tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.getpid()}.{_counter}.tmp")
     payload = data.encode() if isinstance(data, str) else data
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
     try:
@@ -43,10 +44,8 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
         os.replace(tmp, target)
     except BaseException:
         # A failed write must not leave droppings that the next writer trips on.
-        try:
+        with suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
 
 

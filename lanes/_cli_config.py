@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["add_config_option", "add_parser"]
 
@@ -19,7 +21,7 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     config = sub.add_parser("config", help="inspect the resolved [tool.lanes] configuration")
     config_sub = config.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     show = config_sub.add_parser("show", help="print the resolved configuration as JSON")

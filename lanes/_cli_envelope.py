@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["add_parser"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     envelope = sub.add_parser("envelope", help="check lane envelopes against the v1 schema")
     envelope_sub = envelope.add_subparsers(dest="envelope_command", metavar="ACTION", required=True)
     validate = envelope_sub.add_parser(

@@ -16,7 +16,6 @@ import difflib
 import hashlib
 import json
 import math
-import os
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
@@ -191,8 +190,9 @@ class _Table:
 
     def __init__(self, name: str, raw: object, known: tuple[str, ...]) -> None:
         if not isinstance(raw, dict):
+            msg = f"[{name}] must be a table, got {type(raw).__name__} {raw!r}"
             raise ConfigError(
-                f"[{name}] must be a table, got {type(raw).__name__} {raw!r}",
+                msg,
                 hint=f"write it as a TOML table: [{name}] on its own line followed by key = value lines",
             )
         self.name = name
@@ -206,8 +206,9 @@ class _Table:
         close = difflib.get_close_matches(key, self.known, n=1, cutoff=0.6)
         suggestion = f" — did you mean {close[0]!r}?" if close else ""
         allowed = ", ".join(self.known) if self.known else "(no keys)"
+        msg = f"[{self.name}] unknown key {key!r}{suggestion}"
         raise ConfigError(
-            f"[{self.name}] unknown key {key!r}{suggestion}",
+            msg,
             hint=f"allowed keys in [{self.name}]: {allowed}",
         )
 
@@ -262,7 +263,9 @@ class _Table:
                 return None
             return value
 
-        allowed = "one of " + ", ".join(repr(c) for c in choices) if choices else "a non-empty string"
+        allowed = (
+            "one of " + ", ".join(repr(c) for c in choices) if choices else "a non-empty string"
+        )
         return self.get(key, default, check, allowed)
 
     def strings(
@@ -277,7 +280,9 @@ class _Table:
                 return None
             return tuple(value)
 
-        what = "a non-empty list of non-empty strings" if non_empty else "a list of non-empty strings"
+        what = (
+            "a non-empty list of non-empty strings" if non_empty else "a list of non-empty strings"
+        )
         return self.get(key, default, check, what)
 
     def table(self, key: str) -> dict[str, object]:
@@ -328,15 +333,20 @@ def _parse_governor(raw: object) -> GovernorConfig:
     max_full = table.integer("max_full", defaults.max_full, minimum=0)
     escalate_at = table.integer("escalate_at", defaults.escalate_at, minimum=1)
     if escalate_at <= max_full:
-        raise ConfigError(
+        msg = (
             f"[tool.lanes.governor] escalate_at must be greater than max_full "
-            f"({max_full!r}), got {escalate_at!r}",
+            f"({max_full!r}), got {escalate_at!r}"
+        )
+        raise ConfigError(
+            msg,
             hint="the STOP form follows the nudge: set escalate_at to at least max_full + 1",
         )
     gate_runners = table.strings("gate_runners", defaults.gate_runners)
     for runner in gate_runners:
         if runner not in RUNNERS:
-            raise table._bad("gate_runners", list(gate_runners), "a list of runner names: " + ", ".join(RUNNERS))
+            allowed = "a list of runner names: " + ", ".join(RUNNERS)
+            error = table._bad("gate_runners", list(gate_runners), allowed)
+            raise error
     return GovernorConfig(
         max_full=max_full,
         escalate_at=escalate_at,
@@ -360,8 +370,9 @@ def _parse_slow(raw: object) -> SlowConfig:
         for name, tier_raw in raw_tiers.items():
             tier = _Table(f"tool.lanes.slow.tiers.{name}", tier_raw, ("budget", "markers", "paths"))
             if "budget" not in tier.raw:
+                msg = f"[tool.lanes.slow.tiers.{name}] has no budget"
                 raise ConfigError(
-                    f"[tool.lanes.slow.tiers.{name}] has no budget",
+                    msg,
                     hint=f"add budget = <seconds> to [tool.lanes.slow.tiers.{name}], e.g. budget = 2.5",
                 )
             tiers[name] = Tier(
@@ -372,9 +383,12 @@ def _parse_slow(raw: object) -> SlowConfig:
             )
     default_tier = table.string("default_tier", defaults.default_tier)
     if default_tier not in tiers:
-        raise ConfigError(
+        msg = (
             f"[tool.lanes.slow] default_tier {default_tier!r} is not a configured tier "
-            f"(tiers: {', '.join(sorted(tiers))})",
+            f"(tiers: {', '.join(sorted(tiers))})"
+        )
+        raise ConfigError(
+            msg,
             hint=f"add [tool.lanes.slow.tiers.{default_tier}] with a budget, or set default_tier to one of the tiers",
         )
     return SlowConfig(
@@ -400,9 +414,10 @@ def _reference(table: _Table, key: str, default: str | None) -> str:
 
     value = table.get(key, default, check, "a 'package.module:attribute' reference")
     if value is None:
+        msg = f"[{table.name}] is missing {key}"
         raise ConfigError(
-            f"[{table.name}] is missing {key}",
-            hint=f"add {key} = \"package.module:attribute\" to [{table.name}]",
+            msg,
+            hint=f'add {key} = "package.module:attribute" to [{table.name}]',
         )
     return value
 
@@ -426,7 +441,7 @@ def _parse_fuzz(raw: object) -> FuzzConfig:
                 "hint_attribute",
                 "hint",
                 lambda v: v if isinstance(v, str) else None,
-                "an attribute name, or \"\" for none",
+                'an attribute name, or "" for none',
             ),
         )
     return FuzzConfig(
@@ -438,9 +453,7 @@ def _parse_fuzz(raw: object) -> FuzzConfig:
 
 
 def _parse_torture(raw: object) -> TortureConfig:
-    table = _Table(
-        "tool.lanes.torture", raw, ("runs", "seed_start", "clients", "ops", "scheduler")
-    )
+    table = _Table("tool.lanes.torture", raw, ("runs", "seed_start", "clients", "ops", "scheduler"))
     defaults = TortureConfig()
     return TortureConfig(
         runs=table.integer("runs", defaults.runs, minimum=1),
@@ -497,7 +510,7 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     With no ``pyproject.toml`` at all, the project root is ``cwd`` and every
     section takes its defaults.
     """
-    start = Path(os.getcwd() if cwd is None else cwd).resolve()
+    start = (Path.cwd() if cwd is None else Path(cwd)).resolve()
     if path is None:
         found = find_pyproject(start)
         if found is None:
@@ -507,20 +520,23 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
+        msg = f"config file {str(path)!r} does not exist"
         raise ConfigError(
-            f"config file {str(path)!r} does not exist",
+            msg,
             hint="pass --config with the path of an existing pyproject.toml, or omit it to search upward",
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
+        msg = f"config file {str(path)!r} cannot be read: {exc}"
         raise ConfigError(
-            f"config file {str(path)!r} cannot be read: {exc}",
+            msg,
             hint="check the file's permissions and that it is UTF-8 text",
         ) from None
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
+        msg = f"{path} is not valid TOML: {exc}"
         raise ConfigError(
-            f"{path} is not valid TOML: {exc}",
+            msg,
             hint="fix the TOML syntax at the line and column shown (a TOML linter such as taplo helps)",
         ) from None
     tool = document.get("tool", {})

@@ -28,17 +28,20 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from lanes import __version__
 from lanes._atomic import write_atomic
-from lanes.config import Config, fingerprint
 from lanes.errors import EnvelopeError, LanesError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+    from types import FrameType
+
+    from lanes.config import Config
 
 __all__ = [
     "FORMAT",
@@ -63,7 +66,7 @@ Stage = Literal["complete", "error"]
 Seed = int | dict[str, int] | None
 
 
-class Terminated(BaseException):  # noqa: N818  # named for the signal, like KeyboardInterrupt
+class Terminated(BaseException):  # named for the signal, like KeyboardInterrupt
     """Raised inside a lane when the process receives SIGTERM or SIGHUP.
 
     A ``BaseException`` so that a lane's ``except Exception`` cannot swallow the
@@ -294,7 +297,9 @@ def lane_run(
         write("error", {"type": type(exc).__name__, "message": message})
         raise
     if run.passed is None:
-        write("error", {"type": "LanesError", "message": f"lane {lane!r} finished without a verdict"})
+        write(
+            "error", {"type": "LanesError", "message": f"lane {lane!r} finished without a verdict"}
+        )
     else:
         write("complete", None)
 
@@ -313,7 +318,7 @@ class Problem:
         return f"{self.path}: {self.message}"
 
 
-def _json_path(parts: Iterator[str | int] | Any) -> str:
+def _json_path(parts: Iterable[str | int]) -> str:
     out = "$"
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
@@ -325,8 +330,9 @@ def validate_envelope(document: object) -> list[Problem]:
     try:
         import jsonschema  # noqa: PLC0415  # a lane dependency, never on the hook path
     except ImportError:
+        msg = "validating envelopes needs the jsonschema package, which is not installed"
         raise LanesError(
-            "validating envelopes needs the jsonschema package, which is not installed",
+            msg,
             hint="install the lane dependencies: python3 -m pip install 'lanekit[lanes]'",
         ) from None
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
@@ -343,26 +349,29 @@ def read_envelope(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
+        msg = f"envelope {str(path)!r} does not exist"
         raise EnvelopeError(
-            f"envelope {str(path)!r} does not exist",
+            msg,
             hint="run the lane first (nox -s <lane>), or check the path",
         ) from None
     except (OSError, UnicodeDecodeError) as exc:
+        msg = f"envelope {str(path)!r} cannot be read: {exc}"
         raise EnvelopeError(
-            f"envelope {str(path)!r} cannot be read: {exc}",
+            msg,
             hint="check that the file is a UTF-8 JSON file you can read",
         ) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
+        msg = f"envelope {str(path)!r} is not JSON: {exc}"
         raise EnvelopeError(
-            f"envelope {str(path)!r} is not JSON: {exc}",
+            msg,
             hint="the file is truncated or not an envelope; re-run the lane that wrote it",
         ) from None
     if not isinstance(document, dict):
+        msg = f"envelope {str(path)!r} must hold a JSON object, got {type(document).__name__}"
         raise EnvelopeError(
-            f"envelope {str(path)!r} must hold a JSON object, got {type(document).__name__}",
+            msg,
             hint="an envelope is one JSON object; re-run the lane that wrote it",
         )
     return document
-

@@ -25,7 +25,9 @@ class LanesError(Exception):
 
     def __init__(self, message: str, *, hint: str) -> None:
         if not hint.strip():
-            msg = f"LanesError {message!r} was raised without a hint; every error must say what to do"
+            msg = (
+                f"LanesError {message!r} was raised without a hint; every error must say what to do"
+            )
             raise ValueError(msg)
         super().__init__(message)
         self.message = message

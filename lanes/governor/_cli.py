@@ -6,15 +6,17 @@ that subcommand runs.
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lanes._cli_config import add_config_option
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["add_parser"]
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     governor = sub.add_parser("governor", help="install and inspect the agent governor")
     actions = governor.add_subparsers(dest="governor_command", metavar="ACTION", required=True)
 

@@ -9,17 +9,23 @@ lane exercises the very code agents run.
 
 Contract for implementers (the torture lane relies on it):
 - each file method is one indivisible step (a yield point in the model);
-- ``locked`` is an exclusive advisory lock on a sidecar path; it blocks.
+- ``locked`` is an exclusive advisory lock on a sidecar path; it blocks;
+- ``new_token`` returns a string no other call (in any process) returns: the
+  run lock's ownership token. It is part of the seam (added with the run lock)
+  so that a modelled world can hand out deterministic tokens and a seed still
+  fixes the whole trace.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from lanes._atomic import flocked, read_text_nofollow, write_atomic
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
 
 __all__ = ["UNKNOWN_START", "Environment", "OSEnvironment"]
 
@@ -69,6 +75,10 @@ class Environment(Protocol):
 
     def locked(self, path: str) -> AbstractContextManager[None]:
         """Hold an exclusive flock on the sidecar ``path`` for the block."""
+        ...
+
+    def new_token(self) -> str:
+        """A unique opaque string: who owns a run lock."""
         ...
 
 
@@ -170,3 +180,6 @@ class OSEnvironment:
     def locked(self, path: str) -> AbstractContextManager[None]:
         return flocked(path)
 
+    def new_token(self) -> str:
+        # 128 random bits: two hooks racing in the same microsecond still differ.
+        return os.urandom(16).hex()

@@ -120,32 +120,37 @@ def _exit_code(data: dict[str, object]) -> int | None:
 def parse_payload(raw: str | bytes) -> HookPayload:
     """Parse one hook payload; :class:`PayloadError` for anything unusable."""
     if len(raw) > _MAX_PAYLOAD:
+        msg = f"hook payload is {len(raw)} bytes, more than the {_MAX_PAYLOAD} accepted"
         raise PayloadError(
-            f"hook payload is {len(raw)} bytes, more than the {_MAX_PAYLOAD} accepted",
+            msg,
             hint="the agent sent an oversized payload; the governor ignores it and lets the command run",
         )
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError) as exc:
+        msg = f"hook payload is not JSON: {str(exc)[:200]}"
         raise PayloadError(
-            f"hook payload is not JSON: {str(exc)[:200]}",
+            msg,
             hint="run `lanes hook` only from an agent's hook configuration (see `lanes governor install`)",
         ) from None
     if not isinstance(data, dict):
+        msg = f"hook payload must be a JSON object, got {type(data).__name__}"
         raise PayloadError(
-            f"hook payload must be a JSON object, got {type(data).__name__}",
+            msg,
             hint="the agent hook protocol sends one JSON object on stdin",
         )
     event = data.get("hook_event_name")
     if event not in EVENTS:
+        msg = f"hook_event_name must be one of {', '.join(EVENTS)}, got {event!r}"
         raise PayloadError(
-            f"hook_event_name must be one of {', '.join(EVENTS)}, got {event!r}",
+            msg,
             hint="register `lanes hook` for PreToolUse, PostToolUse and PostToolUseFailure only",
         )
     tool = data.get("tool_name")
     if tool not in SHELL_TOOLS:
+        msg = f"tool_name {tool!r} is not a shell tool ({', '.join(SHELL_TOOLS)})"
         raise PayloadError(
-            f"tool_name {tool!r} is not a shell tool ({', '.join(SHELL_TOOLS)})",
+            msg,
             hint="restrict the hook's matcher to Bash",
         )
     tool_input = data.get("tool_input")
@@ -156,8 +161,9 @@ def parse_payload(raw: str | bytes) -> HookPayload:
 
         command = shlex.join(command)
     if not isinstance(command, str):
+        msg = f"tool_input.command must be a string, got {type(command).__name__}"
         raise PayloadError(
-            f"tool_input.command must be a string, got {type(command).__name__}",
+            msg,
             hint="the payload is not a shell-tool call; nothing to govern",
         )
     session = data.get("session_id")

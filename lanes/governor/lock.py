@@ -1,0 +1,327 @@
+"""The run lock: at most one heavy test run per repository at a time.
+
+``<state>/test-run.lock`` is a JSON file, not an ``flock``: the PreToolUse hook
+that takes it exits long before the test run ends, so nothing could hold an
+advisory lock across the run. ``<state>/test-run.lock.guard`` is the sidecar
+``flock`` that makes read-check-write atomic between racing hooks.
+
+Liveness rule. A lock is *held* iff the file exists, ``now - started_ts <
+ttl`` and its owner is not provably dead. Provably dead means: recorded on this
+host and this boot, and its pid is gone or now belongs to a process with a
+different start time (pid reuse). Everything we cannot prove — another host,
+another boot id, an unreadable start time — counts as alive: the lock errs
+towards over-holding (a sibling waits, bounded by the TTL), never towards two
+heavy runs at once.
+
+Every observation and mutation goes through :class:`~lanes.governor._env.Environment`,
+so the torture lane drives exactly this code through a modelled world.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Final, Literal
+
+from lanes.errors import LanesError
+from lanes.governor._env import UNKNOWN_START
+
+if TYPE_CHECKING:
+    from lanes.governor._env import Environment
+
+__all__ = [
+    "DEFAULT_TTL",
+    "AcquireResult",
+    "LockError",
+    "LockRecord",
+    "LockState",
+    "Status",
+    "acquire",
+    "inspect",
+    "owner_dead",
+    "parse_lock",
+    "release",
+]
+
+DEFAULT_TTL: Final = 1800
+
+Status = Literal["held", "expired", "owner-dead", "absent", "unreadable"]
+
+_FIELDS: Final = (
+    "suite",
+    "agent",
+    "session_tail",
+    "agent_pid",
+    "agent_start",
+    "boot_id",
+    "host",
+    "started_ts",
+    "token",
+    "command",
+)
+_INT_FIELDS: Final = ("agent_pid",)
+_NUMBER_FIELDS: Final = ("started_ts",)
+
+
+class LockError(LanesError, ValueError):
+    """The lock file's text is not a lock record."""
+
+
+class LockRecord:
+    """Who holds the run lock, since when, for what."""
+
+    __slots__ = _FIELDS
+
+    def __init__(
+        self,
+        *,
+        suite: str,
+        agent: str,
+        session_tail: str,
+        agent_pid: int,
+        agent_start: str,
+        boot_id: str,
+        host: str,
+        started_ts: float,
+        token: str,
+        command: str,
+    ) -> None:
+        self.suite = suite
+        self.agent = agent
+        self.session_tail = session_tail
+        self.agent_pid = agent_pid
+        self.agent_start = agent_start
+        self.boot_id = boot_id
+        self.host = host
+        self.started_ts = started_ts
+        self.token = token
+        self.command = command
+
+    def to_dict(self) -> dict[str, object]:
+        return {name: getattr(self, name) for name in _FIELDS}
+
+    def serialise(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True) + "\n"
+
+    def age(self, now: float) -> float:
+        return now - self.started_ts
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LockRecord):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable record: compare by value, never hash
+
+    def __repr__(self) -> str:
+        return f"LockRecord({self.to_dict()!r})"
+
+
+def _bad(what: str, hint: str = "") -> LockError:
+    return LockError(
+        f"run lock file is not a lock record: {what}",
+        hint=hint
+        or "the file was not written by lanekit or is damaged; `lanes governor unlock` removes it",
+    )
+
+
+def parse_lock(text: str) -> LockRecord:
+    """Parse a lock file's text; :class:`LockError` for anything else."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        msg = f"not JSON ({str(exc)[:120]})"
+        raise _bad(msg) from None
+    if not isinstance(data, dict):
+        msg = f"expected a JSON object, got {type(data).__name__}"
+        raise _bad(msg)
+    values: dict[str, object] = {}
+    for name in _FIELDS:
+        if name not in data:
+            msg = f"missing field {name!r}"
+            raise _bad(msg)
+        value = data[name]
+        if name in _INT_FIELDS:
+            # bool is an int subclass; `"agent_pid": true` is damage, not pid 1.
+            if isinstance(value, bool) or not isinstance(value, int):
+                msg = f"{name} must be an integer, got {value!r}"
+                raise _bad(msg)
+        elif name in _NUMBER_FIELDS:
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
+                msg = f"{name} must be a finite number, got {value!r}"
+                raise _bad(msg)
+            value = float(value)
+        elif not isinstance(value, str):
+            msg = f"{name} must be a string, got {value!r}"
+            raise _bad(msg)
+        values[name] = value
+    # Extra keys are tolerated: a newer lanekit may add fields, and an older
+    # reader must still honour its lock rather than call it garbage.
+    return LockRecord(**values)  # type: ignore[arg-type]  # each field type-checked above
+
+
+def owner_dead(env: Environment, record: LockRecord) -> bool:
+    """True only on proof that the owning agent process no longer runs."""
+    if record.host != env.host() or record.boot_id != env.boot_id():
+        # Another machine's (or another boot's) process table is not ours to
+        # read: a pid here says nothing about a pid there.
+        return False
+    start = env.process_start(record.agent_pid)
+    if start is None:
+        return True
+    if start == UNKNOWN_START or record.agent_start in ("", UNKNOWN_START):
+        return False
+    # Same pid, different start time: the pid was reused by a newer process.
+    return start != record.agent_start
+
+
+class LockState:
+    """What :func:`inspect` saw: a status and, when readable, the record."""
+
+    __slots__ = ("age", "record", "status")
+
+    def __init__(self, status: Status, record: LockRecord | None, age: float | None) -> None:
+        self.status: Status = status
+        self.record = record
+        self.age = age
+
+    def __repr__(self) -> str:
+        return f"LockState(status={self.status!r}, record={self.record!r}, age={self.age!r})"
+
+
+def _judge(env: Environment, text: str | None, ttl: float) -> LockState:
+    if text is None:
+        return LockState("absent", None, None)
+    try:
+        record = parse_lock(text)
+    except LockError:
+        return LockState("unreadable", None, None)
+    age = record.age(env.now())
+    # A start far in the future (a clock jumped back, or damage) would
+    # otherwise hold forever; the TTL must bound every lock.
+    if age >= ttl or age <= -ttl:
+        return LockState("expired", record, age)
+    if owner_dead(env, record):
+        return LockState("owner-dead", record, age)
+    return LockState("held", record, age)
+
+
+def _read(env: Environment, lock_path: str) -> str | None:
+    try:
+        return env.read(lock_path)
+    except OSError:
+        # A planted symlink (ELOOP) or a directory in the lock's place: not a
+        # lock record. Callers treat it like any other unreadable lock.
+        return ""
+
+
+def inspect(env: Environment, lock_path: str, *, ttl: float = DEFAULT_TTL) -> LockState:
+    """The lock's status without the guard: for messages and ``lanes governor status``."""
+    return _judge(env, _read(env, lock_path), ttl)
+
+
+class AcquireResult:
+    """The outcome of :func:`acquire`.
+
+    ``why`` is one of: ``"free"`` (no lock was there), ``"own-session"`` (our
+    session's lock, reclaimed), ``"expired"``, ``"owner-dead"``, ``"unreadable"``
+    (a stale lock broken), ``"held"`` (not acquired; ``holder`` says by whom),
+    ``"raced"`` (not acquired: the file appeared without the guard).
+    """
+
+    __slots__ = ("acquired", "holder", "record", "why")
+
+    def __init__(
+        self,
+        *,
+        acquired: bool,
+        holder: LockRecord | None,
+        why: str,
+        record: LockRecord | None = None,
+    ) -> None:
+        self.acquired = acquired
+        self.holder = holder
+        self.why = why
+        self.record = record
+
+    def __repr__(self) -> str:
+        return (
+            f"AcquireResult(acquired={self.acquired!r}, why={self.why!r}, "
+            f"holder={self.holder!r}, record={self.record!r})"
+        )
+
+
+def acquire(
+    env: Environment,
+    lock_path: str,
+    guard_path: str,
+    *,
+    suite: str,
+    agent: str,
+    session_tail: str,
+    agent_pid: int,
+    command: str,
+    ttl: float = DEFAULT_TTL,
+) -> AcquireResult:
+    """Take the run lock unless someone else holds it.
+
+    ``record`` of the result is the lock we wrote (its ``token`` releases it).
+    """
+    with env.locked(guard_path):
+        text = _read(env, lock_path)
+        state = _judge(env, text, ttl)
+        why = "free"
+        if state.status == "held":
+            holder = state.record
+            # An empty tail identifies nobody: never let two session-less
+            # callers reclaim each other's locks.
+            if holder is None or not session_tail or holder.session_tail != session_tail:
+                return AcquireResult(acquired=False, holder=holder, why="held")
+            why = "own-session"
+        elif state.status != "absent":
+            why = state.status
+        if text is not None:
+            # Breaking happens only here, under the guard: every writer holds
+            # the guard while it creates the file, so nobody is mid-write and
+            # an unreadable file is damage, not a holder's half-written record.
+            env.unlink(lock_path)
+        record = LockRecord(
+            suite=suite,
+            agent=agent,
+            session_tail=session_tail,
+            agent_pid=agent_pid,
+            agent_start=env.process_start(agent_pid) or UNKNOWN_START,
+            boot_id=env.boot_id(),
+            host=env.host(),
+            started_ts=env.now(),
+            token=env.new_token(),
+            command=command,
+        )
+        if not env.create_exclusive(lock_path, record.serialise()):
+            # Only a writer that bypasses the guard gets here; its file wins.
+            raced = _judge(env, _read(env, lock_path), ttl)
+            return AcquireResult(acquired=False, holder=raced.record, why="raced")
+        return AcquireResult(acquired=True, holder=None, why=why, record=record)
+
+
+def release(env: Environment, lock_path: str, guard_path: str, *, token: str) -> bool:
+    """Delete the lock iff it carries ``token``; True when it was deleted.
+
+    A run that outlived its TTL must not delete the lock a sibling has taken
+    since: the token, checked under the guard, tells the two apart.
+    """
+    with env.locked(guard_path):
+        text = _read(env, lock_path)
+        if not text:
+            return False
+        try:
+            record = parse_lock(text)
+        except LockError:
+            return False
+        if record.token != token:
+            return False
+        return env.unlink(lock_path)

@@ -13,8 +13,11 @@ Two paths:
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
 
+# Not `from typing import TYPE_CHECKING`: importing typing costs about half an
+# interpreter start, and this module is on the hook's hot path. Type checkers
+# treat any name TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

@@ -11,11 +11,18 @@ by installing nox under it.
 
 from __future__ import annotations
 
+import os
+import uuid
+
 import nox
 
 nox.options.default_venv_backend = "virtualenv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint"]
+
+# One group_id for every envelope of one nox invocation (GITHUB_RUN_ID wins in
+# CI), so `lanes report` can tell this run's envelopes from stale ones.
+os.environ.setdefault("LANES_GROUP_ID", f"nox-{uuid.uuid4()}")
 
 DEV = ".[dev]"
 LANES = ".[lanes]"

@@ -28,6 +28,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("config", "lanes._cli_config"),
     ("envelope", "lanes._cli_envelope"),
     ("governor", "lanes.governor._cli"),
+    ("report", "lanes.report._cli"),
 )
 
 

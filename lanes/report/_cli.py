@@ -1,0 +1,76 @@
+"""``lanes report``: the parser; rendering is imported only when it runs."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lanes._cli_config import add_config_option
+
+if TYPE_CHECKING:
+    import argparse
+
+__all__ = ["add_parser"]
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    report = sub.add_parser(
+        "report",
+        help="render every envelope into a Markdown job summary and an HTML page",
+        description=(
+            "Render every *.json envelope in DIR into a Markdown summary (also appended to "
+            "$GITHUB_STEP_SUMMARY when set) and a self-contained HTML page. Exit 0 when at "
+            "least one lane ran and every envelope is a valid pass; 1 when any lane failed "
+            "or crashed, an envelope is invalid, or no envelope was found."
+        ),
+    )
+    report.add_argument(
+        "--dir",
+        type=Path,
+        metavar="DIR",
+        help="directory of envelopes (default: envelope_dir of [tool.lanes], 'envelopes')",
+    )
+    report.add_argument(
+        "--out-md", type=Path, metavar="PATH", help="Markdown summary (default: DIR/summary.md)"
+    )
+    report.add_argument(
+        "--out-html", type=Path, metavar="PATH", help="HTML page (default: DIR/index.html)"
+    )
+    add_config_option(report)
+    report.set_defaults(handler=_report)
+
+
+def _report(ns: argparse.Namespace) -> int:
+    from lanes.errors import StateError, UsageError  # noqa: PLC0415
+    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+
+    directory: Path
+    if ns.dir is not None:
+        directory = ns.dir
+    else:
+        from lanes.config import load_config  # noqa: PLC0415
+
+        config = load_config(ns.config)
+        directory = config.root / config.envelope_dir
+    if directory.exists() and not directory.is_dir():
+        msg = f"--dir {str(directory)!r} is not a directory"
+        raise UsageError(msg, hint="pass the directory the lanes write their envelopes to")
+
+    from lanes.report.render import build_report  # noqa: PLC0415  # jinja2 only when rendering
+
+    out_md: Path = ns.out_md or directory / "summary.md"
+    out_html: Path = ns.out_html or directory / "index.html"
+    try:
+        report = build_report(directory, out_md=out_md, out_html=out_html)
+    except StateError as exc:
+        # The report could not be written: this command crashed, the user did nothing wrong.
+        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"hint: {exc.hint}", file=sys.stderr)
+        return ExitCode.CRASH
+    # Plain ASCII on the terminal: a CI log with a non-UTF-8 locale must not
+    # turn the report into a UnicodeEncodeError.
+    for lane in report.view.lanes:
+        print(f"{lane.status:>7}  {lane.lane}")
+    print(f"lanes: {report.view.title}; wrote {out_md} and {out_html}")
+    return ExitCode.OK if report.ok else ExitCode.FAIL

@@ -1,0 +1,212 @@
+"""Envelopes -> plain display strings, shared by the Markdown and HTML templates.
+
+Everything a template shows is decided here, so the two outputs cannot drift
+apart and the templates stay layout only. Strings are left raw: escaping is
+the template environment's job (HTML autoescape, Markdown finalize).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from lanes.report._collect import Entry, Status
+
+__all__ = ["LaneView", "ReportView", "build_view", "data_rows"]
+
+ICONS: dict[Status, str] = {"pass": "✅", "fail": "❌", "error": "💥", "invalid": "⚠️"}
+
+# The data view must stay readable for any lane: nested tables become dotted
+# keys, long lists and long values are cut, and the row count is capped.
+MAX_ROWS = 60
+MAX_LIST_ITEMS = 10
+MAX_VALUE_CHARS = 200
+MAX_DEPTH = 4
+
+
+@dataclass(frozen=True)
+class LaneView:
+    file: str
+    lane: str
+    status: Status
+    icon: str
+    result: str = ""
+    stage: str = ""
+    duration: str = ""
+    started_at: str = ""
+    subject: str = ""
+    seed: str = ""
+    config_hash: str = ""
+    config_hash_short: str = ""
+    group_id: str = ""
+    error: str = ""
+    rows: tuple[tuple[str, str], ...] = ()
+    problems: tuple[str, ...] = ()
+    hidden_problems: int = 0
+
+
+@dataclass(frozen=True)
+class ReportView:
+    title: str
+    lanes: tuple[LaneView, ...]
+    counts: Mapping[str, int]
+    ok: bool
+    directory: str
+    notes: tuple[str, ...] = field(default=())
+
+
+def format_duration(ms: int) -> str:
+    if ms < 1000:
+        return f"{ms} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def _subject(subject: Mapping[str, Any]) -> str:
+    commit = subject["commit"]
+    if commit is None:
+        return "not a git checkout"
+    parts = [str(commit)[:12]]
+    if subject["branch"]:
+        parts.append(f"on {subject['branch']}")
+    if subject["dirty"]:
+        parts.append("(dirty tree)")
+    return " ".join(parts)
+
+
+def _seed(seed: object) -> str:
+    if seed is None:
+        return "—"
+    if isinstance(seed, dict):
+        start, count = seed["start"], seed["count"]
+        return f"{count} seeds from {start}" if count != 1 else str(start)
+    return str(seed)
+
+
+def _scalar(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _cut(text: str) -> str:
+    text = " ".join(text.split("\n")) if "\n" in text else text
+    return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
+
+
+def _flatten(value: object, name: str, depth: int) -> Iterator[tuple[str, str]]:
+    if isinstance(value, dict) and value and depth < MAX_DEPTH:
+        for key, item in value.items():
+            yield from _flatten(item, f"{name}.{key}" if name else str(key), depth + 1)
+    elif isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
+        if depth >= MAX_DEPTH:
+            yield name, _cut(json.dumps(value, sort_keys=True))
+            return
+        for index, item in enumerate(value[:MAX_LIST_ITEMS]):
+            yield from _flatten(item, f"{name}[{index}]", depth + 1)
+        if len(value) > MAX_LIST_ITEMS:
+            yield name, f"… {len(value) - MAX_LIST_ITEMS} more of {len(value)} items"
+    elif isinstance(value, list):
+        shown = ", ".join(_scalar(item) for item in value[:MAX_LIST_ITEMS])
+        more = f" … ({len(value)} items)" if len(value) > MAX_LIST_ITEMS else ""
+        yield name, _cut(f"[{shown}]{more}")
+    elif isinstance(value, dict):
+        yield name, "{}" if not value else _cut(json.dumps(value, sort_keys=True))
+    else:
+        yield name, _cut(_scalar(value))
+
+
+def data_rows(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A readable key/value view of any lane's ``data`` (dotted keys, capped)."""
+    rows: list[tuple[str, str]] = []
+    if not data:
+        return ()
+    for row in _flatten(dict(data), "", 0):
+        if len(rows) == MAX_ROWS:
+            rows.append(("…", "more keys not shown; see the envelope file"))
+            break
+        rows.append(row)
+    return tuple(rows)
+
+
+def _lane_view(entry: Entry) -> LaneView:
+    envelope = entry.envelope
+    if envelope is None:
+        return LaneView(
+            file=entry.file,
+            lane=entry.lane,
+            status="invalid",
+            icon=ICONS["invalid"],
+            problems=entry.problems,
+            hidden_problems=entry.problem_count - len(entry.problems),
+        )
+    error = envelope["error"]
+    config_hash = str(envelope["config_hash"])
+    return LaneView(
+        file=entry.file,
+        lane=entry.lane,
+        status=entry.status,
+        icon=ICONS[entry.status],
+        result=str(envelope["result"]),
+        stage=str(envelope["stage"]),
+        duration=format_duration(int(envelope["duration_ms"])),
+        started_at=str(envelope["started_at"]),
+        subject=_subject(envelope["subject"]),
+        seed=_seed(envelope["seed"]),
+        config_hash=config_hash,
+        config_hash_short=config_hash[: len("sha256:") + 12],
+        group_id=str(envelope["group_id"]),
+        error="" if error is None else f"{error['type']}: {error['message']}",
+        rows=data_rows(envelope["data"]),
+    )
+
+
+def _title(counts: Mapping[str, int], total: int) -> str:
+    if total == 0:
+        return "no lane ran"
+    parts = [f"{counts[status]} {word}" for status, word in _WORDS if counts.get(status)]
+    return ", ".join(parts)
+
+
+_WORDS: Sequence[tuple[Status, str]] = (
+    ("fail", "failed"),
+    ("error", "crashed"),
+    ("invalid", "invalid"),
+    ("pass", "passed"),
+)
+
+
+def build_view(entries: Sequence[Entry], *, directory: str) -> ReportView:
+    lanes = tuple(_lane_view(entry) for entry in entries)
+    counts: dict[str, int] = {}
+    for lane in lanes:
+        counts[lane.status] = counts.get(lane.status, 0) + 1
+    notes: list[str] = []
+    groups = {lane.group_id for lane in lanes if lane.group_id}
+    if len(groups) > 1:
+        # Stale envelopes from an earlier run sitting next to fresh ones are the
+        # classic way a report lies; say so instead of averaging them silently.
+        notes.append(
+            f"these envelopes come from {len(groups)} different runs (group_id): "
+            "compare their start times, older files may be stale"
+        )
+    ok = bool(lanes) and all(lane.status == "pass" for lane in lanes)
+    return ReportView(
+        title=_title(counts, len(lanes)),
+        lanes=lanes,
+        counts=counts,
+        ok=ok,
+        directory=directory,
+        notes=tuple(notes),
+    )

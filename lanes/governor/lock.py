@@ -21,12 +21,19 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Final, Literal
 
 from lanes.errors import LanesError
 from lanes.governor._env import UNKNOWN_START
 
+# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
+# start, and this module runs on the hook's path. Type checkers treat any name
+# TYPE_CHECKING as true.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    Status = Literal["held", "expired", "owner-dead", "absent", "unreadable"]
+
     from lanes.governor._env import Environment
 
 __all__ = [
@@ -35,7 +42,6 @@ __all__ = [
     "LockError",
     "LockRecord",
     "LockState",
-    "Status",
     "acquire",
     "inspect",
     "owner_dead",
@@ -45,7 +51,6 @@ __all__ = [
 
 DEFAULT_TTL: Final = 1800
 
-Status = Literal["held", "expired", "owner-dead", "absent", "unreadable"]
 
 _FIELDS: Final = (
     "suite",

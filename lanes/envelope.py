@@ -227,18 +227,32 @@ def _raise_terminated(signum: int, _frame: FrameType | None) -> None:
 
 
 @contextmanager
-def _signals_as_exceptions() -> Iterator[None]:
+def _signals_as_exceptions() -> Iterator[bool]:
+    """Yields whether this is the outermost lane, the one that re-delivers the signal."""
     # Signal handlers can only be installed from the main thread; elsewhere the
     # process's own handlers stay in charge (exceptions are still enveloped).
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield False
         return
     previous = {signum: signal.signal(signum, _raise_terminated) for signum in _CATCHABLE}
     try:
-        yield
+        # Inside another lane_run the previous handler is ours: that lane must
+        # still write its envelope, so only the outermost one kills the process.
+        yield previous[signal.SIGTERM] is not _raise_terminated
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, LanesError):
+        return exc.message
+    if isinstance(exc, KeyboardInterrupt):
+        # str(KeyboardInterrupt()) is "": say what happened instead.
+        return str(exc) or "interrupted by SIGINT"
+    # A bare `assert` or `raise RuntimeError()` has no text; an empty message
+    # in a report reads like a lanekit bug.
+    return str(exc) or f"{type(exc).__name__} raised without a message"
 
 
 @contextmanager
@@ -262,7 +276,9 @@ def lane_run(
     run.seed = seed
     target = path if path is not None else config.envelope_path(lane)
     digest = config_hash if config_hash is not None else config.section_hash(*sections)
-    subject = git_subject(config.root)
+    # Filled in once the signal handlers are up: `git status` on a large tree
+    # takes seconds, and a SIGTERM then must still leave an envelope.
+    subject = Subject(commit=None, dirty=False, branch=None)
 
     def write(stage: Stage, error: dict[str, str] | None) -> None:
         passed = run.passed
@@ -282,19 +298,21 @@ def lane_run(
         )
         envelope.write(target)
 
+    outermost = False
     try:
-        with _signals_as_exceptions():
+        with _signals_as_exceptions() as outermost:
+            subject = git_subject(config.root)
             yield run
     except Terminated as exc:
         write("error", {"type": "Terminated", "message": str(exc)})
-        # Exit the way the signal would have: restore the default action and
-        # deliver it again, so the parent sees "killed by SIGTERM".
-        signal.signal(exc.signum, signal.SIG_DFL)
-        os.kill(os.getpid(), exc.signum)
-        raise  # only reached where the signal is blocked
+        if outermost:
+            # Exit the way the signal would have: restore the default action
+            # and deliver it again, so the parent sees "killed by SIGTERM".
+            signal.signal(exc.signum, signal.SIG_DFL)
+            os.kill(os.getpid(), exc.signum)
+        raise  # to the enclosing lane, or where the signal is blocked
     except BaseException as exc:
-        message = exc.message if isinstance(exc, LanesError) else str(exc)
-        write("error", {"type": type(exc).__name__, "message": message})
+        write("error", {"type": type(exc).__name__, "message": _message(exc)})
         raise
     if run.passed is None:
         write(

@@ -1,0 +1,102 @@
+"""Shared helpers of the gate/ledger/tree tests: scratch git repositories and payloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PYPROJECT = """\
+[tool.lanes.suites.unit]
+paths = ["tests/unit"]
+command = "pytest tests/unit -q"
+max_age = 3600
+
+[tool.lanes.suites.integ]
+paths = ["tests/integ"]
+command = "pytest tests/integ -m 'not slow'"
+
+[tool.lanes.suites.verify]
+runner = "command"
+command = "make verify"
+"""
+
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **GIT_ENV},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def make_repo(path: Path, pyproject: str = PYPROJECT) -> Path:
+    """A committed repository with a [tool.lanes] config and a small test tree."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    (path / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (path / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    for sub in ("tests/unit", "tests/integ"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+        (path / sub / "test_a.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def payload(
+    event: str,
+    command: str,
+    *,
+    cwd: Path,
+    session: str = "session-0000-a1b2",
+    **extra: object,
+) -> dict[str, object]:
+    """A Claude Code hook payload for the Bash tool."""
+    data: dict[str, object] = {
+        "hook_event_name": event,
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "session_id": session,
+        "cwd": str(cwd),
+    }
+    data.update(extra)
+    return data
+
+
+def run_hook(
+    data: dict[str, object], *, xdg: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Pipe one payload into a real `lanes hook` process (state in <git common dir>/lanes)."""
+    environ = {
+        key: value for key, value in os.environ.items() if not key.startswith(("LANES_", "CLAUDE_"))
+    }
+    environ["XDG_STATE_HOME"] = str(xdg)
+    environ.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "lanes", "hook"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=str(data.get("cwd", ".")),
+        check=False,
+        timeout=60,
+    )

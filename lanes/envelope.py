@@ -188,7 +188,10 @@ class Envelope:
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(self.to_dict(), indent=2, sort_keys=False) + "\n")
+        # allow_nan=False: Python would write the bare token NaN, which no
+        # strict JSON reader (jq, browsers, the report's users) accepts.
+        text = json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False)
+        write_atomic(path, text + "\n")
 
 
 def _group_id() -> str:
@@ -244,6 +247,20 @@ def _signals_as_exceptions() -> Iterator[bool]:
             signal.signal(signum, handler)
 
 
+def _unholdable(data: Mapping[str, Any]) -> str | None:
+    """Why ``data`` cannot be written as strict JSON, naming the first bad key; None if it can."""
+    for key, value in data.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return f"data[{key!r}] cannot be written as JSON: {exc}"
+    try:
+        json.dumps(data, allow_nan=False)
+    except (TypeError, ValueError) as exc:  # a key that is not a string
+        return f"data cannot be written as JSON: {exc}"
+    return None
+
+
 def _message(exc: BaseException) -> str:
     if isinstance(exc, LanesError):
         return exc.message
@@ -280,8 +297,17 @@ def lane_run(
     # takes seconds, and a SIGTERM then must still leave an envelope.
     subject = Subject(commit=None, dirty=False, branch=None)
 
-    def write(stage: Stage, error: dict[str, str] | None) -> None:
+    def write(stage: Stage, error: dict[str, str] | None) -> str | None:
+        """Write the envelope; return why ``run.data`` had to be dropped, if it had to."""
         passed = run.passed
+        data = run.data
+        dropped = _unholdable(data)
+        if dropped is not None:
+            # One bad value must not cost the whole envelope: write it without
+            # the data, as an error that names the key.
+            data = {"dropped": dropped}
+            if error is None:
+                stage, error = "error", {"type": "EnvelopeError", "message": dropped}
         envelope = Envelope(
             lane=lane,
             subject=subject,
@@ -292,11 +318,12 @@ def lane_run(
             stage=stage,
             seed=run.seed,
             error=error,
-            data=run.data,
+            data=data,
             tools=run.tools,
             group_id=_group_id(),
         )
         envelope.write(target)
+        return dropped
 
     outermost = False
     try:
@@ -315,11 +342,18 @@ def lane_run(
         write("error", {"type": type(exc).__name__, "message": _message(exc)})
         raise
     if run.passed is None:
-        write(
+        dropped = write(
             "error", {"type": "LanesError", "message": f"lane {lane!r} finished without a verdict"}
         )
     else:
-        write("complete", None)
+        dropped = write("complete", None)
+    if dropped is not None:
+        msg = f"lane {lane!r}: {dropped}"
+        raise EnvelopeError(
+            msg,
+            hint="put only JSON values in run.data: str, int, bool, None, finite floats, "
+            "and lists and dicts (str keys) of them",
+        )
 
 
 # --------------------------------------------------------------------------- reading

@@ -25,10 +25,13 @@ __all__ = ["main"]
 
 # (subcommand, module defining `add_parser(subparsers)`), in --help order.
 _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
+    ("bench", "lanes.bench._cli"),
     ("config", "lanes._cli_config"),
     ("envelope", "lanes._cli_envelope"),
+    ("fuzz", "lanes.fuzz._cli"),
     ("governor", "lanes.governor._cli"),
     ("report", "lanes.report._cli"),
+    ("slow", "lanes.slow._cli"),
 )
 
 

@@ -1,0 +1,106 @@
+"""``lanes fuzz``: argparse only; the lane is imported when the command runs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from lanes._cli_config import add_config_option
+
+__all__ = ["add_parser"]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        msg = f"must be at least 1, got {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        msg = f"must be 0 or more, got {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubParsersAction type
+    fuzz = sub.add_parser(
+        "fuzz",
+        help="fuzz every parser target; rejections must be typed errors with a hint, no case may hang",
+        description=(
+            "Feed Hypothesis-generated hostile input to every parser target through a watchdog "
+            "process. Failures are shrunk and saved under envelopes/fuzz/ with repro and promote "
+            "commands. Exit 0 pass, 1 failures found, 2 usage/config error, 3 the lane crashed."
+        ),
+    )
+    add_config_option(fuzz)
+    fuzz.add_argument(
+        "--iterations",
+        type=_positive,
+        metavar="N",
+        help="cases per target (default: [tool.lanes.fuzz] iterations, 2000)",
+    )
+    fuzz.add_argument(
+        "--seed",
+        type=_non_negative,
+        metavar="S",
+        help="Hypothesis seed (default: [tool.lanes.fuzz] seed, 1)",
+    )
+    fuzz.add_argument(
+        "--target",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="fuzz only this target (repeatable)",
+    )
+    fuzz.add_argument(
+        "--input-file", type=Path, metavar="FILE", help="replay one saved case from envelopes/fuzz/"
+    )
+    fuzz.add_argument(
+        "--append-corpus",
+        action="store_true",
+        help="with --input-file: pin the case in baselines/fuzz-regressions.json (the unit suite replays it)",
+    )
+    fuzz.add_argument(
+        "--self-check",
+        action="store_true",
+        help="run the broken-on-purpose targets; pass only if every one is caught",
+    )
+    fuzz.set_defaults(handler=_handle)
+
+
+def _handle(ns: argparse.Namespace) -> int:
+    import sys  # noqa: PLC0415
+    import traceback  # noqa: PLC0415
+
+    from lanes.config import load_config  # noqa: PLC0415
+    from lanes.errors import LanesError  # noqa: PLC0415
+    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+    from lanes.fuzz.lane import FuzzOptions, run_fuzz  # noqa: PLC0415  # imports hypothesis
+
+    options = FuzzOptions(
+        iterations=ns.iterations,
+        seed=ns.seed,
+        targets=tuple(ns.target),
+        input_file=ns.input_file,
+        append_corpus=ns.append_corpus,
+        self_check=ns.self_check,
+    )
+    options.check()
+    config = load_config(ns.config)
+    try:
+        return run_fuzz(options, config)
+    except LanesError:
+        raise
+    except Exception as exc:  # noqa: BLE001  # a harness crash: envelope already says stage "error"
+        traceback.print_exc()
+        print(f"error: the fuzz lane crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            "hint: this is a bug in the harness; the envelope records it with stage 'error'",
+            file=sys.stderr,
+        )
+        return ExitCode.CRASH

@@ -1,0 +1,48 @@
+"""The watchdog's worker process: ``python -m lanes.fuzz._worker FD``.
+
+Speaks :class:`multiprocessing.connection.Connection` frames over the socket
+inherited as ``FD``. Protocol, one case in flight at a time:
+
+1. parent -> worker: ``(sys_path, target)``; the worker imports the target and
+   answers ``("ready", pid)`` or ``("failed", message, hint)``;
+2. parent -> worker: ``(case_id, value)``; worker -> parent:
+   ``(case_id, CaseOutcome)``; repeat;
+3. parent -> worker: ``None``, or the parent closes the socket: the worker exits.
+
+A plain subprocess rather than ``multiprocessing``'s spawn, because spawn
+re-runs the parent's ``__main__`` in the child, which breaks for ``python -``,
+embedded interpreters and console scripts with side effects.
+"""
+
+from __future__ import annotations
+
+import sys
+from multiprocessing.connection import Connection
+
+from lanes.errors import LanesError
+from lanes.fuzz.watchdog import load_target, run_case
+
+
+def main(fd: int) -> int:
+    conn = Connection(fd)
+    sys_path, target = conn.recv()
+    sys.path[:] = sys_path
+    try:
+        func, error = load_target(target)
+    except LanesError as exc:
+        conn.send(("failed", exc.message, exc.hint))
+        return 0
+    conn.send(("ready", None))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return 0
+        if message is None:
+            return 0
+        case_id, value = message
+        conn.send((case_id, run_case(func, error, target, value)))
+
+
+if __name__ == "__main__":
+    sys.exit(main(int(sys.argv[1])))

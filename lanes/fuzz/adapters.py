@@ -1,0 +1,59 @@
+"""One-argument faces of parsers whose real signature takes more.
+
+A fuzz target's callable takes exactly one generated input. Most of our
+parsers already do (``parse_payload``, ``parse_ledger``, ``parse_lock``); these
+adapters fix the other arguments of the rest, and write an input to a file
+where the real reader only reads files — so the lane fuzzes the function users
+call, not a convenient cousin of it.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Final
+
+from lanes.config import Config, load_config, parse_config
+from lanes.envelope import Envelope, read_envelope, validate_envelope
+
+__all__ = ["load_pyproject_text", "parse_config_table", "read_and_validate_envelope"]
+
+# Never created: parse_config only records the root, and a fixed path keeps
+# every case independent of the machine.
+_ROOT: Final = Path("/nonexistent/fuzzed-project")
+
+_scratch: Path | None = None
+
+
+def _scratch_file(name: str, text: str) -> Path:
+    """``text`` written to a file in this process's private scratch directory."""
+    global _scratch
+    if _scratch is None:
+        _scratch = Path(tempfile.mkdtemp(prefix="lanes-fuzz-"))
+    path = _scratch / name
+    # surrogatepass: a generated lone surrogate must reach the reader as the
+    # bytes a broken writer would leave, not crash the adapter.
+    path.write_bytes(text.encode("utf-8", "surrogatepass"))
+    return path
+
+
+def parse_config_table(table: object) -> Config:
+    """``parse_config`` over a ``[tool.lanes]`` table as ``tomllib`` would return it."""
+    return parse_config(table, root=_ROOT)
+
+
+def load_pyproject_text(text: str) -> Config:
+    """``load_config`` over a ``pyproject.toml`` holding ``text``."""
+    return load_config(_scratch_file("pyproject.toml", text))
+
+
+def read_and_validate_envelope(text: str) -> None:
+    """Read an envelope file holding ``text``, validate it, and load what validates.
+
+    The invariant beyond "rejections are typed": a document the schema accepts
+    must convert to an :class:`~lanes.envelope.Envelope` and back without error.
+    """
+    document = read_envelope(_scratch_file("envelope.json", text))
+    if validate_envelope(document):
+        return
+    Envelope.from_dict(document).to_dict()

@@ -1,0 +1,240 @@
+"""Drive Hypothesis over one target, through the watchdog.
+
+Each target becomes a ``@given`` test run programmatically, so cases come from
+Hypothesis's real engine: failures are shrunk, the example database replays
+past failures first, and ``--seed`` fixes the run. The test function sends each
+input to the :class:`~lanes.fuzz.watchdog.Watchdog` and raises a
+:class:`CaseFailure` when the outcome breaks the invariant; Hypothesis shrinks
+that failure like any other.
+
+Two details keep shrinking honest:
+- every failing input's outcome is remembered, so Hypothesis's final replay of
+  the shrunk example sees the same verdict even when a stall was borderline
+  (no ``Flaky`` from a noisy machine);
+- after :data:`STALL_SHRINK_LIMIT` stalls a target stops sending new inputs
+  to the watchdog (they count as passing), because each shrink step of a hang
+  costs a full budget; the smallest hang found so far is reported.
+"""
+
+from __future__ import annotations
+
+import pickle
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import hypothesis
+from hypothesis import HealthCheck, Verbosity, given, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.errors import HypothesisException
+from hypothesis.reporting import with_reporter
+from hypothesis.strategies import SearchStrategy
+
+from lanes.errors import ConfigError
+from lanes.fuzz.targets import resolve
+from lanes.fuzz.watchdog import CaseOutcome, Watchdog, load_target, run_case
+from lanes.strategies.profiles import register_profiles
+
+if TYPE_CHECKING:
+    from lanes.fuzz.targets import Target
+
+__all__ = [
+    "DATABASE_DIR",
+    "STALL_SHRINK_LIMIT",
+    "CaseFailure",
+    "Failure",
+    "TargetReport",
+    "fuzz_target",
+    "load_strategy",
+    "measure_in_process",
+]
+
+# The Hypothesis example database of the fuzz lane, one subdirectory per
+# target, relative to the project root. CI restores and uploads this directory.
+DATABASE_DIR: Final = Path(".hypothesis") / "fuzz"
+STALL_SHRINK_LIMIT: Final = 6
+_BLOB: Final = re.compile(r"@reproduce_failure\([^)]*\)")
+
+
+class CaseFailure(AssertionError):  # noqa: N818  # a test failure signal, like AssertionError
+    """Raised inside the ``@given`` test when a case breaks the invariant."""
+
+    def __init__(self, target: str, value: object, outcome: CaseOutcome) -> None:
+        super().__init__(f"fuzz target {target!r}: {outcome.summary()}")
+        self.target = target
+        self.value = value
+        self.outcome = outcome
+
+
+# Hypothesis tells bugs apart by exception type and raise site. One subclass
+# per (kind, error type) lets a run report an untyped KeyError and a stall of
+# the same target as two shrunk failures instead of one.
+_FAILURE_TYPES: dict[tuple[str, str | None], type[CaseFailure]] = {}
+
+
+def _failure_type(outcome: CaseOutcome) -> type[CaseFailure]:
+    key = (outcome.kind, outcome.error_type)
+    if key not in _FAILURE_TYPES:
+        name = "".join(part.title() for part in outcome.kind.split("-"))
+        _FAILURE_TYPES[key] = type(f"{name}Failure_{outcome.error_type or ''}", (CaseFailure,), {})
+    return _FAILURE_TYPES[key]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One shrunk counterexample and how it was found."""
+
+    target: str
+    value: object
+    outcome: CaseOutcome
+    seed: int | None
+    iterations: int | None
+    reproduce_failure: str | None = None
+
+
+@dataclass
+class TargetReport:
+    """What fuzzing one target did."""
+
+    name: str
+    cases: int = 0
+    duration_s: float = 0.0
+    stalls: int = 0
+    restarts: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    watchdog_s: float = 0.0
+    in_process_s: float | None = None
+    shrink_cut_short: bool = False
+    completed: list[object] = field(default_factory=list, repr=False)
+
+    @property
+    def cases_per_second(self) -> float:
+        return self.cases / self.duration_s if self.duration_s > 0 else 0.0
+
+
+def load_strategy(target: Target) -> SearchStrategy[Any]:
+    """The target's strategy: a ``SearchStrategy``, or a function returning one."""
+    key = f"{target.origin} strategy"
+    obj = resolve(target.strategy, what="Hypothesis strategy", key=key)
+    if callable(obj) and not isinstance(obj, SearchStrategy):
+        obj = obj()
+    if not isinstance(obj, SearchStrategy):
+        msg = f"{key} = {target.strategy!r} is {obj!r:.80}, not a Hypothesis strategy"
+        raise ConfigError(
+            msg,
+            hint="point strategy at a SearchStrategy or a function with no arguments returning one",
+        )
+    return obj
+
+
+def _flatten(exc: BaseException) -> list[BaseException]:
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in _flatten(inner)]
+    return [exc]
+
+
+def _reproduce_blob(exc: BaseException) -> str | None:
+    for note in getattr(exc, "__notes__", ()):
+        found = _BLOB.search(note)
+        if found:
+            return found.group(0)
+    return None
+
+
+def fuzz_target(
+    target: Target,
+    watchdog: Watchdog,
+    *,
+    iterations: int,
+    seed: int,
+    database: Path | None,
+) -> TargetReport:
+    """Run ``iterations`` generated cases of ``target``; shrink and return the failures."""
+    strategy = load_strategy(target)
+    report = TargetReport(name=target.name)
+    failing: dict[bytes, CaseOutcome] = {}
+
+    def case(value: Any) -> None:  # noqa: ANN401  # whatever the target's strategy draws
+        try:
+            key = pickle.dumps(value)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            key = repr(value).encode()
+        outcome = failing.get(key)
+        if outcome is None:
+            if report.stalls >= STALL_SHRINK_LIMIT:
+                report.shrink_cut_short = True
+                return
+            outcome = watchdog.run(value)
+            report.cases += 1
+            if not outcome.failed:
+                report.completed.append(value)
+                return
+            report.stalls += outcome.kind == "stall"
+            failing[key] = outcome
+        raise _failure_type(outcome)(target.name, value, outcome)
+
+    register_profiles()
+    test_settings = settings(
+        settings.get_profile("fuzz"),
+        max_examples=iterations,
+        database=None
+        if database is None
+        else DirectoryBasedExampleDatabase(database / target.name),
+        derandomize=False,
+        deadline=None,
+        print_blob=True,
+        verbosity=Verbosity.quiet,
+        report_multiple_bugs=True,
+        suppress_health_check=list(HealthCheck),
+    )
+    test = hypothesis.seed(seed)(test_settings(given(strategy)(case)))
+    started = time.perf_counter()
+    try:
+        with with_reporter(lambda _message: None):
+            test()
+    except HypothesisException as exc:
+        # InvalidArgument and friends: the target's strategy is unusable.
+        msg = f"{target.origin} strategy = {target.strategy!r}: Hypothesis refused it: {exc}"
+        raise ConfigError(
+            msg, hint="fix the strategy; run it with .example() to see the problem"
+        ) from None
+    except BaseException as exc:  # sorted below: findings vs harness faults
+        leaves = _flatten(exc)
+        strangers = [leaf for leaf in leaves if not isinstance(leaf, CaseFailure)]
+        if strangers:
+            raise strangers[0] from exc
+        blob = _reproduce_blob(exc)
+        for leaf in leaves:
+            assert isinstance(leaf, CaseFailure)  # noqa: S101  # filtered just above
+            report.failures.append(
+                Failure(
+                    target=target.name,
+                    value=leaf.value,
+                    outcome=leaf.outcome,
+                    seed=seed,
+                    iterations=iterations,
+                    reproduce_failure=_reproduce_blob(leaf) or blob,
+                )
+            )
+    finally:
+        report.duration_s = time.perf_counter() - started
+        report.restarts = watchdog.restarts
+        report.watchdog_s = watchdog.roundtrip_seconds
+    return report
+
+
+def measure_in_process(target: Target, report: TargetReport) -> None:
+    """Time the same completed cases called in this process (the overhead baseline).
+
+    Only cases that finished cleanly in the worker are replayed, so a case
+    that hung or killed the worker cannot hang or kill the lane here.
+    """
+    func, error = load_target(target)
+    total = 0.0
+    for value in report.completed:
+        started = time.perf_counter()
+        run_case(func, error, target, value)
+        total += time.perf_counter() - started
+    report.in_process_s = total

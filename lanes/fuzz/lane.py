@@ -1,0 +1,352 @@
+"""``lanes fuzz``: the modes of the fuzz lane and the envelope each one writes.
+
+- run (default): every target (or ``--target``), ``iterations`` cases each;
+- self-check: the broken-on-purpose targets of :mod:`lanes.fuzz.selfcheck`
+  must each be caught (and the control must not);
+- replay (``--input-file``): one saved case again, through the watchdog;
+- promote (``--input-file --append-corpus``): replay, then pin the case in
+  ``baselines/fuzz-regressions.json``.
+
+Each mode writes its own envelope (lane ``fuzz``) on every exit path, so a
+self-check or a replay never overwrites the verdict of the real run:
+``fuzz.json``, ``fuzz-self-check.json``, ``fuzz-replay.json``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal, TextIO
+
+import hypothesis
+
+from lanes.config import fingerprint
+from lanes.envelope import lane_run
+from lanes.errors import UsageError
+from lanes.exitcodes import ExitCode
+from lanes.fuzz import selfcheck
+from lanes.fuzz.artifacts import append_to_corpus, load_artifact, preview, save_failure
+from lanes.fuzz.engine import (
+    DATABASE_DIR,
+    TargetReport,
+    fuzz_target,
+    load_strategy,
+    measure_in_process,
+)
+from lanes.fuzz.targets import (
+    BUILTIN_TARGETS,
+    Target,
+    registry_fingerprint,
+    select_targets,
+    targets_from_config,
+)
+from lanes.fuzz.watchdog import Watchdog, load_target
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from lanes.config import Config
+    from lanes.envelope import LaneRun
+
+__all__ = ["CORPUS_FILE", "OVERHEAD_GOAL", "FuzzOptions", "run_fuzz"]
+
+Mode = Literal["run", "self-check", "replay", "promote"]
+CORPUS_FILE: Final = "fuzz-regressions.json"
+OVERHEAD_GOAL: Final = 0.20
+_ENVELOPES: Final[dict[Mode, str]] = {
+    "run": "fuzz.json",
+    "self-check": "fuzz-self-check.json",
+    "replay": "fuzz-replay.json",
+    "promote": "fuzz-replay.json",
+}
+
+
+@dataclass(frozen=True)
+class FuzzOptions:
+    """The command line, validated."""
+
+    iterations: int | None = None
+    seed: int | None = None
+    targets: tuple[str, ...] = ()
+    input_file: Path | None = None
+    append_corpus: bool = False
+    self_check: bool = False
+
+    @property
+    def mode(self) -> Mode:
+        if self.self_check:
+            return "self-check"
+        if self.input_file is not None:
+            return "promote" if self.append_corpus else "replay"
+        return "run"
+
+    def check(self) -> None:
+        if self.append_corpus and self.input_file is None:
+            msg = "--append-corpus needs --input-file: only a saved case can be promoted"
+            raise UsageError(
+                msg, hint="lanes fuzz --input-file envelopes/fuzz/<case>.json --append-corpus"
+            )
+        if self.self_check and (self.input_file is not None or self.targets):
+            msg = "--self-check runs its own broken targets; it takes no --input-file or --target"
+            raise UsageError(msg, hint="run `lanes fuzz --self-check` on its own")
+        if self.input_file is not None and (
+            self.targets or self.iterations is not None or self.seed is not None
+        ):
+            msg = "--input-file replays one saved case; --target, --iterations and --seed do not apply"
+            raise UsageError(
+                msg, hint="drop those options, or drop --input-file to generate new cases"
+            )
+
+
+def run_fuzz(options: FuzzOptions, config: Config, *, out: TextIO | None = None) -> ExitCode:
+    """Run the mode ``options`` asks for; the exit code of ``lanes fuzz``."""
+    options.check()
+    stream = sys.stdout if out is None else out
+    mode = options.mode
+    registry = (*BUILTIN_TARGETS, *targets_from_config(config))
+    envelope = config.root / config.envelope_dir / _ENVELOPES[mode]
+    if mode in ("replay", "promote"):
+        assert options.input_file is not None  # noqa: S101  # mode says so
+        return _replay(
+            options.input_file,
+            mode=mode,
+            registry=registry,
+            config=config,
+            envelope=envelope,
+            stream=stream,
+        )
+    if mode == "self-check":
+        targets: tuple[Target, ...] = selfcheck.SELF_CHECK_TARGETS
+        iterations, seed = selfcheck.SELF_CHECK_ITERATIONS, options.seed or 0
+    else:
+        targets = select_targets(registry, options.targets)
+        iterations = config.fuzz.iterations if options.iterations is None else options.iterations
+        seed = config.fuzz.seed if options.seed is None else options.seed
+    decided_by = registry_fingerprint(
+        targets,
+        {
+            "iterations": iterations,
+            "case_budget": config.fuzz.case_budget,
+            "hypothesis": hypothesis.__version__,
+        },
+    )
+    with lane_run(
+        "fuzz", config=config, config_hash=fingerprint(decided_by), seed=seed, path=envelope
+    ) as run:
+        run.tools["hypothesis"] = hypothesis.__version__
+        run.data.update(_base_data(mode, config, iterations))
+        # Resolve every reference before the first case: a misspelt user
+        # target is a configuration error, not a finding halfway through.
+        for target in targets:
+            load_target(target)
+            load_strategy(target)
+        reports = _generate(
+            targets,
+            mode=mode,
+            config=config,
+            iterations=iterations,
+            seed=seed,
+            run=run,
+            stream=stream,
+        )
+        passed = _verdict(mode, reports, run)
+        run.verdict(passed=passed)
+    _print_footer(mode, passed, stream, envelope)
+    return ExitCode.OK if passed else ExitCode.FAIL
+
+
+def _base_data(mode: Mode, config: Config, iterations: int | None) -> dict[str, Any]:
+    return {
+        "mode": mode,
+        "iterations": iterations,
+        "case_budget_ms": round(config.fuzz.case_budget * 1000),
+        "database": None if mode != "run" else str(DATABASE_DIR),
+        "targets": [],
+        "failures": [],
+        "watchdog_overhead": None,
+        "self_check": None,
+        "replay": None,
+        "corpus": None,
+    }
+
+
+def _generate(
+    targets: Sequence[Target],
+    *,
+    mode: Mode,
+    config: Config,
+    iterations: int,
+    seed: int,
+    run: LaneRun,
+    stream: TextIO,
+) -> list[TargetReport]:
+    artifacts = config.root / config.envelope_dir / "fuzz"
+    if mode == "self-check":
+        artifacts /= "self-check"
+    # The self-check must not depend on what a database remembers.
+    database = config.root / DATABASE_DIR if mode == "run" else None
+    reports: list[TargetReport] = []
+    for target in targets:
+        with Watchdog(target, budget=config.fuzz.case_budget) as watchdog:
+            # Started before fuzz_target's clock: start-up is nobody's case.
+            watchdog.start()
+            report = fuzz_target(
+                target, watchdog, iterations=iterations, seed=seed, database=database
+            )
+        measure_in_process(target, report)
+        reports.append(report)
+        run.data["targets"].append(_target_data(report))
+        print(
+            f"{target.name}: {report.cases} cases, {len(report.failures)} failures, "
+            f"{report.cases_per_second:.0f} cases/s",
+            file=stream,
+        )
+        for failure in report.failures:
+            summary = save_failure(failure, artifacts, root=config.root)
+            run.data["failures"].append(summary)
+            print(f"  FAIL {summary['kind']}: {failure.outcome.summary()}", file=stream)
+            print(f"    input:   {summary['input_preview']}", file=stream)
+            print(f"    repro:   {summary['repro']}", file=stream)
+            print(f"    promote: {summary['promote']}", file=stream)
+    run.data["watchdog_overhead"] = _overhead(reports)
+    return reports
+
+
+def _ratio(numerator: float, denominator: float) -> float | None:
+    return round(numerator / denominator, 4) if denominator > 0 else None
+
+
+def _overhead(reports: Sequence[TargetReport]) -> dict[str, Any]:
+    """The watchdog's cost against calling the same completed cases in-process.
+
+    ``execution``: extra time per case call (pipe round trip vs a direct call);
+    ``run``: the same extra time as a share of what the run would have taken
+    in-process (generation and shrinking included) — the figure the goal is on.
+    """
+    watchdog = sum(r.watchdog_s for r in reports)
+    direct = sum(r.in_process_s or 0.0 for r in reports)
+    total = sum(r.duration_s for r in reports)
+    return {
+        "watchdog_ms": round(watchdog * 1000),
+        "in_process_ms": round(direct * 1000),
+        "execution": _ratio(watchdog - direct, direct),
+        "run": _ratio(watchdog - direct, total - watchdog + direct),
+        "goal": OVERHEAD_GOAL,
+    }
+
+
+def _target_data(report: TargetReport) -> dict[str, Any]:
+    return {
+        "name": report.name,
+        "cases": report.cases,
+        "failures": len(report.failures),
+        "stalls": report.stalls,
+        "worker_restarts": report.restarts,
+        "duration_ms": round(report.duration_s * 1000),
+        "cases_per_second": round(report.cases_per_second, 1),
+        "shrink_cut_short": report.shrink_cut_short,
+        "overhead": _overhead([report]),
+    }
+
+
+def _verdict(mode: Mode, reports: Sequence[TargetReport], run: LaneRun) -> bool:
+    if mode != "self-check":
+        return not any(report.failures for report in reports)
+    caught = {report.name: sorted({f.outcome.kind for f in report.failures}) for report in reports}
+    missed = [
+        name
+        for name, kind in selfcheck.EXPECTED.items()
+        if (kind is None and caught.get(name))
+        or (kind is not None and kind not in caught.get(name, []))
+    ]
+    run.data["self_check"] = {
+        "expected": dict(selfcheck.EXPECTED),
+        "caught": caught,
+        "missed": missed,
+    }
+    return not missed
+
+
+def _replay(
+    input_file: Path,
+    *,
+    mode: Mode,
+    registry: Sequence[Target],
+    config: Config,
+    envelope: Path,
+    stream: TextIO,
+) -> ExitCode:
+    case = load_artifact(input_file)
+    known = {target.name: target for target in (*registry, *selfcheck.SELF_CHECK_TARGETS)}
+    target = known.get(case.target)
+    if target is None:
+        msg = f"{input_file}: target {case.target!r} is not a fuzz target here"
+        raise UsageError(
+            msg,
+            hint=f"known targets: {', '.join(known)}; a user target must be in [tool.lanes.fuzz.targets]",
+        )
+    if mode == "promote" and target in selfcheck.SELF_CHECK_TARGETS:
+        msg = f"target {case.target!r} is a self-check target, broken on purpose"
+        raise UsageError(msg, hint="promote only cases of real parsers")
+    decided_by = {"input_file": input_file.read_text(encoding="utf-8"), "target": target.describe()}
+    with lane_run("fuzz", config=config, config_hash=fingerprint(decided_by), path=envelope) as run:
+        run.tools["hypothesis"] = hypothesis.__version__
+        run.data.update(_base_data(mode, config, None))
+        with Watchdog(target, budget=config.fuzz.case_budget) as watchdog:
+            watchdog.start()
+            outcome = watchdog.run(case.value)
+        print(f"{target.name}: input {preview(case.value)}", file=stream)
+        print(f"  was: {case.kind or '?'}; now: {outcome.summary()}", file=stream)
+        if outcome.detail and outcome.failed:
+            print("  " + outcome.detail.rstrip().replace("\n", "\n  "), file=stream)
+        run.data["targets"].append(
+            {
+                "name": target.name,
+                "cases": 1,
+                "failures": int(outcome.failed),
+                "stalls": int(outcome.kind == "stall"),
+                "worker_restarts": watchdog.restarts,
+                "duration_ms": round(outcome.elapsed * 1000),
+                "cases_per_second": None,
+                "shrink_cut_short": False,
+                "overhead": None,
+            }
+        )
+        run.data["replay"] = {
+            "artifact": str(input_file),
+            "target": target.name,
+            "was": case.kind,
+            "now": outcome.kind,
+            "error_type": outcome.error_type,
+            "message": outcome.message,
+            "reproduced": outcome.failed,
+        }
+        if mode == "promote":
+            corpus = config.root / config.baseline_dir / CORPUS_FILE
+            note = f"{case.kind}: {outcome.error_type or ''} {outcome.message}".strip()[:200]
+            added = append_to_corpus(corpus, case, note=note)
+            run.data["corpus"] = {"path": str(corpus.relative_to(config.root)), "added": added}
+            print(f"  {'appended to' if added else 'already in'} {corpus}", file=stream)
+            if outcome.failed:
+                print(
+                    "  it still fails: the unit suite will fail until the parser is fixed",
+                    file=stream,
+                )
+        run.verdict(passed=not outcome.failed)
+    _print_footer(mode, not outcome.failed, stream, envelope)
+    return ExitCode.FAIL if outcome.failed else ExitCode.OK
+
+
+def _print_footer(mode: Mode, passed: bool, stream: TextIO, envelope: Path) -> None:  # noqa: FBT001  # a verdict, read positionally
+    verdicts = {
+        "run": ("pass: no failures", "fail: see the repro and promote commands above"),
+        "self-check": (
+            "pass: every broken target was caught",
+            "fail: the harness missed a broken target",
+        ),
+        "replay": ("pass: the case no longer fails", "fail: the case still fails"),
+        "promote": ("pass: the case no longer fails", "fail: the case still fails"),
+    }
+    good, bad = verdicts[mode]
+    print(f"fuzz {mode} {good if passed else bad} (envelope: {envelope})", file=stream)

@@ -1,0 +1,203 @@
+"""The fuzz target registry: one entry per parser, everything by reference.
+
+A target names its callable, its strategy and its error type as
+``"package.module:attribute"`` strings, never as objects, for two reasons: the
+watchdog's worker process imports the callable by the same reference (the
+parent never pickles code across), and a user's ``[tool.lanes.fuzz.targets]``
+entry is exactly the same kind of thing as one of ours. Adding a parser to the
+lane means adding one :class:`Target` to :data:`BUILTIN_TARGETS` — nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from lanes.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from lanes.config import Config
+
+__all__ = [
+    "BUILTIN_TARGETS",
+    "Target",
+    "registry_fingerprint",
+    "resolve",
+    "select_targets",
+    "targets_from_config",
+]
+
+_LANES_ERROR: Final = "lanes.errors:LanesError"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A parser under fuzz.
+
+    ``callable`` takes one generated input. Raising ``error`` (with a non-empty
+    ``hint_attribute`` when that is set) is a clean rejection; anything else it
+    raises is a failure. ``may_reject=False`` makes every exception a failure
+    (the command classifier must accept any text). ``budget`` overrides the
+    configured per-case budget in seconds (the self-check's wedged target).
+    ``origin`` says where the entry came from, for error messages.
+    """
+
+    name: str
+    callable: str
+    strategy: str
+    error: str = _LANES_ERROR
+    hint_attribute: str = "hint"
+    may_reject: bool = True
+    budget: float | None = None
+    origin: str = "lanes.fuzz.targets.BUILTIN_TARGETS"
+
+    def describe(self) -> dict[str, object]:
+        """The fields that decide what a run of this target does (for ``config_hash``)."""
+        return {
+            "name": self.name,
+            "callable": self.callable,
+            "strategy": self.strategy,
+            "error": self.error,
+            "hint_attribute": self.hint_attribute,
+            "may_reject": self.may_reject,
+            "budget": self.budget,
+        }
+
+
+_STRATEGIES: Final = "lanes.strategies.documents"
+
+BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
+    Target(
+        name="payload",
+        callable="lanes.governor.payload:parse_payload",
+        strategy=f"{_STRATEGIES}:hook_payload_texts",
+    ),
+    Target(
+        name="config",
+        callable="lanes.fuzz.adapters:parse_config_table",
+        strategy=f"{_STRATEGIES}:config_tables",
+    ),
+    Target(
+        name="config-file",
+        callable="lanes.fuzz.adapters:load_pyproject_text",
+        strategy=f"{_STRATEGIES}:pyproject_texts",
+    ),
+    Target(
+        name="ledger",
+        callable="lanes.governor.ledger:parse_ledger",
+        strategy=f"{_STRATEGIES}:ledger_texts",
+    ),
+    Target(
+        name="lock",
+        callable="lanes.governor.lock:parse_lock",
+        strategy=f"{_STRATEGIES}:lock_texts",
+    ),
+    Target(
+        name="envelope",
+        callable="lanes.fuzz.adapters:read_and_validate_envelope",
+        strategy=f"{_STRATEGIES}:envelope_texts",
+    ),
+)
+
+
+def resolve(reference: str, *, what: str, key: str) -> object:
+    """Import ``"package.module:attribute"``; :class:`ConfigError` naming ``key`` when it fails."""
+    module_name, _, attribute = reference.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001  # any import-time failure of user code is a config problem
+        msg = f"{key} = {reference!r}: cannot import module {module_name!r} ({type(exc).__name__}: {exc})"
+        raise ConfigError(
+            msg,
+            hint=f"point {key} at an importable module (is the project installed, e.g. pip install -e .?)",
+        ) from None
+    obj: object = module
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            msg = f"{key} = {reference!r}: module {module_name!r} has no attribute {attribute!r}"
+            raise ConfigError(
+                msg, hint=f"set {key} to 'module:attribute' naming the {what}"
+            ) from None
+    return obj
+
+
+def targets_from_config(config: Config) -> tuple[Target, ...]:
+    """The user's ``[tool.lanes.fuzz.targets]``, as targets (references not imported yet)."""
+    builtin = {target.name for target in BUILTIN_TARGETS}
+    out: list[Target] = []
+    for name, entry in config.fuzz.targets.items():
+        table = f"[tool.lanes.fuzz.targets.{name}]"
+        if name in builtin:
+            msg = f"{table} has the name of a built-in fuzz target"
+            raise ConfigError(
+                msg,
+                hint=f"rename it; the built-in targets are: {', '.join(sorted(builtin))}",
+            )
+        out.append(
+            Target(
+                name=name,
+                callable=entry.callable,
+                strategy=entry.strategy,
+                error=entry.error,
+                hint_attribute=entry.hint_attribute,
+                origin=table,
+            )
+        )
+    return tuple(out)
+
+
+def select_targets(available: Iterable[Target], names: Iterable[str]) -> tuple[Target, ...]:
+    """``available`` narrowed to ``names`` (all when empty), in registry order."""
+    targets = tuple(available)
+    wanted = list(dict.fromkeys(names))
+    if not wanted:
+        return targets
+    by_name = {target.name: target for target in targets}
+    unknown = [name for name in wanted if name not in by_name]
+    if unknown:
+        msg = f"--target {unknown[0]!r} is not a fuzz target"
+        raise UsageError(msg, hint=f"choose one of: {', '.join(by_name)}")
+    return tuple(target for target in targets if target.name in wanted)
+
+
+def _module_source_digest(module_name: str) -> str:
+    """sha256 of a module's source file, without importing it ("" when it has none)."""
+    try:
+        spec = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        return ""
+    if spec is None or not spec.origin or not spec.has_location:
+        return ""
+    try:
+        with open(spec.origin, "rb") as handle:  # noqa: PTH123  # a plain read of a module file
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return ""
+
+
+def registry_fingerprint(
+    targets: Iterable[Target], extra: Mapping[str, object]
+) -> dict[str, object]:
+    """What decides a run's case set: the registry entries and their strategies' source.
+
+    Part of the envelope's ``config_hash``: when it changes between two runs
+    with the same seed, the inputs changed; when it does not, a new verdict
+    means the parsers changed.
+    """
+    entries = [target.describe() for target in targets]
+    modules = sorted({target.strategy.partition(":")[0] for target in targets} | {_STRATEGIES})
+    # Strategy modules build on their siblings (documents on shell and back),
+    # so every module of the strategies package counts.
+    modules += [f"lanes.strategies.{name}" for name in ("shell", "profiles")]
+    return {
+        "targets": entries,
+        "strategy_sources": {name: _module_source_digest(name) for name in sorted(set(modules))},
+        **extra,
+    }

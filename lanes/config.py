@@ -307,6 +307,14 @@ def _parse_suite(name: str, raw: object) -> Suite:
         ("paths", "command", "max_age", "tier", "runner", "lock"),
     )
     has_command = "command" in table.raw
+    if not has_command and "paths" not in table.raw:
+        # Without either there is nothing to run: the default command would be "".
+        msg = f"[{table.name}] needs paths or a command, got neither"
+        raise ConfigError(
+            msg,
+            hint=f'add paths = ["tests/{name}"] (the test paths of this suite) '
+            f'or command = "..." to [{table.name}]',
+        )
     paths = table.strings("paths", (), non_empty=not has_command)
     paths = tuple(_normalise_path(p) for p in paths)
     default_command = "pytest " + " ".join(paths) if paths else ""

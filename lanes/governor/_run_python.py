@@ -1,0 +1,191 @@
+"""Runner rules for Python: pytest and unittest.
+
+Both apply the whole-tree rule: a path selector that names the project's
+whole test root (see :mod:`lanes.governor._roots`) is the full suite, not a
+filter.
+"""
+
+from __future__ import annotations
+
+from lanes.governor._argscan import (
+    DASHDASH,
+    Call,
+    Match,
+    OptionSpec,
+    looks_like_path,
+    normalise_path,
+    scan,
+    words,
+)
+from lanes.governor._roots import covers_whole_tree
+
+__all__ = ["pytest_rule", "relative_to_root", "unittest_rule"]
+
+# pytest's own value-taking options plus those of the most used plugins
+# (pytest-cov, -xdist, -timeout, -rerunfailures, -django, -benchmark, -html,
+# -randomly, -split, -repeat, -asyncio, -playwright, hypothesis).
+_PYTEST_VALUES = words(
+    """
+    -c --config-file --rootdir -k -m -p --basetemp --confcutdir --deselect --ignore
+    --ignore-glob --junitxml --junit-xml --junit-prefix -o --override-ini --tb --durations
+    --durations-min --maxfail --import-mode --capture --log-level --log-format
+    --log-date-format --log-cli-level --log-cli-format --log-cli-date-format --log-file
+    --log-file-level --log-file-format --log-file-date-format --log-file-mode
+    --log-auto-indent --log-disable -W --pythonwarnings --pastebin --doctest-glob
+    --doctest-report --assert --show-capture -r --verbosity --color --code-highlight --lfnf
+    --last-failed-no-failures --pdbcls --cov-report --cov-config --cov-fail-under
+    --cov-context -n --numprocesses --dist --maxprocesses --max-worker-restart --tx
+    --rsyncdir --rsyncignore --timeout --timeout-method --timeout_method --session-timeout
+    --reruns --reruns-delay --only-rerun --rerun-except --ds --dc --html --css
+    --randomly-seed --splits --group --splitting-algorithm --durations-path --count
+    --repeat-scope --asyncio-mode --hypothesis-profile --hypothesis-seed
+    --hypothesis-verbosity --browser --browser-channel --base-url --slowmo --device
+    --tracing --video --screenshot --output --benchmark-json --benchmark-save
+    --benchmark-min-rounds --benchmark-min-time --benchmark-max-time --benchmark-sort
+    --benchmark-group-by --benchmark-columns --benchmark-storage --benchmark-warmup
+    --benchmark-timer --benchmark-name --json-report-file --alluredir --md-report-output
+    --report-log --junit-suite-name --flake-runs --driver
+    --snapshot-default-extension --testmon-env --celery-broker --envfile --rootdir
+    --cov-reset-config --xfail-file --dburl --sqlalchemy-connect-url
+    """
+)
+# Options whose value is optional (argparse nargs='?'): `--cov` takes `src` in
+# `--cov src tests`, exactly as pytest-cov's argparse would.
+_PYTEST_OPTIONAL = words(
+    """
+    --cov --debug --benchmark-compare --benchmark-histogram --cache-show
+    --benchmark-autosave
+    """
+)
+_PYTEST_FLAGS = words(
+    """
+    --lf --last-failed --ff --failed-first --nf --new-first --sw --stepwise --sw-skip
+    --stepwise-skip --exitfirst --strict-markers --strict-config --strict --runxfail --pdb
+    --trace --showlocals --no-showlocals --no-header --no-summary --disable-warnings
+    --disable-pytest-warnings --doctest-modules --doctest-continue-on-failure
+    --doctest-ignore-import-errors --cache-clear --full-trace --verbose --quiet --pyargs
+    --cov-append --cov-branch --no-cov --no-cov-on-fail --looponfail --boxed --forked
+    --reuse-db --create-db --nomigrations --migrations --benchmark-skip --benchmark-only
+    --benchmark-disable --benchmark-verbose --hypothesis-show-statistics --instafail
+    --testmon --testmon-noselect --runslow --run-slow --slow --integration --run-integration
+    --headed --flake8 --mypy --black --isort --ruff --ruff-format --snapshot-update
+    --force-regen --update-snapshots --continue-on-collection-errors --keep-duplicates
+    --setup-show --version --help --collect-only --co --fixtures --funcargs
+    --fixtures-per-test --markers --setup-only --setup-plan --trace-config --lsof --emoji
+    --sugar --json-report --xfail-tb --no-cov-report --allow-unregistered-markers
+    --randomly-dont-reorganize --dist-load --rsync --flake-finder --cov-reset
+    --typeguard-packages --live-server-no-static --capture-no --tb-native --log-cli
+    --no-migrations --ignore-flaky --force-flaky --md-report --durations-only
+    --suppress-no-test-exit-code
+    """
+)
+_PYTEST = OptionSpec(
+    _PYTEST_VALUES,
+    flags=_PYTEST_FLAGS,
+    optional=_PYTEST_OPTIONAL,
+    short_values="ckmpoWrn",
+)
+_PYTEST_NOT_A_RUN = words(
+    """
+    --version -V --help -h --collect-only --co --fixtures --funcargs --fixtures-per-test
+    --markers --cache-show --setup-plan --setup-only
+    """
+)
+_PYTEST_RERUN_FAILED = frozenset(("--lf", "--last-failed"))
+
+_UNITTEST = OptionSpec(
+    words(
+        """
+    -k --durations -s --start-directory -p --pattern -t --top-level-directory
+    """
+    ),
+    flags=frozenset(("--locals", "--verbose", "--quiet", "--failfast", "--catch", "--buffer")),
+    short_values="kspt",
+)
+
+
+def relative_to_root(word: str, root: str | None) -> str:
+    """An absolute path under ``root`` as a root-relative one."""
+    if root and word.startswith("/"):
+        prefix = root.rstrip("/") + "/"
+        if word == root.rstrip("/"):
+            return "."
+        if word.startswith(prefix):
+            return word[len(prefix) :]
+    return word
+
+
+def pytest_rule(call: Call) -> Match | None:
+    argv, dynamic, root = call.argv, call.dynamic, call.root
+    match = Match("pytest")
+    positionals: list[tuple[str, str]] = []  # (as written, normalised)
+    pyargs = False
+    after_dashdash = False
+    for option, value, index, end in scan(argv, 1, _PYTEST):
+        if option is None:
+            if not dynamic[index]:
+                positionals.append((value, normalise_path(relative_to_root(value, root))))
+        elif option == DASHDASH:
+            after_dashdash = True
+            break
+        elif option in _PYTEST_NOT_A_RUN:
+            return None
+        elif option == "-k":
+            match.name(argv[index:end], value)
+        elif option == "-m":
+            match.markers = value
+        elif option in _PYTEST_RERUN_FAILED:
+            match.name(argv[index:end], option)
+        elif option == "--pyargs":
+            pyargs = True
+    if after_dashdash:
+        for index in range(argv.index(DASHDASH) + 1, len(argv)):
+            if not dynamic[index]:
+                word = argv[index]
+                positionals.append((word, normalise_path(relative_to_root(word, root))))
+    if positionals:
+        plain = [path for _, path in positionals if "::" not in path]
+        if pyargs or not covers_whole_tree(plain, root):
+            for written, path in positionals:
+                if pyargs and not looks_like_path(written):
+                    match.name([written], written)
+                else:
+                    match.path([written], path)
+    return match
+
+
+def unittest_rule(call: Call) -> Match | None:
+    argv, dynamic, root = call.argv, call.dynamic, call.root
+    match = Match("unittest")
+    discover = False
+    start_dir: tuple[str, int, int] | None = None
+    names: list[tuple[str, int]] = []
+    for option, value, index, end in scan(argv, 1, _UNITTEST):
+        if option is None:
+            if not names and not discover and value == "discover" and start_dir is None:
+                discover = True
+            elif discover:
+                if start_dir is None and not dynamic[index]:
+                    start_dir = (value, index, end)
+                # later positionals are the pattern and the top-level dir: not selectors
+            elif not dynamic[index]:
+                names.append((value, index))
+        elif option in ("-h", "--help"):
+            return None
+        elif option == "-k":
+            match.name(argv[index:end], value)
+        elif option in ("-s", "--start-directory"):
+            start_dir = (value, index, end)
+    if discover and start_dir is not None:
+        path = normalise_path(relative_to_root(start_dir[0], root))
+        if not covers_whole_tree([path], root):
+            match.path(argv[start_dir[1] : start_dir[2]], path)
+    elif names:
+        normalised = [normalise_path(relative_to_root(word, root)) for word, _ in names]
+        if not covers_whole_tree(normalised, root):
+            for (word, _), path in zip(names, normalised, strict=True):
+                if looks_like_path(word):
+                    match.path([word], path)
+                else:
+                    match.name([word], word)
+    return match

@@ -1,0 +1,520 @@
+"""Shell segmentation: command text -> the simple commands a POSIX shell would run.
+
+A small hand-written lexer rather than :mod:`shlex`: ``shlex`` knows neither
+operators nor heredocs, so ``cat <<EOF\\npytest\\nEOF`` would look like a test
+run, and ``a&&b`` would be one word. What this module understands:
+
+- operators ``;`` ``&&`` ``||`` ``|`` ``|&`` ``&`` newlines, ``( )`` subshells,
+  ``{ ;}`` groups, ``;;`` in ``case``;
+- quotes (``'...'``, ``"..."``, ``$'...'``), backslash escapes and
+  backslash-newline continuations;
+- comments (``#`` at the start of a word);
+- redirections, whose targets are dropped from the argv, and heredoc bodies
+  (``<<EOF``, ``<<-'EOF'``), which are data, not commands;
+- command substitutions ``$(...)`` / backticks / ``<(...)``, whose commands do
+  run and are returned as simple commands of their own;
+- reserved words (``if then else fi for do done while until case esac !``).
+
+It never raises on malformed input: an unterminated quote runs to the end of
+the text, as an interactive shell would keep reading.
+"""
+
+from __future__ import annotations
+
+__all__ = ["SimpleCommand", "Word", "split_commands"]
+
+# Nesting bound for $(...) and backticks inside each other; deeper text is
+# still skipped correctly but its commands are not looked into.
+_MAX_DEPTH = 12
+
+_WORD_BREAK = frozenset(" \t\n;&|()<>")
+_WORD_SPECIAL = frozenset(" \t\n;&|()<>\\'\"$`")
+_DQUOTE_SPECIAL = frozenset('\\"$`')
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_NAME_CHARS = _NAME_START | frozenset("0123456789")
+_SPECIAL_PARAMS = frozenset("?#@*!-$0123456789")
+_ANSI_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b",
+                 "E": "\x1b", "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}  # fmt: skip
+
+# Token kinds.
+_WORD = 0
+_OP = 1
+_REDIR = 2
+
+# Words that are syntax, not commands, when they start a simple command.
+_PREFIX_KEYWORDS = frozenset(("if", "then", "else", "elif", "do", "while", "until", "!", "{"))
+_CLOSING_KEYWORDS = frozenset(("fi", "done", "esac", "}"))
+_SEPARATORS = frozenset((";", "&&", "||", "|", "|&", "&", "\n", "(", ")", ";;", ";&", ";;&"))
+_CASE_ARM_END = frozenset((";;", ";&", ";;&"))
+
+
+class Word:
+    """One shell word: its value after quote removal and where it came from.
+
+    ``dynamic`` is set when the word holds an unquoted-or-double-quoted
+    expansion (``$VAR``, ``$(...)``, backticks): its run-time value is unknown.
+    ``quoted`` is set when any part of it was quoted or escaped, which stops a
+    reserved word or an assignment from being recognised as such.
+    """
+
+    __slots__ = ("assignment", "dynamic", "end", "quoted", "start", "value")
+
+    def __init__(
+        self, value: str, start: int, end: int, *, quoted: bool, dynamic: bool, assignment: bool
+    ) -> None:
+        self.value = value
+        self.start = start
+        self.end = end
+        self.quoted = quoted
+        self.dynamic = dynamic
+        self.assignment = assignment
+
+    def __repr__(self) -> str:
+        return f"Word({self.value!r})"
+
+
+class _Token:
+    __slots__ = ("body", "end", "kind", "start", "value", "word")
+
+    def __init__(
+        self, kind: int, value: str, start: int, end: int, word: Word | None = None
+    ) -> None:
+        self.kind = kind
+        self.value = value
+        self.start = start
+        self.end = end
+        self.word = word
+        # For a heredoc/herestring redirection: the data it feeds to stdin.
+        self.body: str | None = None
+
+
+class SimpleCommand:
+    """The words of one simple command, its source text and any stdin text.
+
+    ``stdin`` is the body of a heredoc or herestring fed to the command: data,
+    unless the command turns out to be a shell reading its script from stdin.
+    """
+
+    __slots__ = ("stdin", "text", "words")
+
+    def __init__(self, words: list[Word], text: str, stdin: str | None) -> None:
+        self.words = words
+        self.text = text
+        self.stdin = stdin
+
+    def __repr__(self) -> str:
+        return f"SimpleCommand({[w.value for w in self.words]!r})"
+
+
+def _is_assignment(raw: str) -> bool:
+    """``NAME=...`` with an unquoted, unescaped name (checked on the source text)."""
+    if not raw or raw[0] not in _NAME_START:
+        return False
+    for i, ch in enumerate(raw):
+        if ch == "=":
+            return i > 0
+        if ch not in _NAME_CHARS:
+            return False
+    return False
+
+
+class _Lexer:
+    """Turns shell text into tokens; command substitutions go to ``subs``."""
+
+    def __init__(self, src: str, pos: int, depth: int) -> None:
+        self.src = src
+        self.n = len(src)
+        self.pos = pos
+        self.depth = depth
+        self.tokens: list[_Token] = []
+        self.subs: list[list[_Token]] = []
+        self.sub_sources: list[str] = []
+        # Heredoc redirections awaiting their body: (token, strip tabs, delimiter).
+        self._pending: list[tuple[_Token, bool, str]] = []
+        self._delimiter_for: tuple[_Token, bool] | None = None
+
+    # ------------------------------------------------------------ top level
+
+    def run(self, *, until_close: bool) -> None:
+        """Lex to the end, or (``until_close``) to the ``)`` closing a ``$(``."""
+        src, n = self.src, self.n
+        parens = 0
+        while self.pos < n:
+            c = src[self.pos]
+            if c in " \t":
+                self.pos += 1
+            elif c == "\\" and src.startswith("\\\n", self.pos):
+                self.pos += 2
+            elif c == "\n":
+                self.tokens.append(_Token(_OP, "\n", self.pos, self.pos + 1))
+                self.pos += 1
+                self._read_heredoc_bodies()
+            elif c == "#":
+                end = src.find("\n", self.pos)
+                self.pos = n if end < 0 else end
+            elif c == ")" and until_close and parens == 0:
+                self.pos += 1
+                return
+            elif c in "<>" and src.startswith("(", self.pos + 1):
+                self._read_word()  # process substitution: a word that runs commands
+            elif c in ";&|()<>":
+                op = self._read_operator()
+                if op == "(":
+                    parens += 1
+                elif op == ")":
+                    parens -= 1
+            else:
+                self._read_word()
+
+    def _read_operator(self) -> str:
+        src, start = self.src, self.pos
+        three, two = src[start : start + 3], src[start : start + 2]
+        kind = _OP
+        if three in (";;&", "&>>", "<<<", "<<-"):
+            op = three
+        elif two in ("&&", "||", "|&", ";;", ";&", ">>", "<<", "<&", ">&", "<>", ">|", "&>"):
+            op = two
+        else:
+            op = src[start]
+        if op[0] in "<>" or op in ("&>", "&>>"):
+            kind = _REDIR
+        self.pos = start + len(op)
+        token = _Token(kind, op, start, self.pos)
+        self.tokens.append(token)
+        if op in ("<<", "<<-"):
+            self._delimiter_for = (token, op == "<<-")
+        return op
+
+    def _read_heredoc_bodies(self) -> None:
+        src, n = self.src, self.n
+        for token, strip_tabs, delimiter in self._pending:
+            body: list[str] = []
+            while self.pos < n:
+                eol = src.find("\n", self.pos)
+                line = src[self.pos : n if eol < 0 else eol]
+                self.pos = n if eol < 0 else eol + 1
+                if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+                    break
+                body.append(line)
+            token.body = "\n".join(body)
+        self._pending.clear()
+
+    # ---------------------------------------------------------------- words
+
+    def _read_word(self) -> None:  # noqa: PLR0915  # one branch per quoting form, in one hot loop
+        src, n, start = self.src, self.n, self.pos
+        parts: list[str] = []
+        quoted = dynamic = False
+        while self.pos < n:
+            pos = self.pos
+            c = src[pos]
+            if c not in _WORD_SPECIAL:
+                end = pos + 1
+                while end < n and src[end] not in _WORD_SPECIAL:
+                    end += 1
+                parts.append(src[pos:end])
+                self.pos = end
+            elif c in "<>" and src.startswith("(", pos + 1) and not parts:
+                self.pos = pos + 2
+                self._substitute_until_close()
+                parts.append(src[pos : self.pos])
+                dynamic = True
+            elif c == "(" and parts and parts[-1].endswith("=") and _is_assignment(src[start:pos]):
+                self.pos = _skip_balanced(src, pos + 1, "(", ")")  # array assignment a=(x y)
+                parts.append(src[pos : self.pos])
+            elif c in _WORD_BREAK:
+                break
+            elif c == "\\":
+                if src.startswith("\n", pos + 1):
+                    self.pos = pos + 2
+                else:
+                    parts.append(src[pos + 1 : pos + 2])
+                    self.pos = pos + 2
+                    quoted = True
+            elif c == "'":
+                end = src.find("'", pos + 1)
+                end = n if end < 0 else end
+                parts.append(src[pos + 1 : end])
+                self.pos = end + 1
+                quoted = True
+            elif c == '"':
+                self.pos = pos + 1
+                dynamic |= self._read_double_quoted(parts)
+                quoted = True
+            elif c == "$":
+                if src.startswith("'", pos + 1):
+                    self.pos = pos + 2
+                    parts.append(self._read_ansi_c())
+                    quoted = True
+                elif src.startswith('"', pos + 1):
+                    self.pos = pos + 2
+                    dynamic |= self._read_double_quoted(parts)
+                    quoted = True
+                else:
+                    dynamic |= self._read_dollar(parts)
+            else:  # backtick
+                self._read_backticks(parts)
+                dynamic = True
+        end = self.pos
+        value = "".join(parts)
+        # `2>file`: an all-digit word glued to a redirection is its fd, not a word.
+        if self.pos < n and src[self.pos] in "<>" and value.isdigit() and not quoted:
+            return
+        word = Word(
+            value,
+            start,
+            end,
+            quoted=quoted,
+            dynamic=dynamic,
+            assignment=_is_assignment(src[start:end]),
+        )
+        if self._delimiter_for is not None:
+            token, strip_tabs = self._delimiter_for
+            self._pending.append((token, strip_tabs, value))
+            self._delimiter_for = None
+        self.tokens.append(_Token(_WORD, value, start, end, word))
+
+    def _read_double_quoted(self, parts: list[str]) -> bool:
+        """Read up to the closing quote; returns whether an expansion was seen."""
+        src, n = self.src, self.n
+        dynamic = False
+        while self.pos < n:
+            pos = self.pos
+            c = src[pos]
+            if c not in _DQUOTE_SPECIAL:
+                end = pos + 1
+                while end < n and src[end] not in _DQUOTE_SPECIAL:
+                    end += 1
+                parts.append(src[pos:end])
+                self.pos = end
+            elif c == '"':
+                self.pos = pos + 1
+                return dynamic
+            elif c == "\\":
+                nxt = src[pos + 1 : pos + 2]
+                if nxt == "\n":
+                    pass
+                elif nxt in ('"', "\\", "$", "`"):
+                    parts.append(nxt)
+                else:
+                    parts.append("\\" + nxt)
+                self.pos = pos + 2
+            elif c == "$":
+                dynamic |= self._read_dollar(parts)
+            else:
+                self._read_backticks(parts)
+                dynamic = True
+        return dynamic
+
+    def _read_ansi_c(self) -> str:
+        src, n = self.src, self.n
+        out: list[str] = []
+        while self.pos < n:
+            c = src[self.pos]
+            if c == "'":
+                self.pos += 1
+                break
+            if c == "\\" and self.pos + 1 < n:
+                nxt = src[self.pos + 1]
+                out.append(_ANSI_ESCAPES.get(nxt, "\\" + nxt))
+                self.pos += 2
+            else:
+                out.append(c)
+                self.pos += 1
+        return "".join(out)
+
+    def _read_dollar(self, parts: list[str]) -> bool:
+        """``$...`` at ``self.pos``; returns whether it is an expansion."""
+        src, pos = self.src, self.pos
+        nxt = src[pos + 1 : pos + 2]
+        if src.startswith("((", pos + 1):
+            self.pos = _skip_balanced(src, pos + 3, "(", ")")
+            self.pos = min(self.n, self.pos + 1) if src.startswith(")", self.pos) else self.pos
+        elif nxt == "(":
+            self.pos = pos + 2
+            self._substitute_until_close()
+        elif nxt == "{":
+            self.pos = _skip_balanced(src, pos + 2, "{", "}")
+        elif nxt and (nxt in _NAME_START or nxt in _SPECIAL_PARAMS):
+            end = pos + 2
+            if nxt in _NAME_START:
+                while end < self.n and src[end] in _NAME_CHARS:
+                    end += 1
+            self.pos = end
+        else:
+            parts.append("$")
+            self.pos = pos + 1
+            return False
+        parts.append(src[pos : self.pos])
+        return True
+
+    def _substitute_until_close(self) -> None:
+        """Lex a ``$(...)`` body in place; its commands run, so keep them."""
+        if self.depth >= _MAX_DEPTH:
+            self.pos = _skip_balanced(self.src, self.pos, "(", ")")
+            return
+        child = _Lexer(self.src, self.pos, self.depth + 1)
+        child.run(until_close=True)
+        self.pos = child.pos
+        self.subs.append(child.tokens)
+        self.sub_sources.append(self.src)
+        self.subs.extend(child.subs)
+        self.sub_sources.extend(child.sub_sources)
+
+    def _read_backticks(self, parts: list[str]) -> None:
+        src, n, start = self.src, self.n, self.pos
+        pos = start + 1
+        inner: list[str] = []
+        while pos < n and src[pos] != "`":
+            if src[pos] == "\\" and pos + 1 < n and src[pos + 1] in "`\\$":
+                inner.append(src[pos + 1])
+                pos += 2
+            else:
+                inner.append(src[pos])
+                pos += 1
+        self.pos = min(n, pos + 1)
+        parts.append(src[start : self.pos])
+        if self.depth < _MAX_DEPTH:
+            text = "".join(inner)
+            child = _Lexer(text, 0, self.depth + 1)
+            child.run(until_close=False)
+            self.subs.append(child.tokens)
+            self.sub_sources.append(text)
+            self.subs.extend(child.subs)
+            self.sub_sources.extend(child.sub_sources)
+
+
+def _skip_balanced(src: str, pos: int, open_: str, close: str) -> int:
+    """Index just past the ``close`` matching an already-consumed ``open_``.
+
+    Quotes are honoured so that ``${x:-")"}`` does not end early; an
+    unbalanced text runs to its end.
+    """
+    n, depth = len(src), 1
+    while pos < n:
+        c = src[pos]
+        if c == "\\":
+            pos += 2
+            continue
+        if c == "'":
+            end = src.find("'", pos + 1)
+            pos = n if end < 0 else end + 1
+            continue
+        if c == '"':
+            pos += 1
+            while pos < n and src[pos] != '"':
+                pos += 2 if src[pos] == "\\" else 1
+            pos += 1
+            continue
+        if c == open_:
+            depth += 1
+        elif c == close:
+            depth -= 1
+            if depth == 0:
+                return pos + 1
+        pos += 1
+    return n
+
+
+def _parse(tokens: list[_Token], src: str) -> list[SimpleCommand]:  # noqa: PLR0915  # a flat state machine reads best in one piece
+    """Group tokens into simple commands, dropping syntax and redirections."""
+    commands: list[SimpleCommand] = []
+    words: list[Word] = []
+    first: int | None = None
+    last = 0
+    stdin: str | None = None
+    skip_target = False
+    skip_to_separator = False  # `for x in ...;` / `function f` headers
+    case_depth = 0
+    case_want_in = False  # between `case WORD` and `in`
+    in_pattern = False  # a case arm's pattern, up to its `)`
+
+    def flush() -> None:
+        nonlocal words, first, stdin
+        if words and first is not None:
+            commands.append(SimpleCommand(words, src[first:last], stdin))
+        words = []
+        first = None
+        stdin = None
+
+    for token in tokens:
+        if token.kind == _OP:
+            if in_pattern:
+                if token.value == ")":
+                    in_pattern = False
+                continue
+            flush()
+            skip_target = skip_to_separator = False
+            if case_depth and token.value in _CASE_ARM_END:
+                in_pattern = True
+            continue
+        if token.kind == _REDIR:
+            if first is None:
+                first = token.start
+            last = token.end
+            skip_target = True
+            if token.value in ("<<", "<<-"):
+                stdin = token.body
+            continue
+        word = token.word
+        if word is None:  # pragma: no cover - every word token carries its Word
+            continue
+        if skip_target:
+            skip_target = False
+            last = token.end
+            continue
+        if skip_to_separator or in_pattern:
+            if word.value == "{" and not word.quoted:  # `function f {`: the body follows
+                skip_to_separator = False
+            continue
+        if case_want_in:
+            if word.value == "in" and not word.quoted:
+                case_want_in = False
+                in_pattern = True
+            continue
+        if not words and not word.quoted:
+            value = word.value
+            if value in _PREFIX_KEYWORDS:
+                continue
+            if value in _CLOSING_KEYWORDS:
+                if value == "esac" and case_depth:
+                    case_depth -= 1
+                continue
+            if value in ("for", "select", "function"):
+                skip_to_separator = True
+                continue
+            if value == "case":
+                case_depth += 1
+                case_want_in = True
+                continue
+            if value == "esac" and case_depth:  # pragma: no cover - handled above
+                continue
+        if first is None:
+            first = token.start
+        last = token.end
+        words.append(word)
+    flush()
+    return commands
+
+
+def _herestrings(tokens: list[_Token]) -> None:
+    """Attach each ``<<<`` herestring's word to the redirection as its body."""
+    for i, token in enumerate(tokens):
+        if token.kind == _REDIR and token.value == "<<<" and i + 1 < len(tokens):
+            nxt = tokens[i + 1]
+            if nxt.kind == _WORD:
+                token.body = nxt.value
+                token.value = "<<"  # from here on a herestring is just stdin data
+
+
+def split_commands(src: str, depth: int = 0) -> list[SimpleCommand]:
+    """Every simple command ``src`` runs, command substitutions first."""
+    lexer = _Lexer(src, 0, depth)
+    lexer.run(until_close=False)
+    commands: list[SimpleCommand] = []
+    for sub_tokens, sub_src in zip(lexer.subs, lexer.sub_sources, strict=True):
+        _herestrings(sub_tokens)
+        commands.extend(_parse(sub_tokens, sub_src))
+    _herestrings(lexer.tokens)
+    commands.extend(_parse(lexer.tokens, src))
+    return commands

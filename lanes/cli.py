@@ -30,6 +30,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("envelope", "lanes._cli_envelope"),
     ("fuzz", "lanes.fuzz._cli"),
     ("governor", "lanes.governor._cli"),
+    ("classify", "lanes.governor._cli_classify"),
     ("report", "lanes.report._cli"),
     ("slow", "lanes.slow._cli"),
 )

@@ -7,9 +7,7 @@ economy store (``$XDG_STATE_HOME/lanekit/debug.jsonl``).
 
 from __future__ import annotations
 
-import json
 import os
-import time
 
 __all__ = ["debug_enabled", "debug_log", "user_state_dir"]
 
@@ -30,6 +28,11 @@ def debug_log(event: str, **fields: object) -> None:
     """Append one record; never raises (a broken log must not break the hook)."""
     if not debug_enabled():
         return
+    # Imported here, not at the top: the hook's pre-screen imports this module
+    # on every shell command, and json and time are only needed when logging.
+    import json  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
     record = {"ts": round(time.time(), 3), "event": event, "pid": os.getpid(), **fields}
     try:
         directory = user_state_dir()

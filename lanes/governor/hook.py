@@ -5,17 +5,40 @@ Reads one payload on stdin and answers by the agent protocol:
 - block (PreToolUse only): exit 2, the reason on stderr;
 - advise: exit 0 and ``{"hookSpecificOutput": {...additionalContext}}`` on stdout.
 
+Two paths:
+
+- **the fast path**, taken by nearly every shell command an agent runs: the
+  pre-screen (:mod:`lanes.governor.prescreen`) looks at the raw bytes and exits
+  when the command can be neither a test run nor a configured suite. Nothing
+  but ``sys`` and ``os`` is imported on it — no json, re, pathlib, typing,
+  dataclasses or subprocess — so the whole process costs about one interpreter
+  start (the ``bench`` lane measures the ratio).
+- **the full path**: parse the payload, classify the command, then dispatch
+  on the event: ``PreToolUse`` to :func:`_on_pre` (the gate), ``PostToolUse``
+  and ``PostToolUseFailure`` to :func:`_on_post` (the test economy and
+  auto-record).
+
 The governor fails open: any fault of its own is exit 0 and a debug-log line.
 The only fail-closed rule is the full-sweep gate, which lives in the gate.
+Post events never block, and no path ever prints ``decision``,
+``permissionDecision`` or ``continue``.
 """
 
 from __future__ import annotations
 
 import sys
 
-__all__ = ["run_hook"]
+# Not `from typing import TYPE_CHECKING`: typing costs half an interpreter
+# start, and this module is on the fast path. Type checkers treat any name
+# TYPE_CHECKING as true.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-BLOCK = 2
+    from lanes.governor._model import Classification
+    from lanes.governor.payload import HookPayload
+
+__all__ = ["run_hook"]
 
 
 def _agent_from_args(args: list[str]) -> str:
@@ -32,6 +55,16 @@ def run_hook(args: list[str]) -> int:
     except (OSError, ValueError):
         return 0
     try:
+        from lanes.governor._debug import debug_enabled  # noqa: PLC0415
+        from lanes.governor.prescreen import screen  # noqa: PLC0415
+
+        skip = screen(raw)
+        if skip is not None:
+            if debug_enabled():
+                from lanes.governor._debug import debug_log  # noqa: PLC0415
+
+                debug_log("skip", reason=f"pre-screen: {skip}")
+            return 0
         return _dispatch(raw, _agent_from_args(args))
     except Exception as exc:  # noqa: BLE001  # fail open: never break the agent's command
         from lanes.governor._debug import debug_log  # noqa: PLC0415
@@ -41,16 +74,76 @@ def run_hook(args: list[str]) -> int:
 
 
 def _dispatch(raw: bytes, agent: str) -> int:
+    from pathlib import Path  # noqa: PLC0415  # the full path only
+
+    from lanes.governor._debug import debug_log  # noqa: PLC0415
+    from lanes.governor._suite_words import refresh  # noqa: PLC0415
+    from lanes.governor.classify import classify  # noqa: PLC0415
     from lanes.governor.payload import PayloadError, parse_payload  # noqa: PLC0415
 
     try:
         payload = parse_payload(raw)
     except PayloadError as exc:
-        from lanes.governor._debug import debug_log  # noqa: PLC0415
-
         debug_log("skip", reason=exc.message)
         return 0
-    from lanes.governor.classify import classify  # noqa: PLC0415
+    # The screen passed this payload on; if that was because a config changed,
+    # refresh its suite words so the next unrelated command takes the fast path.
+    _guarded("suite-words", refresh, payload.cwd)
+    classification = classify(payload.command, Path(payload.cwd) if payload.cwd else None)
+    if payload.event == "PreToolUse":
+        return _on_pre(payload, classification, agent)
+    return _on_post(payload, classification, agent)
 
-    del payload, classify, agent
+
+def _on_pre(payload: HookPayload, classification: Classification, agent: str) -> int:
+    """PreToolUse: the gate decides (exit 2 + reason on stderr blocks, 0 allows).
+
+    Plug point for the gate (Governor II): return its exit status from here,
+    e.g. ``return gate.pre_tool_use(payload, classification, agent=agent)``.
+    The gate sees every payload the pre-screen passes — all test runs and every
+    command naming a configured suite word — including scope ``none`` commands
+    such as a ``make verify`` suite, so do not filter on scope here.
+    """
+    del payload, classification, agent  # no gate wired yet: allow
     return 0
+
+
+def _on_post(payload: HookPayload, classification: Classification, agent: str) -> int:
+    """PostToolUse / PostToolUseFailure: count and advise; never blocks.
+
+    Plug point for auto-record (Governor II): call it here, through
+    :func:`_guarded` so that a fault in one never costs the other, e.g.
+    ``_guarded("record", record.post_tool_use, payload, classification, agent=agent)``.
+    """
+    del agent  # auto-record will use it
+    from lanes.governor import economy  # noqa: PLC0415
+
+    advice = _guarded("economy", economy.on_post_tool_use, payload, classification)
+    if isinstance(advice, str) and advice:
+        _advise(payload.event, advice)
+    return 0
+
+
+def _advise(event: str, text: str) -> None:
+    """Print the advice object — the only shape the hook ever writes to stdout."""
+    import json  # noqa: PLC0415
+
+    from lanes.governor.economy import MAX_CONTEXT  # noqa: PLC0415
+
+    output = {
+        "hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT]}
+    }
+    sys.stdout.write(json.dumps(output) + "\n")
+    sys.stdout.flush()
+
+
+def _guarded(name: str, function: Callable[..., object], *args: object, **kwargs: object) -> object:
+    """Run one governor piece; a fault is logged and yields None, so one piece's
+    bug never silences another or breaks the agent's command."""
+    try:
+        return function(*args, **kwargs)
+    except Exception as exc:  # noqa: BLE001  # fail open, per piece
+        from lanes.governor._debug import debug_log  # noqa: PLC0415
+
+        debug_log("hook-piece-crash", piece=name, error=f"{type(exc).__name__}: {exc}")
+        return None

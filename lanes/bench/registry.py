@@ -1,0 +1,109 @@
+"""The registry of named benchmarks.
+
+A benchmark is a function taking a :class:`BenchContext` and returning a
+:class:`BenchResult` (its figures, its goal and a verdict). Register one with
+the decorator, in a module listed in :data:`BENCHMARK_MODULES`::
+
+    @benchmark("hook-latency", "lanes hook vs python -c pass, paired runs")
+    def hook_latency(ctx: BenchContext) -> BenchResult: ...
+
+Modules are imported only when the lane runs, so ``lanes --help`` pays nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Literal
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lanes.config import Config
+
+__all__ = [
+    "BENCHMARK_MODULES",
+    "BenchContext",
+    "BenchResult",
+    "Benchmark",
+    "Verdict",
+    "benchmark",
+    "registered",
+]
+
+# Every module that registers benchmarks, in run order. Add yours here.
+BENCHMARK_MODULES: Final[tuple[str, ...]] = ("lanes.bench.governor_hook",)
+
+Verdict = Literal["pass", "fail", "info"]
+Figure = float | int | str | bool | None
+
+
+class BenchContext:
+    """What a benchmark may use: the project, its config and the effort asked for."""
+
+    __slots__ = ("config", "iterations", "python", "root")
+
+    def __init__(self, *, root: Path, config: Config, iterations: int, python: str) -> None:
+        self.root = root
+        self.config = config
+        # Paired samples (subprocess benchmarks) or rounds (in-process ones);
+        # each benchmark documents how it scales.
+        self.iterations = iterations
+        # The interpreter of the virtualenv under test (sys.executable).
+        self.python = python
+
+
+class BenchResult:
+    """One benchmark's outcome (the runner adds its name and description).
+
+    ``verdict`` is ``"fail"`` only when the goal is missed beyond noise (see
+    :mod:`lanes.bench._stats`); ``"info"`` for a figure without a goal.
+    """
+
+    __slots__ = ("figures", "goal", "note", "verdict")
+
+    def __init__(
+        self,
+        *,
+        figures: dict[str, Figure],
+        goal: str | None,
+        verdict: Verdict,
+        note: str = "",
+    ) -> None:
+        self.figures = figures
+        self.goal = goal
+        self.verdict = verdict
+        self.note = note
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "figures": dict(self.figures),
+            "goal": self.goal,
+            "verdict": self.verdict,
+            "note": self.note,
+        }
+
+
+Benchmark = Callable[[BenchContext], BenchResult]
+
+_REGISTRY: dict[str, tuple[str, Benchmark]] = {}
+
+
+def benchmark(name: str, description: str) -> Callable[[Benchmark], Benchmark]:
+    """Register ``function`` as the benchmark ``name``."""
+
+    def register(function: Benchmark) -> Benchmark:
+        if name in _REGISTRY and _REGISTRY[name][1] is not function:
+            msg = f"benchmark {name!r} is registered twice"
+            raise ValueError(msg)
+        _REGISTRY[name] = (description, function)
+        return function
+
+    return register
+
+
+def registered() -> dict[str, tuple[str, Benchmark]]:
+    """Every benchmark (name -> (description, function)), in registration order."""
+    for module in BENCHMARK_MODULES:
+        importlib.import_module(module)
+    return dict(_REGISTRY)

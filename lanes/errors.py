@@ -36,6 +36,16 @@ class LanesError(Exception):
     def __str__(self) -> str:
         return self.message
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # Exceptions pickle as cls(*args), which cannot pass the keyword-only
+        # hint; an error raised in a worker process (concurrent.futures,
+        # multiprocessing) must reach the parent as itself, not break the pool.
+        return (_rebuild, (type(self), self.message, self.hint), self.__dict__)
+
+
+def _rebuild(cls: type[LanesError], message: str, hint: str) -> LanesError:
+    return cls(message, hint=hint)
+
 
 class ConfigError(LanesError, ValueError):
     """``[tool.lanes]`` (or a file it points at) is missing, malformed or impossible."""

@@ -1,0 +1,65 @@
+"""The error hierarchy: one root, stdlib-typed subclasses, a mandatory hint."""
+
+from __future__ import annotations
+
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from lanes.errors import ConfigError, EnvelopeError, LanesError, StateError, UsageError
+
+ALL = (ConfigError, UsageError, EnvelopeError, StateError)
+
+
+@pytest.mark.parametrize(
+    ("cls", "stdlib"),
+    [
+        (ConfigError, ValueError),
+        (UsageError, ValueError),
+        (EnvelopeError, ValueError),
+        (StateError, OSError),
+    ],
+)
+def test_each_error_is_also_its_stdlib_type(cls: type[LanesError], stdlib: type[Exception]) -> None:
+    error = cls("the thing", hint="do this")
+    assert isinstance(error, LanesError)
+    assert isinstance(error, stdlib)
+    with pytest.raises(stdlib):
+        raise error
+
+
+@pytest.mark.parametrize("cls", [LanesError, *ALL])
+def test_message_and_hint(cls: type[LanesError]) -> None:
+    error = cls("the thing 'x'", hint="do this")
+    assert (str(error), error.message, error.hint) == ("the thing 'x'", "the thing 'x'", "do this")
+
+
+@pytest.mark.parametrize("hint", ["", "   ", "\n\t"])
+@pytest.mark.parametrize("cls", [LanesError, *ALL])
+def test_an_error_without_a_hint_is_refused(cls: type[LanesError], hint: str) -> None:
+    with pytest.raises(ValueError, match="without a hint"):
+        cls("message", hint=hint)
+
+
+@pytest.mark.parametrize("cls", [LanesError, *ALL])
+def test_errors_survive_pickling(cls: type[LanesError]) -> None:
+    # Regression: the keyword-only hint made every LanesError unpicklable
+    # ("missing 1 required keyword-only argument: 'hint'"), so an error
+    # raised in a worker process (multiprocessing, concurrent.futures)
+    # broke the whole pool (BrokenProcessPool) instead of reaching the parent.
+    error = cls("the thing", hint="do this")
+    clone = pickle.loads(pickle.dumps(error))  # noqa: S301  # our own bytes, round-tripped
+    assert type(clone) is cls
+    assert (clone.message, clone.hint, str(clone)) == ("the thing", "do this", "the thing")
+
+
+def _raise_config_error() -> None:
+    msg = "raised in a worker"
+    raise ConfigError(msg, hint="read the parent's traceback")
+
+
+def test_error_from_a_worker_process_keeps_its_type() -> None:
+    with ProcessPoolExecutor(max_workers=1) as pool, pytest.raises(ConfigError) as raised:
+        pool.submit(_raise_config_error).result(timeout=60)
+    assert raised.value.hint == "read the parent's traceback"

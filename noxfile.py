@@ -3,6 +3,7 @@
     nox -s tests            the unit suite (pytest, xdist)
     nox -s lint             ruff check, ruff format --check, mypy --strict
     nox -s lanes            the main job: every lane, then the report
+    nox -s bench            the governor's own cost (hook latency ratio, classify throughput)
 
 Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
 on a machine with only python3 and pip is enough; CI picks the Python version
@@ -50,10 +51,24 @@ def lint(session: nox.Session) -> None:
     session.run("mypy")
 
 
+@nox.session
+def bench(session: nox.Session) -> None:
+    """The governor's own cost: hook latency as a ratio to `python -c pass`, classify throughput.
+
+    Extra arguments go to `lanes bench`: nox -s bench -- --iterations 80 --only hook-latency.
+    """
+    session.install("--upgrade", "pip")
+    # A regular install, not -e: setuptools' editable finder imports pathlib
+    # and re at every interpreter start (~25 ms here), which would inflate the
+    # `python -c pass` baseline and flatter the ratio. Users get a regular one.
+    session.install(LANES)
+    session.run("lanes", "bench", *session.posargs)
+
+
 # The main job's lanes, in the order `nox -s lanes` runs them. A lane that
 # belongs in the main job adds its session name here; the report always runs
 # last, over whatever envelopes the lanes left (pass, fail or crash).
-LANE_SESSIONS: tuple[str, ...] = ()
+LANE_SESSIONS: tuple[str, ...] = ("bench",)
 
 
 @nox.session(venv_backend="none")  # it only queues other sessions: no virtualenv to build

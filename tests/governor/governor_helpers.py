@@ -6,10 +6,15 @@ import json
 import os
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
-if TYPE_CHECKING:
-    from pathlib import Path
+from lanes.config import Config, load_config
+from lanes.governor._env import OSEnvironment
+from lanes.governor.classify import classify
+from lanes.governor.gate import Decision, decide_pre, paths_in
+from lanes.governor.payload import HookPayload, parse_payload
+from lanes.governor.record import PostResult, decide_post
+from lanes.governor.tree import tree_state
 
 PYPROJECT = """\
 [tool.lanes.suites.unit]
@@ -100,3 +105,68 @@ def run_hook(
         check=False,
         timeout=60,
     )
+
+
+SESSION_A = "session-0000-a1b2"
+SESSION_B = "session-9999-9f3e"
+
+
+class Project:
+    """A scratch repository with the gate's state in ``.git/lanes``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = make_repo(root)
+        self.state = str(root / ".git" / "lanes")
+        Path(self.state).mkdir()
+        self.config: Config = load_config(cwd=self.root)
+        self.env = OSEnvironment()
+
+    def hook_payload(self, event: str, command: str, session: str, **extra: object) -> HookPayload:
+        return parse_payload(
+            json.dumps(payload(event, command, cwd=self.root, session=session, **extra))
+        )
+
+    def pre(
+        self, command: str, *, session: str = SESSION_A, environ: dict[str, str] | None = None
+    ) -> Decision:
+        return decide_pre(
+            self.env,
+            self.state,
+            self.config,
+            classify(command, self.root),
+            self.hook_payload("PreToolUse", command, session),
+            tree_state(str(self.root)),
+            "claude",
+            os.getpid(),
+            environ or {},
+        )
+
+    def post(
+        self, command: str, *, session: str = SESSION_A, event: str = "PostToolUse", **extra: object
+    ) -> PostResult:
+        return decide_post(
+            self.env,
+            self.state,
+            self.config,
+            classify(command, self.root),
+            self.hook_payload(event, command, session, **extra),
+            tree_state(str(self.root)),
+            "claude",
+        )
+
+    def run(self, command: str, *, session: str = SESSION_A) -> Decision:
+        """Pre, then a successful post when allowed: one agent tool call."""
+        decision = self.pre(command, session=session)
+        if decision.action == "allow":
+            self.post(command, session=session)
+        return decision
+
+    @property
+    def lock_path(self) -> Path:
+        return Path(paths_in(self.state)["lock"])
+
+    def audit(self) -> list[dict[str, object]]:
+        path = Path(paths_in(self.state)["audit"])
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

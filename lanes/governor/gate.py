@@ -1,0 +1,386 @@
+"""PreToolUse: the full-sweep gate, dedup against the ledger, and the run lock.
+
+Decision order (issue 4, README "The gate"):
+
+1. **Full-sweep gate — fail-closed.** A gated runner run in full (no path, the
+   whole test root, or at least ``sweep_min_paths`` path selectors) is blocked
+   unless ``LANES_FULL_SWEEP_OK=1`` and a ``LANES_OVERRIDE_REASON`` of at least
+   15 characters are given (environment or inline prefix). An allowed override
+   is appended to ``<state>/audit.jsonl``.
+2. **Dedup.** A command that runs a suite with a fresh PASS on this exact tree
+   is blocked; ``LANES_TEST_FORCE=1`` skips this step.
+3. **Run lock** for suites with ``lock = true`` and allowed full sweeps.
+4. Allow.
+
+Steps 2-3 fail open: an internal error there allows the command and writes a
+debug-log line. :func:`decide_pre` takes the tree state as a parameter so the
+torture lane can feed it modelled trees; :func:`pre_tool_use` is the
+production wrapper that computes the tree with git.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from lanes.governor import ledger as ledger_mod
+from lanes.governor import lock as lock_mod
+from lanes.governor._debug import debug_log
+from lanes.governor.suites import SuiteMatch, resolve
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Literal
+
+    from lanes.config import Config
+    from lanes.governor._env import Environment
+    from lanes.governor._model import Classification, Invocation
+    from lanes.governor.ledger import TreeState
+    from lanes.governor.payload import HookPayload
+
+__all__ = [
+    "AUDIT",
+    "LEDGER",
+    "LOCK",
+    "MIN_REASON",
+    "Decision",
+    "decide_pre",
+    "env_flag",
+    "paths_in",
+    "pre_tool_use",
+    "session_tail",
+]
+
+LEDGER = "verify-ledger.json"
+LOCK = "test-run.lock"
+AUDIT = "audit.jsonl"
+MIN_REASON = 15
+FULL_SWEEP_SUITE = "(full sweep)"
+# Stored in the lock and the ledger: long enough that two sessions never
+# share it (self-reclaim trusts it); messages show the last four characters.
+_TAIL = 12
+BLOCK = 2
+
+
+def session_tail(session_id: str) -> str:
+    return session_id[-_TAIL:]
+
+
+def paths_in(state_dir: str) -> dict[str, str]:
+    """The state files: ledger (+ sidecar), lock (+ guard), audit log."""
+    return {
+        "ledger": os.path.join(state_dir, LEDGER),
+        "ledger_guard": os.path.join(state_dir, LEDGER + ".lock"),
+        "lock": os.path.join(state_dir, LOCK),
+        "lock_guard": os.path.join(state_dir, LOCK + ".guard"),
+        "audit": os.path.join(state_dir, AUDIT),
+    }
+
+
+class Decision:
+    """What PreToolUse answers: allow, or block with ``message`` (exit 2, stderr)."""
+
+    __slots__ = ("action", "lock", "message", "step")
+
+    def __init__(
+        self,
+        action: Literal["allow", "block"],
+        message: str = "",
+        *,
+        step: str = "allow",
+        lock: lock_mod.LockRecord | None = None,
+    ) -> None:
+        self.action = action
+        self.message = message
+        # Which rule decided: sweep, dedup, lock, allow (for tests and the debug log).
+        self.step = step
+        # The run lock this decision took, if any.
+        self.lock = lock
+
+    @property
+    def exit_code(self) -> int:
+        return BLOCK if self.action == "block" else 0
+
+    def __repr__(self) -> str:
+        return f"Decision({self.action!r}, step={self.step!r}, message={self.message!r})"
+
+
+def env_flag(name: str, classification: Classification, environ: Mapping[str, str]) -> str | None:
+    """``name``'s value: an inline prefix (``VAR=v cmd``, ``export VAR=v; cmd``) wins
+    over the hook's environment (agents put overrides in the command string)."""
+    for segment in classification.segments:
+        if name in segment.env:
+            return segment.env[name]
+        if segment.argv[:1] == ("export",):
+            for arg in segment.argv[1:]:
+                key, sep, value = arg.partition("=")
+                if sep and key == name:
+                    return value
+    return environ.get(name)
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{int(seconds)} s"
+    if seconds < 7200:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _why_full(inv: Invocation, config: Config) -> str | None:
+    """Why ``inv`` is a full sweep, or None when it is not one."""
+    if inv.runner not in config.governor.gate_runners:
+        return None
+    if inv.scope == "full":
+        # The classifier keeps no selectors for a full run: bare, or the
+        # project's whole test root (`pytest tests/`), are the same sweep.
+        return "no path selector, or only the whole test root"
+    if len(inv.paths) >= config.governor.sweep_min_paths:
+        return (
+            f"{len(inv.paths)} path selectors (sweep_min_paths = {config.governor.sweep_min_paths})"
+        )
+    return None
+
+
+def _sweep_message(inv: Invocation, why: str, reason: str | None, flag: str | None) -> str:
+    lines = [
+        f"full sweep blocked: `{inv.segment.text.strip()}` runs the whole suite ({why}).",
+        (
+            "Mid-task, run the tests for what you changed (e.g. `pytest tests/unit/test_x.py`);"
+            " the full suite runs once before push and in CI."
+        ),
+    ]
+    if flag == "1" and reason is not None and len(reason.strip()) < MIN_REASON:
+        lines.append(
+            f"LANES_OVERRIDE_REASON is {len(reason.strip())} characters; at least "
+            f"{MIN_REASON} are required."
+        )
+    lines.append(
+        "If a full run is really needed now, prefix it: LANES_FULL_SWEEP_OK=1 "
+        'LANES_OVERRIDE_REASON="<why, 15+ characters>" (audited), and run it under `nice -n 19`.'
+    )
+    return "\n".join(lines)
+
+
+def _audit(
+    env: Environment, state_dir: str | None, payload: HookPayload, agent: str, reason: str
+) -> None:
+    if state_dir is None:
+        debug_log("audit-skipped", reason="no state dir (not a git work tree)")
+        return
+    line = json.dumps(
+        {
+            "ts": env.now(),
+            "event": "full-sweep-override",
+            "session": payload.session_id,
+            "agent": agent,
+            "command": payload.command,
+            "reason": reason,
+            "cwd": payload.cwd,
+        },
+        sort_keys=True,
+    )
+    try:
+        env.append(paths_in(state_dir)["audit"], line)
+    except OSError as exc:
+        debug_log("audit-failed", error=str(exc))
+
+
+def _dedup_message(match: SuiteMatch, entry: ledger_mod.LedgerEntry, now: float) -> str:
+    tail = entry.session_tail[-4:] or "????"
+    return (
+        f"{match.name} green {_ago(now - entry.ts)} ago by {entry.agent or 'someone'} "
+        f"(session …{tail}) on this exact tree — reuse that result, "
+        "or prefix LANES_TEST_FORCE=1 to re-run"
+    )
+
+
+def _lock_message(holder: lock_mod.LockRecord | None, now: float, ttl: float) -> str:
+    if holder is None:
+        return (
+            "run lock is held by another run — wait for it to finish, or check "
+            "`lanes governor status`; run heavy suites under `nice -n 19`"
+        )
+    age = holder.age(now)
+    return (
+        f"run lock held: {holder.agent} (session …{holder.session_tail[-4:] or '????'}, "
+        f"pid {holder.agent_pid}) has been running {holder.suite} for {_ago(age)} "
+        f"(`{holder.command.strip()[:120]}`). It frees when that run finishes, when its agent "
+        f"exits, or at the latest in {_ago(ttl - age)} (lock_ttl). Do something else "
+        "meanwhile and retry; heavy suites belong under `nice -n 19`. "
+        "`lanes governor status` shows the holder."
+    )
+
+
+def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane codes against
+    env: Environment,
+    state_dir: str | None,
+    config: Config,
+    classification: Classification,
+    payload: HookPayload,
+    tree: TreeState | None,
+    agent: str,
+    agent_pid: int,
+    environ: Mapping[str, str],
+) -> Decision:
+    """The PreToolUse decision for one command (see the module docstring)."""
+    # 1. Full-sweep gate: fail-closed, so deliberately outside any try.
+    sweep_allowed = False
+    for inv in classification.invocations:
+        why = _why_full(inv, config)
+        if why is None:
+            continue
+        flag = env_flag("LANES_FULL_SWEEP_OK", classification, environ)
+        reason = env_flag("LANES_OVERRIDE_REASON", classification, environ)
+        if flag != "1" or reason is None or len(reason.strip()) < MIN_REASON:
+            return Decision("block", _sweep_message(inv, why, reason, flag), step="sweep")
+        sweep_allowed = True
+    if sweep_allowed:
+        reason = env_flag("LANES_OVERRIDE_REASON", classification, environ) or ""
+        _audit(env, state_dir, payload, agent, reason.strip())
+    try:
+        return _dedup_and_lock(
+            env,
+            state_dir,
+            config,
+            classification,
+            payload,
+            tree=tree,
+            agent=agent,
+            agent_pid=agent_pid,
+            environ=environ,
+            sweep_allowed=sweep_allowed,
+        )
+    except Exception as exc:  # noqa: BLE001  # steps 2-3 fail open by contract
+        debug_log("gate-error", error=f"{type(exc).__name__}: {exc}", command=payload.command)
+        return Decision("allow", step="error")
+
+
+def _dedup_and_lock(
+    env: Environment,
+    state_dir: str | None,
+    config: Config,
+    classification: Classification,
+    payload: HookPayload,
+    *,
+    tree: TreeState | None,
+    agent: str,
+    agent_pid: int,
+    environ: Mapping[str, str],
+    sweep_allowed: bool,
+) -> Decision:
+    if state_dir is None:
+        return Decision("allow")
+    files = paths_in(state_dir)
+    matches = resolve(classification, config, cwd=payload.cwd)
+    # 2. Dedup.
+    if matches and env_flag("LANES_TEST_FORCE", classification, environ) != "1":
+        entries = ledger_mod.read(env, files["ledger"])
+        now = env.now()
+        blocks = []
+        for match in matches:
+            entry = entries.get(match.name)
+            fresh, _ = ledger_mod.freshness(entry, tree, now, match.suite.max_age)
+            if fresh and entry is not None:
+                blocks.append(_dedup_message(match, entry, now))
+        if blocks:
+            return Decision("block", "\n".join(blocks), step="dedup")
+    # 3. Run lock.
+    locking = [m.name for m in matches if m.suite.lock]
+    if not locking and not sweep_allowed:
+        return Decision("allow")
+    ttl = config.governor.lock_ttl
+    result = lock_mod.acquire(
+        env,
+        files["lock"],
+        files["lock_guard"],
+        suite=", ".join(locking) or FULL_SWEEP_SUITE,
+        agent=agent,
+        session_tail=session_tail(payload.session_id),
+        agent_pid=agent_pid,
+        command=payload.command,
+        ttl=ttl,
+    )
+    if not result.acquired:
+        return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
+    if result.why not in ("free", "own-session"):
+        debug_log("lock-broken", why=result.why)
+    return Decision("allow", step="lock", lock=result.record)
+
+
+def pre_tool_use(
+    payload: HookPayload,
+    classification: Classification,
+    *,
+    agent: str,
+    config: Config | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """The hook's PreToolUse for a command that runs tests: exit status; a block
+    reason goes to stderr."""
+    import sys  # noqa: PLC0415
+
+    decision = pre_decision(payload, classification, agent=agent, config=config, environ=environ)
+    if decision.action == "block":
+        sys.stderr.write(decision.message.rstrip("\n") + "\n")
+    return decision.exit_code
+
+
+def pre_decision(
+    payload: HookPayload,
+    classification: Classification,
+    *,
+    agent: str,
+    config: Config | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Decision:
+    """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
+    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.owner import agent_pid  # noqa: PLC0415
+    from lanes.governor.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+
+    env_vars = os.environ if environ is None else environ
+    cwd = payload.cwd or os.getcwd()
+    if config is None:
+        config = load_config_failing_open(cwd)
+    state = state_dir(cwd, env_vars)
+    tree = None
+    if state is not None:
+        try:
+            os.makedirs(state, exist_ok=True)
+        except OSError as exc:
+            debug_log("state-dir", error=str(exc))
+            state = None
+    if state is not None and resolve(classification, config, cwd=payload.cwd):
+        # git only when a configured suite is in play: dedup needs the tree.
+        repo = find_repo(cwd)
+        tree = None if repo is None else tree_state(repo.top, exclude=state)
+    return decide_pre(
+        OSEnvironment(),
+        state,
+        config,
+        classification,
+        payload,
+        tree,
+        agent,
+        agent_pid(env_vars),
+        env_vars,
+    )
+
+
+def load_config_failing_open(cwd: str) -> Config:
+    """The project's config; its defaults when it cannot be read (the governor
+    must not break an agent's command over a broken pyproject.toml — but the
+    full-sweep gate still applies, with default settings)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from lanes.config import load_config, parse_config  # noqa: PLC0415
+    from lanes.errors import LanesError  # noqa: PLC0415
+
+    try:
+        return load_config(cwd=Path(cwd))
+    except LanesError as exc:
+        debug_log("config-error", error=exc.message)
+        return parse_config({}, root=Path(cwd))

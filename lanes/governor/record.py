@@ -1,0 +1,171 @@
+"""PostToolUse / PostToolUseFailure: record suite results and free the run lock.
+
+For each real invocation that resolves to a suite (segment-anchored: a quoted
+mention, heredoc or ``echo`` never counts):
+
+- ``PostToolUse`` records PASS — unless the payload carries a non-zero exit
+  code (Codex sends failures to PostToolUse);
+- ``PostToolUseFailure`` records FAIL (Claude Code); the event itself is the
+  failure signal, so a missing exit code never becomes a phantom PASS;
+- an interrupted call records nothing;
+- a command with several suites records each; on failure all of them FAIL.
+
+Then the run lock is released if this session holds it for this very command,
+so a finished or failed run frees it at once. A command that merely mentions a
+runner has different text from the locked command and never touches the lock.
+Everything here fails open: a post-event hook never blocks.
+"""
+
+from __future__ import annotations
+
+import os
+
+from lanes.governor import ledger as ledger_mod
+from lanes.governor import lock as lock_mod
+from lanes.governor._debug import debug_log
+from lanes.governor.gate import paths_in, session_tail
+from lanes.governor.suites import resolve
+
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from lanes.config import Config
+    from lanes.governor._env import Environment
+    from lanes.governor._model import Classification
+    from lanes.governor.ledger import TreeState
+    from lanes.governor.payload import HookPayload
+
+__all__ = ["PostResult", "decide_post", "post_tool_use", "release_own_lock"]
+
+
+class PostResult:
+    """What the post hook did: suites recorded (name -> PASS/FAIL), lock released."""
+
+    __slots__ = ("recorded", "released")
+
+    def __init__(self, recorded: dict[str, str], *, released: bool) -> None:
+        self.recorded = recorded
+        self.released = released
+
+    def __repr__(self) -> str:
+        return f"PostResult(recorded={self.recorded!r}, released={self.released!r})"
+
+
+def release_own_lock(
+    env: Environment, state_dir: str, payload: HookPayload
+) -> tuple[bool, lock_mod.LockRecord | None]:
+    """Release the lock iff this session took it for this exact command.
+
+    Returns (released, the record we saw). The token check inside
+    :func:`lock.release` keeps a late post hook from deleting a lock a sibling
+    took after ours expired.
+    """
+    files = paths_in(state_dir)
+    state = lock_mod.inspect(env, files["lock"])
+    record = state.record
+    tail = session_tail(payload.session_id)
+    if record is None or not tail or record.session_tail != tail:
+        return False, None
+    if record.command != payload.command:
+        return False, None
+    released = lock_mod.release(env, files["lock"], files["lock_guard"], token=record.token)
+    return released, record
+
+
+def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the torture lane
+    env: Environment,
+    state_dir: str | None,
+    config: Config,
+    classification: Classification,
+    payload: HookPayload,
+    tree: TreeState | None,
+    agent: str,
+) -> PostResult:
+    """Record and release for one finished command; ``tree`` is the tree now."""
+    if state_dir is None:
+        return PostResult({}, released=False)
+    files = paths_in(state_dir)
+    # Read the lock before releasing it: its start time is the run's duration.
+    started: float | None = None
+    lock_record = lock_mod.inspect(env, files["lock"]).record
+    if (
+        lock_record is not None
+        and lock_record.session_tail == session_tail(payload.session_id)
+        and lock_record.command == payload.command
+    ):
+        started = lock_record.started_ts
+    recorded: dict[str, str] = {}
+    failed = payload.failed
+    if payload.interrupted:
+        debug_log("record-skipped", reason="interrupted", command=payload.command)
+    elif failed is None:
+        debug_log("record-skipped", reason="outcome unknown", hook_event=payload.event)
+    else:
+        matches = resolve(classification, config, cwd=payload.cwd)
+        if matches and tree is None:
+            debug_log("record-skipped", reason="no tree state (not a git work tree?)")
+        elif matches and tree is not None:
+            status: ledger_mod.Outcome = "FAIL" if failed else "PASS"
+            now = env.now()
+            duration = None if started is None else max(0, int((now - started) * 1000))
+            for match in matches:
+                entry = ledger_mod.LedgerEntry(
+                    status=status,
+                    ts=now,
+                    git_head=tree.git_head,
+                    dirty_digest=tree.dirty_digest,
+                    agent=agent,
+                    session_tail=session_tail(payload.session_id),
+                    duration_ms=duration,
+                )
+                ledger_mod.record(env, files["ledger"], files["ledger_guard"], match.name, entry)
+                recorded[match.name] = status
+    released = False
+    if started is not None:
+        released, _ = release_own_lock(env, state_dir, payload)
+    return PostResult(recorded, released=released)
+
+
+def post_tool_use(
+    payload: HookPayload,
+    classification: Classification,
+    *,
+    agent: str,
+    config: Config | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> PostResult:
+    """The hook's PostToolUse/PostToolUseFailure against the real world. Never raises."""
+    try:
+        return _post(payload, classification, agent, config, environ)
+    except Exception as exc:  # noqa: BLE001  # a post hook fails open, always
+        debug_log("record-error", error=f"{type(exc).__name__}: {exc}", command=payload.command)
+        return PostResult({}, released=False)
+
+
+def _post(
+    payload: HookPayload,
+    classification: Classification,
+    agent: str,
+    config: Config | None,
+    environ: Mapping[str, str] | None,
+) -> PostResult:
+    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.gate import load_config_failing_open  # noqa: PLC0415
+    from lanes.governor.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+
+    env_vars = os.environ if environ is None else environ
+    cwd = payload.cwd or os.getcwd()
+    state = state_dir(cwd, env_vars)
+    if state is None or not os.path.isdir(state):
+        # No state dir: nothing was ever locked here, and recording needs git.
+        if state is None:
+            return PostResult({}, released=False)
+        os.makedirs(state, exist_ok=True)
+    if config is None:
+        config = load_config_failing_open(cwd)
+    tree = None
+    if not payload.interrupted and resolve(classification, config, cwd=payload.cwd):
+        repo = find_repo(cwd)
+        tree = None if repo is None else tree_state(repo.top, exclude=state)
+    return decide_post(OSEnvironment(), state, config, classification, payload, tree, agent)

@@ -1,0 +1,264 @@
+"""``lanes governor status|record|unlock``: the gate's state, for humans and make targets.
+
+All three read the tree with the same :func:`~lanes.governor.tree.tree_state`
+the hook uses, so what ``status`` calls fresh is exactly what the gate would
+refuse to re-run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from lanes.errors import StateError, UsageError
+from lanes.governor import ledger as ledger_mod
+from lanes.governor import lock as lock_mod
+from lanes.governor._env import OSEnvironment
+from lanes.governor.gate import paths_in
+from lanes.governor.tree import find_repo, state_dir, tree_state
+
+if TYPE_CHECKING:
+    import argparse
+
+    from lanes.config import Config
+    from lanes.governor.ledger import TreeState
+
+__all__ = ["collect_status", "render_status", "run_record", "run_status", "run_unlock"]
+
+# Environment variables an agent's shell may carry its session id in.
+_SESSION_VARS = ("CLAUDE_SESSION_ID", "CODEX_SESSION_ID")
+
+
+def _config(ns: argparse.Namespace) -> Config:
+    from lanes.config import load_config  # noqa: PLC0415
+
+    path = getattr(ns, "config", None)
+    return load_config(path)
+
+
+def _where(config: Config) -> tuple[str, str | None, TreeState | None]:
+    """(cwd, state dir, tree) of the project ``config`` belongs to."""
+    cwd = os.getcwd()
+    state = state_dir(str(config.root), os.environ)
+    repo = find_repo(str(config.root))
+    tree = None if repo is None else tree_state(repo.top, exclude=state)
+    return cwd, state, tree
+
+
+def _ago(seconds: float) -> str:
+    seconds = max(0.0, seconds)
+    if seconds < 60:
+        return f"{int(seconds)} s"
+    if seconds < 7200:
+        return f"{int(seconds // 60)} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
+    """Everything ``status`` shows, as one JSON-ready dict."""
+    env = OSEnvironment()
+    cwd, state, tree = _where(config)
+    now = env.now()
+    entries = {} if state is None else ledger_mod.read(env, paths_in(state)["ledger"])
+    suites: dict[str, object] = {}
+    for name, suite in config.suites.items():
+        entry = entries.get(name)
+        fresh, reason = ledger_mod.freshness(entry, tree, now, suite.max_age)
+        suites[name] = {
+            "fresh": fresh,
+            "reason": reason,
+            "max_age": suite.max_age,
+            "lock": suite.lock,
+            "entry": None if entry is None else entry.to_dict(),
+            "age_s": None if entry is None else round(now - entry.ts, 1),
+        }
+    ttl = config.governor.lock_ttl
+    lock_view: dict[str, object] = {"status": "absent", "holder": None, "ttl": ttl}
+    if state is not None:
+        seen = lock_mod.inspect(env, paths_in(state)["lock"], ttl=ttl)
+        lock_view.update(
+            status=seen.status,
+            holder=None if seen.record is None else seen.record.to_dict(),
+            age_s=None if seen.age is None else round(seen.age, 1),
+        )
+    economy: dict[str, object] | None = None
+    session_id = session or next((os.environ[v] for v in _SESSION_VARS if os.environ.get(v)), None)
+    if session_id:
+        from lanes.governor.economy import session_counters  # noqa: PLC0415
+
+        economy = session_counters(cwd, session_id)
+    return {
+        "root": str(config.root),
+        "state_dir": state,
+        "tree": None if tree is None else tree.to_dict(),
+        "suites": suites,
+        "lock": lock_view,
+        "session": session_id,
+        "economy": economy,
+    }
+
+
+def _entry_line(entry: dict[str, object], age: object) -> str:
+    tail = str(entry.get("session_tail") or "")[-4:] or "????"
+    text = (
+        f"{entry['status']} {_ago(float(age))} ago by {entry.get('agent') or '?'} (session …{tail})"  # type: ignore[arg-type]  # age_s is a float whenever entry is set
+    )
+    duration = entry.get("duration_ms")
+    if isinstance(duration, int):
+        text += f", took {duration / 1000:.1f} s"
+    return text
+
+
+def render_status(view: dict[str, object]) -> str:
+    """The human form of :func:`collect_status`."""
+    lines = []
+    tree = view["tree"]
+    if isinstance(tree, dict):
+        digest = tree["dirty_digest"]
+        dirty = "clean" if digest == ledger_mod.CLEAN else f"dirty {str(digest)[:12]}"
+        lines.append(f"tree       HEAD {str(tree['git_head'])[:12]}, {dirty}")
+    else:
+        lines.append("tree       not a git work tree: nothing can be fresh")
+    lines.append(f"state      {view['state_dir'] or '-'}")
+    suites = view["suites"]
+    assert isinstance(suites, dict)  # noqa: S101  # built by collect_status
+    width = max((len(name) for name in suites), default=0)
+    lines.append("suites")
+    for name, info in suites.items():
+        word = "fresh" if info["fresh"] else "stale"
+        entry = info["entry"]
+        detail = "" if entry is None else _entry_line(entry, info["age_s"])
+        reason = "" if info["fresh"] else f"{info['reason']}"
+        joined = " — ".join(part for part in (reason, detail) if part)
+        lines.append(f"  {name:<{width}}  {word}  {joined}")
+    lock_view = view["lock"]
+    assert isinstance(lock_view, dict)  # noqa: S101  # built by collect_status
+    holder = lock_view["holder"]
+    status = lock_view["status"]
+    if status == "absent":
+        lines.append("run lock   free")
+    elif not isinstance(holder, dict):
+        lines.append("run lock   unreadable file (`lanes governor unlock` removes it)")
+    else:
+        age = float(lock_view.get("age_s") or 0.0)
+        who = (
+            f"{holder['agent']} (session …{str(holder['session_tail'])[-4:]}, "
+            f"pid {holder['agent_pid']} on {holder['host']}) running {holder['suite']} "
+            f"for {_ago(age)}"
+        )
+        if status == "held":
+            lines.append(
+                f"run lock   held by {who}; frees when the run ends, its agent exits, "
+                f"or in {_ago(float(lock_view['ttl']) - age)} at the latest"
+            )
+        else:
+            label = {"expired": "expired", "owner-dead": "owner dead"}.get(str(status), status)
+            lines.append(f"run lock   {label}: {who}; the next run takes it")
+    economy = view["economy"]
+    if view["session"] is None:
+        lines.append("economy    no session (pass --session ID)")
+    elif not isinstance(economy, dict):
+        lines.append(f"economy    session …{str(view['session'])[-4:]}: no runs counted")
+    else:
+        lines.append(
+            f"economy    session …{str(view['session'])[-4:]}: "
+            f"{economy.get('full_runs', 0)} full runs, {economy.get('filtered_runs', 0)} "
+            f"filtered runs, {economy.get('fires', 0)} nudges"
+        )
+    return "\n".join(lines)
+
+
+def run_status(ns: argparse.Namespace) -> int:
+    view = collect_status(_config(ns), session=getattr(ns, "session", None))
+    if ns.json:
+        sys.stdout.write(json.dumps(view, indent=2, sort_keys=True) + "\n")
+    else:
+        sys.stdout.write(render_status(view) + "\n")
+    return 0
+
+
+def run_record(ns: argparse.Namespace) -> int:
+    """``lanes governor record SUITE pass|fail``: for make targets and humans."""
+    config = _config(ns)
+    if ns.suite not in config.suites:
+        known = ", ".join(sorted(config.suites)) or "(none)"
+        msg = f"no suite {ns.suite!r} in [tool.lanes.suites] (configured: {known})"
+        raise UsageError(msg, hint="pass one of the configured suite names, or add the suite")
+    _, state, tree = _where(config)
+    if state is None or tree is None:
+        msg = f"cannot read the tree state of {str(config.root)!r}"
+        raise StateError(
+            msg,
+            hint="run it inside a git work tree with at least one commit "
+            "(a result must name the tree it was proven on)",
+        )
+    os.makedirs(state, exist_ok=True)
+    env = OSEnvironment()
+    files = paths_in(state)
+    status: ledger_mod.Outcome = "PASS" if ns.outcome == "pass" else "FAIL"
+    entry = ledger_mod.LedgerEntry(
+        status=status,
+        ts=env.now(),
+        git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest,
+        agent=os.environ.get("LANES_AGENT", "human"),
+        session_tail="",
+        duration_ms=None,
+    )
+    ledger_mod.record(env, files["ledger"], files["ledger_guard"], ns.suite, entry)
+    state_word = "clean" if tree.dirty_digest == ledger_mod.CLEAN else "dirty"
+    sys.stdout.write(f"recorded {ns.suite} {status} on {tree.git_head[:12]} ({state_word})\n")
+    return 0
+
+
+def run_unlock(ns: argparse.Namespace) -> int:
+    """``lanes governor unlock [--force]``: a live owner's lock needs --force (audited)."""
+    config = _config(ns)
+    _, state, _tree = _where(config)
+    if state is None:
+        sys.stdout.write("no run lock (not a git work tree)\n")
+        return 0
+    env = OSEnvironment()
+    files = paths_in(state)
+    ttl = config.governor.lock_ttl
+    seen = lock_mod.inspect(env, files["lock"], ttl=ttl)
+    if seen.status == "absent":
+        sys.stdout.write("no run lock\n")
+        return 0
+    holder = seen.record
+    if seen.status == "held" and not ns.force:
+        assert holder is not None  # noqa: S101  # "held" always carries its record
+        msg = (
+            f"the run lock is held by a live owner: {holder.agent} (pid {holder.agent_pid}) "
+            f"running {holder.suite} for {_ago(seen.age or 0.0)}"
+        )
+        raise UsageError(
+            msg,
+            hint="wait for that run to finish, or pass --force if you know it is gone "
+            "(the forced unlock is audited)",
+        )
+    if holder is not None:
+        removed = lock_mod.release(env, files["lock"], files["lock_guard"], token=holder.token)
+    else:
+        # An unreadable file carries no token; remove it under the guard.
+        with env.locked(files["lock_guard"]):
+            removed = env.unlink(files["lock"])
+    if seen.status == "held":
+        env.append(
+            files["audit"],
+            json.dumps(
+                {
+                    "ts": env.now(),
+                    "event": "forced-unlock",
+                    "holder": None if holder is None else holder.to_dict(),
+                    "by": os.environ.get("LANES_AGENT", "human"),
+                    "cwd": os.getcwd(),
+                },
+                sort_keys=True,
+            ),
+        )
+    word = "removed" if removed else "already gone"
+    sys.stdout.write(f"run lock ({seen.status}) {word}\n")
+    return 0

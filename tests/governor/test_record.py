@@ -1,0 +1,133 @@
+"""PostToolUse / PostToolUseFailure: auto-record and lock release."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from governor_helpers import SESSION_A, SESSION_B, Project
+
+from lanes.governor.gate import paths_in
+from lanes.governor.ledger import read
+
+if TYPE_CHECKING:
+    from pathlib import Path
+from typing import Any
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "repo")
+
+
+def ledger(project: Project) -> dict[str, str]:
+    return {
+        name: entry.status
+        for name, entry in read(project.env, paths_in(project.state)["ledger"]).items()
+    }
+
+
+COMMAND = "pytest tests/unit -q"
+
+
+def test_post_tool_use_records_pass_with_the_tree_and_frees_the_lock(project: Project) -> None:
+    project.pre(COMMAND)
+    assert project.lock_path.exists()
+    result = project.post(COMMAND)
+    assert result.recorded == {"unit": "PASS"}
+    assert result.released
+    assert not project.lock_path.exists()
+    entry = read(project.env, paths_in(project.state)["ledger"])["unit"]
+    assert entry.dirty_digest == "clean"
+    assert entry.git_head is not None
+    assert len(entry.git_head) == 40
+    assert entry.agent == "claude"
+    assert entry.session_tail.endswith("a1b2")
+    assert entry.duration_ms is not None
+
+
+def test_post_tool_use_failure_records_fail_and_frees_the_lock(project: Project) -> None:
+    project.pre(COMMAND)
+    result = project.post(COMMAND, event="PostToolUseFailure", error="Exit code 1\n1 failed")
+    assert result.recorded == {"unit": "FAIL"}
+    assert result.released
+
+
+def test_a_failure_event_without_exit_code_is_never_a_phantom_pass(project: Project) -> None:
+    project.pre(COMMAND)
+    assert project.post(COMMAND, event="PostToolUseFailure").recorded == {"unit": "FAIL"}
+
+
+@pytest.mark.parametrize(
+    ("response", "status"),
+    [({"exit_code": 1}, "FAIL"), ({"exit_code": 0}, "PASS"), ({"exitCode": 2}, "FAIL")],
+)
+def test_codex_exit_codes_in_post_tool_use(
+    project: Project, response: dict[str, object], status: str
+) -> None:
+    project.pre(COMMAND)
+    result = project.post(COMMAND, tool_response={"output": "...", **response})
+    assert result.recorded == {"unit": status}
+    assert result.released
+
+
+@pytest.mark.parametrize(
+    ("event", "extra"),
+    [
+        ("PostToolUseFailure", {"is_interrupt": True, "error": "Interrupted"}),
+        ("PostToolUse", {"tool_response": {"interrupted": True}}),
+    ],
+)
+def test_an_interrupted_run_records_nothing_but_frees_the_lock(
+    project: Project, event: str, extra: dict[str, Any]
+) -> None:
+    project.pre(COMMAND)
+    result = project.post(COMMAND, event=event, **extra)
+    assert result.recorded == {}
+    assert result.released
+    assert ledger(project) == {}
+
+
+def test_several_suites_record_each_and_all_fail_together(project: Project) -> None:
+    both = "pytest tests/unit -q && pytest tests/integ -m 'not slow'"
+    project.pre(both)
+    assert project.post(both).recorded == {"unit": "PASS", "integ": "PASS"}
+    project.pre(f"LANES_TEST_FORCE=1 {both}")
+    failed = project.post(f"LANES_TEST_FORCE=1 {both}", event="PostToolUseFailure")
+    assert failed.recorded == {"unit": "FAIL", "integ": "FAIL"}
+    assert ledger(project) == {"unit": "FAIL", "integ": "FAIL"}
+
+
+def test_a_mention_never_clears_the_lock(project: Project) -> None:
+    project.pre(COMMAND)
+    for mention in (f'echo "{COMMAND}"', f"cat <<EOF\n{COMMAND}\nEOF"):
+        result = project.post(mention)
+        assert result.recorded == {}
+        assert not result.released
+    assert project.lock_path.exists()
+
+
+def test_another_sessions_post_does_not_free_my_lock(project: Project) -> None:
+    project.pre(COMMAND)
+    result = project.post(COMMAND, session=SESSION_B)
+    assert not result.released
+    assert project.lock_path.exists()
+    assert project.post(COMMAND, session=SESSION_A).released
+
+
+def test_no_tree_no_record(project: Project) -> None:
+    # A PASS must name the tree it was proven on; without one nothing is written.
+    from lanes.governor.classify import classify  # noqa: PLC0415
+    from lanes.governor.record import decide_post  # noqa: PLC0415
+
+    hook = project.hook_payload("PostToolUse", COMMAND, SESSION_A)
+    result = decide_post(
+        project.env,
+        project.state,
+        project.config,
+        classify(COMMAND, project.root),
+        hook,
+        None,
+        "claude",
+    )
+    assert result.recorded == {}

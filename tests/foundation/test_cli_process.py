@@ -1,0 +1,159 @@
+"""The ``lanes`` command as a user runs it: real processes, real exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lanes import __version__
+from lanes.config import parse_config
+from lanes.envelope import lane_run
+
+pytestmark = pytest.mark.integration
+
+# The console script installed next to this interpreter, and `python -m lanes`.
+ENTRY_POINTS = {
+    "script": [str(Path(sys.executable).with_name("lanes"))],
+    "module": [sys.executable, "-m", "lanes"],
+}
+
+
+def _lanes(*args: str, cwd: Path, entry: str = "script") -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "LANES_"))}
+    return subprocess.run(
+        [*ENTRY_POINTS[entry], *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+def _assert_user_error(proc: subprocess.CompletedProcess[str]) -> tuple[str, str]:
+    """Exit 2, an `error:` line and a non-empty `hint:` line, no traceback."""
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    errors = [line for line in lines if line.startswith("error: ")]
+    hints = [line for line in lines if line.startswith("hint: ")]
+    assert len(errors) == 1, proc.stderr
+    assert len(hints) == 1, proc.stderr
+    assert hints[0].removeprefix("hint: ").strip()
+    return errors[0].removeprefix("error: "), hints[0].removeprefix("hint: ")
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_version(tmp_path: Path, entry: str) -> None:
+    proc = _lanes("--version", cwd=tmp_path, entry=entry)
+    assert (proc.returncode, proc.stdout.strip()) == (0, f"lanes {__version__}")
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+def test_misspelt_key_is_a_did_you_mean_and_exit_2(tmp_path: Path, entry: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.lanes.suites.unit]\npaths = ["tests"]\nmax_agee = 60\n', encoding="utf-8"
+    )
+    error, hint = _assert_user_error(_lanes("config", "show", cwd=tmp_path, entry=entry))
+    assert error == "[tool.lanes.suites.unit] unknown key 'max_agee' — did you mean 'max_age'?"
+    assert "max_age" in hint
+
+
+def test_invalid_toml_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.lanes\n", encoding="utf-8")
+    error, _ = _assert_user_error(_lanes("config", "show", cwd=tmp_path))
+    assert "is not valid TOML" in error
+
+
+def test_missing_config_file_exit_2(tmp_path: Path) -> None:
+    error, _ = _assert_user_error(_lanes("config", "show", "--config", "nope.toml", cwd=tmp_path))
+    assert "does not exist" in error
+
+
+def test_config_show(tmp_path: Path) -> None:
+    other = tmp_path / "conf" / "pyproject.toml"
+    other.parent.mkdir()
+    other.write_text('[tool.lanes.suites.unit]\npaths = ["t/u"]\n', encoding="utf-8")
+    proc = _lanes("config", "show", "--config", str(other), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    shown = json.loads(proc.stdout)
+    assert shown["suites"]["unit"]["command"] == "pytest t/u"
+    assert shown["source"] == str(other.resolve())
+
+
+def test_config_show_defaults(tmp_path: Path) -> None:
+    proc = _lanes("config", "show", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert list(json.loads(proc.stdout)["suites"]) == ["tests"]
+
+
+def test_no_command_prints_help_and_exits_2(tmp_path: Path) -> None:
+    proc = _lanes(cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "usage: lanes" in proc.stderr
+
+
+def test_unknown_command_exits_2(tmp_path: Path) -> None:
+    proc = _lanes("frobnicate", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "invalid choice: 'frobnicate'" in proc.stderr
+
+
+# ------------------------------------------------------------------ envelope validate
+
+
+def _write_envelope(root: Path, lane: str, **changes: Any) -> Path:
+    with lane_run(lane, config=parse_config({}, root=root)) as run:
+        run.verdict(passed=True)
+    path = root / "envelopes" / f"{lane}.json"
+    if changes:
+        document = json.loads(path.read_text("utf-8"))
+        for key, value in changes.items():
+            if value is None:
+                del document[key]
+            else:
+                document[key] = value
+        path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+def test_validate_all_valid(tmp_path: Path) -> None:
+    paths = [str(_write_envelope(tmp_path, lane)) for lane in ("a", "b")]
+    proc = _lanes("envelope", "validate", *paths, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout == ""
+
+
+def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
+    good = _write_envelope(tmp_path, "good")
+    no_result = _write_envelope(tmp_path, "noresult", result=None)
+    two = _write_envelope(tmp_path, "two", stage="partial", duration_ms=1.5)
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json", encoding="utf-8")
+    array = tmp_path / "array.json"
+    array.write_text("[]", encoding="utf-8")
+    missing = tmp_path / "missing.json"
+    proc = _lanes(
+        "envelope",
+        "validate",
+        *map(str, (good, no_result, two, garbage, array, missing)),
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr
+    out = proc.stdout.splitlines()
+    assert f"{no_result}: $: 'result' is a required property" in out
+    assert f"{two}: $.duration_ms: 1.5 is not of type 'integer'" in out
+    assert any(line.startswith(f"{two}: $.stage: 'partial' is not one of") for line in out)
+    assert any(line.startswith(f"{garbage}: $:") and "is not JSON" in line for line in out)
+    assert any(line.startswith(f"{array}: $:") and "JSON object" in line for line in out)
+    assert any(line.startswith(f"{missing}: $:") and "does not exist" in line for line in out)
+    assert not any(line.startswith(str(good)) for line in out)

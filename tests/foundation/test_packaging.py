@@ -1,0 +1,64 @@
+"""pyproject.toml, .ci/run and the README agree with what DESIGN.md promises."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+
+
+@pytest.fixture(scope="module")
+def pyproject() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement, maxsplit=1)[0].lower()
+
+
+def test_distribution_and_console_script(pyproject: dict[str, Any]) -> None:
+    project = pyproject["project"]
+    assert project["name"] == "lanekit"
+    assert project["scripts"] == {"lanes": "lanes.cli:main"}
+    assert project["requires-python"] == ">=3.11"
+
+
+def test_the_bare_install_needs_nothing(pyproject: dict[str, Any]) -> None:
+    # `pip install lanekit` is the governor: standard library only.
+    assert pyproject["project"]["dependencies"] == []
+
+
+def test_the_lanes_extra(pyproject: dict[str, Any]) -> None:
+    extra = {_name(req) for req in pyproject["project"]["optional-dependencies"]["lanes"]}
+    assert {"pytest", "pytest-xdist", "hypothesis", "mutmut", "jinja2", "jsonschema"} <= extra
+
+
+def test_templates_and_schema_ship_as_package_data(pyproject: dict[str, Any]) -> None:
+    data = pyproject["tool"]["setuptools"]["package-data"]["lanes"]
+    assert "*.json" in data
+    assert "report/templates/*" in data
+    assert "py.typed" in data
+
+
+def test_ci_run_is_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = re.findall(r"^(python3 -m pip install nox && nox -s tests)\b", readme, re.MULTILINE)
+    assert commands, "the README must show the one-line test command"
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[0] in script.splitlines()
+    assert script.startswith("#!/usr/bin/env bash\n")
+    assert "set -euo pipefail" in script
+    assert (ROOT / ".ci" / "run").stat().st_mode & 0o111, ".ci/run must be executable"
+
+
+def test_readme_main_job_command_is_a_nox_session() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"^python3 -m pip install nox && nox -s lanes\b", readme, re.MULTILINE)
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    for session in ("tests", "lint", "lanes", "report"):
+        assert re.search(rf"^def {session}\(session: nox.Session\)", noxfile, re.MULTILINE), session

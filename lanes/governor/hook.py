@@ -98,26 +98,22 @@ def _dispatch(raw: bytes, agent: str) -> int:
 def _on_pre(payload: HookPayload, classification: Classification, agent: str) -> int:
     """PreToolUse: the gate decides (exit 2 + reason on stderr blocks, 0 allows).
 
-    Plug point for the gate (Governor II): return its exit status from here,
-    e.g. ``return gate.pre_tool_use(payload, classification, agent=agent)``.
     The gate sees every payload the pre-screen passes — all test runs and every
     command naming a configured suite word — including scope ``none`` commands
     such as a ``make verify`` suite, so do not filter on scope here.
     """
-    del payload, classification, agent  # no gate wired yet: allow
-    return 0
+    from lanes.governor import gate  # noqa: PLC0415
+
+    return gate.pre_tool_use(payload, classification, agent=agent)
 
 
 def _on_post(payload: HookPayload, classification: Classification, agent: str) -> int:
-    """PostToolUse / PostToolUseFailure: count and advise; never blocks.
+    """PostToolUse / PostToolUseFailure: record suite results, count and advise;
+    never blocks. Each piece runs through :func:`_guarded`, so a fault in one
+    never costs the other."""
+    from lanes.governor import economy, record  # noqa: PLC0415
 
-    Plug point for auto-record (Governor II): call it here, through
-    :func:`_guarded` so that a fault in one never costs the other, e.g.
-    ``_guarded("record", record.post_tool_use, payload, classification, agent=agent)``.
-    """
-    del agent  # auto-record will use it
-    from lanes.governor import economy  # noqa: PLC0415
-
+    _guarded("record", record.post_tool_use, payload, classification, agent=agent)
     advice = _guarded("economy", economy.on_post_tool_use, payload, classification)
     if isinstance(advice, str) and advice:
         _advise(payload.event, advice)

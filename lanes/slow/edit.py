@@ -1,0 +1,90 @@
+"""``lanes slow pin`` and ``lanes slow unpin``: edit the pin list.
+
+Without ``--ceiling`` or ``--tier``, ``pin`` takes the test's last measurement
+from the ``slow`` envelope (``lanes slow run`` writes it), so the usual flow
+is: the run fails naming the test, you pin it with a reason. The failure
+message itself prints the full command with a ceiling, for runs made with
+plain ``pytest --slow-ratchet`` that leave no envelope.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import TYPE_CHECKING
+
+from lanes.config import Config, load_config
+from lanes.errors import UsageError
+from lanes.exitcodes import ExitCode
+from lanes.slow.pins import add_pin, remove_pin
+from lanes.slow.verdicts import round_up
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+__all__ = ["last_measurement", "run_pin", "run_unpin"]
+
+
+def last_measurement(config: Config, nodeid: str) -> tuple[str, float] | None:
+    """``(tier, seconds)`` of ``nodeid`` in the last ``slow`` envelope, if it has one."""
+    path = config.envelope_path("slow")
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    tests = document.get("data", {}).get("tests", []) if isinstance(document, dict) else []
+    for entry in tests if isinstance(tests, list) else []:
+        if isinstance(entry, dict) and entry.get("nodeid") == nodeid:
+            tier, ms = entry.get("tier"), entry.get("ms")
+            if isinstance(tier, str) and isinstance(ms, int):
+                return tier, ms / 1000
+    return None
+
+
+def _pins_path(config: Config) -> Path:
+    return config.root / config.slow.pins
+
+
+def run_pin(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    measured = last_measurement(config, ns.nodeid)
+    ceiling: float | None = ns.ceiling
+    tier: str | None = ns.tier
+    if ceiling is None:
+        if measured is None:
+            msg = (
+                f"no measured duration for {ns.nodeid!r} in {config.envelope_path('slow')}, "
+                "so there is no default ceiling"
+            )
+            raise UsageError(
+                msg,
+                hint="pass --ceiling SECONDS (the ratchet's failure message suggests one), "
+                "or run `lanes slow run` first",
+            )
+        ceiling = round_up(measured[1])
+    if tier is None:
+        tier = measured[0] if measured is not None else config.slow.default_tier
+    pin, previous = add_pin(
+        _pins_path(config),
+        slow=config.slow,
+        nodeid=ns.nodeid,
+        tier=tier,
+        ceiling=ceiling,
+        reason=ns.reason,
+        tracking=ns.tracking,
+    )
+    verb = "re-pinned" if previous is not None else "pinned"
+    print(
+        f"{verb} {pin.nodeid} (tier {pin.tier!r}, ceiling {pin.ceiling:g} s, fails past "
+        f"{pin.ceiling * config.slow.fail_factor:g} s) in {config.slow.pins}"
+    )
+    print(f"commit {config.slow.pins} with the change; `lanes slow check` reviews new pins")
+    return ExitCode.OK
+
+
+def run_unpin(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    pin = remove_pin(_pins_path(config), slow=config.slow, nodeid=ns.nodeid)
+    print(f"unpinned {shlex.quote(pin.nodeid)} from {config.slow.pins}")
+    return ExitCode.OK

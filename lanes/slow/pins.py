@@ -1,0 +1,368 @@
+"""The pin list, ``baselines/slow-tests.json``: tests allowed past their tier's budget.
+
+A pin is a reviewed waiver: the test, its tier, its own ceiling in seconds, why
+it is slow, where the work to speed it up is tracked and when it was added. The
+file is committed, edited only through ``lanes slow pin`` / ``unpin`` (or by
+hand, which ``lanes slow check`` then judges), and written atomically with its
+entries sorted by node id so that diffs stay one line per change.
+
+Loading is strict: a malformed file is a :class:`~lanes.errors.ConfigError`
+naming the file, the entry and the fix, never a silently empty list (an
+unreadable pin list that read as "no pins" would fail every pinned test; one
+that read as "everything pinned" would pass everything).
+
+``reason`` and ``tracking`` may be empty in the file: that is exactly what
+``lanes slow check`` exists to catch in review, so the loader must let it
+through to be judged rather than hide it behind a load error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import fcntl
+import json
+import math
+import os
+import re
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from lanes._atomic import write_atomic
+from lanes.errors import ConfigError, StateError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from pathlib import Path
+
+    from lanes.config import SlowConfig
+
+__all__ = [
+    "PINS_FORMAT",
+    "Pin",
+    "PinList",
+    "add_pin",
+    "dump_pins",
+    "load_pins",
+    "parse_pins",
+    "remove_pin",
+    "write_pins",
+]
+
+PINS_FORMAT: Final = "lanekit.slow-pins"
+PINS_VERSION: Final = 1
+_FIELDS: Final = ("nodeid", "tier", "ceiling", "reason", "tracking", "added")
+_DATE: Final = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One waiver: ``nodeid`` may take up to ``ceiling`` seconds (then the band)."""
+
+    nodeid: str
+    tier: str
+    ceiling: float
+    reason: str
+    tracking: str
+    added: str
+
+    @property
+    def justified(self) -> bool:
+        """A pin says why (reason) and where the fix is tracked (tracking)."""
+        return bool(self.reason.strip()) and bool(self.tracking.strip())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "tier": self.tier,
+            "ceiling": self.ceiling,
+            "reason": self.reason,
+            "tracking": self.tracking,
+            "added": self.added,
+        }
+
+
+@dataclass(frozen=True)
+class PinList:
+    """The parsed pin file: pins by node id, plus where they came from."""
+
+    source: str
+    pins: Mapping[str, Pin]
+
+    def get(self, nodeid: str) -> Pin | None:
+        return self.pins.get(nodeid)
+
+    def __len__(self) -> int:
+        return len(self.pins)
+
+    def __iter__(self) -> Iterator[Pin]:
+        return iter(self.pins.values())
+
+
+def _entry_error(source: str, index: int, nodeid: object, problem: str, fix: str) -> ConfigError:
+    name = f"entry {index}" + (f" ({nodeid!r})" if isinstance(nodeid, str) and nodeid else "")
+    return ConfigError(f"pin file {source}: {name}: {problem}", hint=fix)
+
+
+def _parse_entry(source: str, index: int, raw: object) -> Pin:
+    if not isinstance(raw, dict):
+        raise _entry_error(
+            source,
+            index,
+            None,
+            f"must be a JSON object, got {type(raw).__name__} {raw!r}",
+            'write each pin as {"nodeid": ..., "tier": ..., "ceiling": ..., "reason": ..., '
+            '"tracking": ..., "added": ...}, or use `lanes slow pin`',
+        )
+    nodeid = raw.get("nodeid")
+    for key in raw:
+        if key not in _FIELDS:
+            close = difflib.get_close_matches(str(key), _FIELDS, n=1, cutoff=0.6)
+            guess = f" — did you mean {close[0]!r}?" if close else ""
+            raise _entry_error(
+                source,
+                index,
+                nodeid,
+                f"unknown key {key!r}{guess}",
+                f"a pin has exactly these keys: {', '.join(_FIELDS)}",
+            )
+    missing = [key for key in ("nodeid", "tier", "ceiling", "added") if key not in raw]
+    if missing:
+        raise _entry_error(
+            source,
+            index,
+            nodeid,
+            f"is missing {', '.join(missing)}",
+            "re-create the pin with `lanes slow unpin NODEID` then "
+            "`lanes slow pin NODEID --reason ... --tracking ...`",
+        )
+    for key in ("nodeid", "tier"):
+        value = raw[key]
+        if not isinstance(value, str) or not value.strip():
+            raise _entry_error(
+                source,
+                index,
+                nodeid,
+                f"{key} must be a non-empty string, got {value!r}",
+                f"set {key} to the test's {'node id' if key == 'nodeid' else 'tier name'}",
+            )
+    for key in ("reason", "tracking"):
+        value = raw.get(key, "")
+        if not isinstance(value, str):
+            raise _entry_error(
+                source,
+                index,
+                nodeid,
+                f"{key} must be a string, got {value!r}",
+                f"set {key} to a short text (why the test is slow / an issue reference)",
+            )
+    ceiling = raw["ceiling"]
+    if (
+        isinstance(ceiling, bool)
+        or not isinstance(ceiling, int | float)
+        or not math.isfinite(ceiling)
+        or ceiling <= 0
+    ):
+        raise _entry_error(
+            source,
+            index,
+            nodeid,
+            f"ceiling must be a finite number of seconds > 0, got {ceiling!r}",
+            "set ceiling to the seconds this test may take, e.g. 4.5",
+        )
+    added = raw["added"]
+    if not isinstance(added, str) or not _DATE.match(added):
+        raise _entry_error(
+            source,
+            index,
+            nodeid,
+            f"added must be a date YYYY-MM-DD, got {added!r}",
+            'set added to the date the pin was created, e.g. "2026-01-31"',
+        )
+    return Pin(
+        nodeid=raw["nodeid"],
+        tier=raw["tier"],
+        ceiling=float(ceiling),
+        reason=raw.get("reason", ""),
+        tracking=raw.get("tracking", ""),
+        added=added,
+    )
+
+
+def parse_pins(text: str, *, source: str, slow: SlowConfig | None = None) -> PinList:
+    """Validate the pin file's text; with ``slow``, every pin's tier must be configured."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        msg = f"pin file {source} is not valid JSON: {exc}"
+        raise ConfigError(
+            msg,
+            hint="fix the JSON at the line and column shown, or restore the file from git",
+        ) from None
+    if not isinstance(document, dict):
+        msg = f"pin file {source} must hold a JSON object, got {type(document).__name__}"
+        raise ConfigError(
+            msg,
+            hint=f'the file looks like {{"format": "{PINS_FORMAT}", "version": 1, "pins": [...]}}',
+        )
+    if document.get("format") != PINS_FORMAT or document.get("version") != PINS_VERSION:
+        msg = (
+            f"pin file {source} has format {document.get('format')!r} version "
+            f"{document.get('version')!r}; expected {PINS_FORMAT!r} version {PINS_VERSION}"
+        )
+        raise ConfigError(
+            msg,
+            hint=f'start the file with "format": "{PINS_FORMAT}", "version": {PINS_VERSION}, '
+            "or delete it and re-pin with `lanes slow pin`",
+        )
+    extra = sorted(set(document) - {"format", "version", "pins"})
+    if extra:
+        msg = f"pin file {source} has unknown top-level keys {extra!r}"
+        raise ConfigError(
+            msg,
+            hint="the top level holds only format, version and pins",
+        )
+    entries = document.get("pins", [])
+    if not isinstance(entries, list):
+        msg = f"pin file {source}: pins must be a list, got {type(entries).__name__}"
+        raise ConfigError(
+            msg,
+            hint='write pins as a JSON list: "pins": [ {...}, ... ]',
+        )
+    pins: dict[str, Pin] = {}
+    for index, raw in enumerate(entries):
+        pin = _parse_entry(source, index, raw)
+        if pin.nodeid in pins:
+            raise _entry_error(
+                source,
+                index,
+                pin.nodeid,
+                "pins the same test a second time",
+                "keep one entry per node id (`lanes slow pin` replaces an existing pin)",
+            )
+        if slow is not None and pin.tier not in slow.tiers:
+            raise _entry_error(
+                source,
+                index,
+                pin.nodeid,
+                f"tier {pin.tier!r} is not configured (tiers: {', '.join(slow.tiers)})",
+                f"set the pin's tier to a configured tier, or add [tool.lanes.slow.tiers.{pin.tier}]",
+            )
+        pins[pin.nodeid] = pin
+    return PinList(source=source, pins=dict(sorted(pins.items())))
+
+
+def load_pins(path: Path, *, slow: SlowConfig | None = None) -> PinList:
+    """Read the pin file; a missing file is an empty list (no pins yet)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return PinList(source=str(path), pins={})
+    except (OSError, UnicodeDecodeError) as exc:
+        msg = f"pin file {str(path)!r} cannot be read: {exc}"
+        raise StateError(
+            msg,
+            hint="check the file's permissions and that it is UTF-8 JSON",
+        ) from None
+    return parse_pins(text, source=str(path), slow=slow)
+
+
+def dump_pins(pins: Sequence[Pin]) -> str:
+    document = {
+        "format": PINS_FORMAT,
+        "version": PINS_VERSION,
+        "pins": [pin.to_dict() for pin in sorted(pins, key=lambda p: p.nodeid)],
+    }
+    return json.dumps(document, indent=2) + "\n"
+
+
+def write_pins(path: Path, pins: Sequence[Pin]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, dump_pins(pins))
+
+
+@contextmanager
+def _directory_lock(directory: Path) -> Iterator[None]:
+    # Lock the baselines directory itself rather than a sidecar file: a sidecar
+    # next to a committed baseline is one `git add .` away from being committed.
+    # Two agents pinning at once would otherwise lose one of the two edits.
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _today() -> str:
+    return dt.datetime.now(tz=dt.UTC).date().isoformat()
+
+
+def add_pin(
+    path: Path,
+    *,
+    slow: SlowConfig,
+    nodeid: str,
+    tier: str,
+    ceiling: float,
+    reason: str,
+    tracking: str,
+) -> tuple[Pin, Pin | None]:
+    """Pin ``nodeid`` (replacing an existing pin, which keeps its ``added`` date).
+
+    Returns the new pin and the one it replaced.
+    """
+    for name, value in (("--reason", reason), ("--tracking", tracking), ("NODEID", nodeid)):
+        if not value.strip():
+            msg = f"{name} must be a non-empty text, got {value!r}"
+            raise UsageError(
+                msg,
+                hint="a pin is a reviewed waiver: say why the test is slow (--reason) and where "
+                "speeding it up is tracked (--tracking, e.g. an issue URL or #123)",
+            )
+    if tier not in slow.tiers:
+        msg = f"--tier {tier!r} is not a configured tier"
+        raise UsageError(
+            msg,
+            hint=f"use one of: {', '.join(slow.tiers)}",
+        )
+    if not math.isfinite(ceiling) or ceiling <= 0:
+        msg = f"--ceiling must be a finite number of seconds > 0, got {ceiling!r}"
+        raise UsageError(
+            msg,
+            hint="pass the seconds the test may take, e.g. --ceiling 4.5",
+        )
+    with _directory_lock(path.parent):
+        current = load_pins(path, slow=slow)
+        previous = current.get(nodeid)
+        pin = Pin(
+            nodeid=nodeid,
+            tier=tier,
+            ceiling=ceiling,
+            reason=reason.strip(),
+            tracking=tracking.strip(),
+            added=previous.added if previous is not None else _today(),
+        )
+        pins = {p.nodeid: p for p in current}
+        pins[nodeid] = pin
+        write_pins(path, list(pins.values()))
+    return pin, previous
+
+
+def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str) -> Pin:
+    """Unpin ``nodeid``; a node id that is not pinned is a usage error with a guess."""
+    with _directory_lock(path.parent):
+        current = load_pins(path, slow=slow)
+        pin = current.get(nodeid)
+        if pin is None:
+            close = difflib.get_close_matches(nodeid, list(current.pins), n=1, cutoff=0.6)
+            guess = f" — did you mean {close[0]!r}?" if close else ""
+            msg = f"{nodeid!r} is not pinned in {path}{guess}"
+            raise UsageError(
+                msg,
+                hint=f"pass the node id exactly as it is written in {path}",
+            )
+        write_pins(path, [p for p in current if p.nodeid != nodeid])
+    return pin

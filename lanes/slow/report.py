@@ -1,0 +1,281 @@
+"""Render a :class:`~lanes.slow.verdicts.Judgement`: terminal lines and the envelope payload.
+
+Both views are built from the same judgement, so the terminal can never say
+something the envelope does not (and the envelope, not the terminal, is what
+CI keeps).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from lanes.slow.verdicts import Judged, Judgement, PinState, Verdict, round_up
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+    from lanes.config import SlowConfig
+
+__all__ = [
+    "PHASES",
+    "FixtureCost",
+    "Line",
+    "envelope_data",
+    "failure_message",
+    "terminal_lines",
+]
+
+PHASES: Final = "call+function-fixtures"
+"""What a test's measured time covers (see the README, "Which phases count")."""
+
+SLOWEST: Final = 10
+FIXTURES_SHOWN: Final = 5
+FIXTURE_NOISE_FLOOR: Final = 0.01
+
+Style = Literal["fail", "warn", "plain", "good"]
+
+
+@dataclass(frozen=True)
+class Line:
+    text: str
+    style: Style = "plain"
+
+
+@dataclass(frozen=True)
+class FixtureCost:
+    """Setup cost of a fixture wider than function scope: not charged to any test,
+    because it lands in whichever test happens to run first (which differs
+    between ``-n 0`` and ``-n 2``), so it is reported here instead."""
+
+    name: str
+    scope: str
+    count: int
+    total: float
+    max: float
+    first: str
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:.3g} s" if seconds < 100 else f"{seconds:.0f} s"
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def _tier_moves(slow: SlowConfig, judged: Judged) -> list[str]:
+    """Ways to move a test into a tier whose budget would hold it."""
+    moves: list[str] = []
+    for tier in slow.tiers.values():
+        if tier.name == judged.measurement.tier or tier.budget * slow.fail_factor < judged.seconds:
+            continue
+        if tier.markers:
+            moves.append(f"@pytest.mark.{tier.markers[0]} (tier {tier.name!r}, {_s(tier.budget)})")
+        elif tier.paths:
+            moves.append(f"a file under {tier.paths[0]} (tier {tier.name!r}, {_s(tier.budget)})")
+    return moves
+
+
+def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
+    """What failed, by how much, and the three ways to fix it."""
+    m = judged.measurement
+    quoted = shlex.quote(m.nodeid)
+    ceiling = round_up(judged.seconds)
+    if judged.pin is not None:
+        head = (
+            f"{m.nodeid} took {_s(judged.seconds)}: past {slow.fail_factor:g} × its pin ceiling "
+            f"{_s(judged.allowance)} (limit {_s(judged.limit)}; pinned for {judged.pin.reason!r}, "
+            f"tracked in {judged.pin.tracking!r})"
+        )
+        fix = [
+            "fix: speed it up (see the tracking reference), or raise its ceiling with a reason:",
+            (
+                f"  lanes slow pin {quoted} --reason {shlex.quote(judged.pin.reason)} "
+                f"--tracking {shlex.quote(judged.pin.tracking)} --ceiling {ceiling:g}"
+            ),
+        ]
+        return [head, *fix]
+    head = (
+        f"{m.nodeid} took {_s(judged.seconds)}: past {slow.fail_factor:g} × the "
+        f"{m.tier!r} tier budget {_s(judged.budget)} (limit {_s(judged.limit)})"
+    )
+    moves = _tier_moves(slow, judged)
+    fix = [
+        (
+            "fix: speed it up (a test that waits real time: poll at a budget-derived cadence "
+            "or inject a clock)"
+        )
+    ]
+    if moves:
+        fix.append("  or move it to a slower tier: " + "; ".join(moves))
+    fix.append("  or pin it with a reason:")
+    fix.append(
+        f"  lanes slow pin {quoted} --reason '<why it is slow>' --tracking '<issue>' "
+        f"--ceiling {ceiling:g}"
+    )
+    return [head, *fix]
+
+
+def terminal_lines(
+    slow: SlowConfig,
+    judgement: Judgement,
+    fixtures: Iterable[FixtureCost] = (),
+) -> list[Line]:
+    """The ``slow-test ratchet`` terminal summary section."""
+    lines: list[Line] = []
+    for judged in judgement.failures:
+        head, *rest = failure_message(slow, judged)
+        lines.append(Line(f"FAIL {head}", "fail"))
+        lines.extend(Line(f"     {text}") for text in rest)
+    for judged in judgement.band:
+        over = (
+            "its pin ceiling"
+            if judged.pin is not None
+            else f"the {judged.measurement.tier!r} budget"
+        )
+        lines.append(
+            Line(
+                f"band {judged.nodeid} took {_s(judged.seconds)}: over {over} "
+                f"{_s(judged.allowance)}; fails past {_s(judged.limit)}",
+                "warn",
+            )
+        )
+    lines.extend(
+        Line(
+            f"pin removable: {report.pin.nodeid} took {_s(report.seconds)}, within its "
+            f"tier budget {_s(report.budget)}: lanes slow unpin {shlex.quote(report.pin.nodeid)}",
+            "good",
+        )
+        for report in judgement.pins
+        if report.state is PinState.REMOVABLE and report.seconds is not None
+    )
+    slowest = judgement.slowest(SLOWEST)
+    if slowest:
+        lines.append(Line(f"slowest {len(slowest)} (call + function-scoped fixture setup):"))
+        for judged in slowest:
+            m = judged.measurement
+            split = f" (fixtures {_s(m.fixtures)})" if m.fixtures >= FIXTURE_NOISE_FLOOR else ""
+            lines.append(Line(f"  {judged.seconds:8.3f} s  {m.tier:<12} {m.nodeid}{split}"))
+    shown = [f for f in sorted(fixtures, key=lambda f: -f.total) if f.max >= FIXTURE_NOISE_FLOOR]
+    if shown:
+        lines.append(Line("shared fixture setup (scope wider than function; charged to no test):"))
+        lines.extend(
+            Line(
+                f"  {fixture.total:8.3f} s  {fixture.scope:<12} {fixture.name} "
+                f"({fixture.count}×, slowest {_s(fixture.max)}, first for {fixture.first})"
+            )
+            for fixture in shown[:FIXTURES_SHOWN]
+        )
+    lines.extend(Line(f"tighten: {hint.message()}") for hint in judgement.tighten)
+    removable = sum(1 for p in judgement.pins if p.state is PinState.REMOVABLE)
+    summary = (
+        f"{len(judgement.judged)} tests judged, {len(judgement.failures)} past their limit, "
+        f"{len(judgement.band)} in the band, {len(judgement.pins)} pinned ({removable} removable)"
+    )
+    if judgement.passed:
+        lines.append(Line(f"slow-test ratchet passed: {summary}", "good"))
+    else:
+        lines.append(Line(f"slow-test ratchet FAILED: {summary}", "fail"))
+    return lines
+
+
+def _judged_dict(judged: Judged) -> dict[str, Any]:
+    return {
+        "nodeid": judged.nodeid,
+        "tier": judged.measurement.tier,
+        "ms": _ms(judged.seconds),
+        "budget_ms": _ms(judged.budget),
+        "limit_ms": _ms(judged.limit),
+        "pinned": judged.pin is not None,
+    }
+
+
+def envelope_data(
+    slow: SlowConfig,
+    judgement: Judgement,
+    *,
+    pins_file: str,
+    fixtures: Iterable[FixtureCost] = (),
+    workers: int = 0,
+    outcomes: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """The ``slow`` lane's envelope payload (schema: ``$defs.slow`` in envelope.schema.json)."""
+    return {
+        "verdict": "pass" if judgement.passed else "fail",
+        "phases": PHASES,
+        "fail_factor": slow.fail_factor,
+        "pins_file": pins_file,
+        "workers": workers,
+        "outcomes": dict(outcomes or {}),
+        "counts": {
+            "judged": len(judgement.judged),
+            "ok": sum(1 for j in judgement.judged if j.verdict is Verdict.OK),
+            "band": len(judgement.band),
+            "fail": len(judgement.failures),
+        },
+        "tiers": [
+            {
+                "name": t.name,
+                "budget_ms": _ms(t.budget),
+                "count": t.count,
+                "total_ms": _ms(t.total),
+                "p50_ms": _ms(t.p50),
+                "p90_ms": _ms(t.p90),
+                "max_ms": _ms(t.max),
+                "slowest": t.slowest,
+            }
+            for t in judgement.tiers
+        ],
+        "offenders": [_judged_dict(j) for j in judgement.failures],
+        "band": [_judged_dict(j) for j in judgement.band],
+        "pins": [
+            {
+                "nodeid": report.pin.nodeid,
+                "tier": report.pin.tier,
+                "ceiling_ms": _ms(report.pin.ceiling),
+                "reason": report.pin.reason,
+                "tracking": report.pin.tracking,
+                "added": report.pin.added,
+                "state": str(report.state),
+                "ms": None if report.seconds is None else _ms(report.seconds),
+            }
+            for report in judgement.pins
+        ],
+        "tighten": [
+            {
+                "tier": hint.tier,
+                "budget_ms": _ms(hint.budget),
+                "slowest_ms": _ms(hint.slowest),
+                "suggested_budget_ms": _ms(hint.suggestion),
+                "message": hint.message(),
+            }
+            for hint in judgement.tighten
+        ],
+        "slowest": [
+            {
+                "nodeid": j.nodeid,
+                "tier": j.measurement.tier,
+                "ms": _ms(j.seconds),
+                "call_ms": _ms(j.measurement.call),
+                "fixtures_ms": _ms(j.measurement.fixtures),
+            }
+            for j in judgement.slowest(SLOWEST)
+        ],
+        "fixtures": [
+            {
+                "name": f.name,
+                "scope": f.scope,
+                "count": f.count,
+                "total_ms": _ms(f.total),
+                "max_ms": _ms(f.max),
+                "first": f.first,
+            }
+            for f in sorted(fixtures, key=lambda f: (-f.total, f.name))
+        ],
+        "tests": [
+            {"nodeid": j.nodeid, "tier": j.measurement.tier, "ms": _ms(j.seconds)}
+            for j in judgement.judged
+        ],
+    }

@@ -1,0 +1,95 @@
+"""Scratch projects for the ratchet's acceptance tests.
+
+Timing margins: every planted duration sits at least 3× away from the
+boundary it is meant to land beyond (budget 0.01 s, fail_factor 9 => the band
+is 0.01-0.09 s): a fast test takes microseconds (budget / 3 = 3.3 ms), the
+band test sleeps 0.03 s (3× the budget, 3× under the limit) and the slow one
+0.3 s (3.3× the limit). A loaded machine can stretch a sleep, not shrink it, so
+only the fast test could be pushed across, and it has 3 ms of slack for a body
+that does nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pytest
+
+BUDGET = 0.01
+FAIL_FACTOR = 9
+BAND_SLEEP = 0.03
+SLOW_SLEEP = 0.3
+
+PYPROJECT = f"""
+[tool.pytest.ini_options]
+markers = ["integration: slow tier"]
+
+[tool.lanes.slow]
+{{enabled}}
+fail_factor = {FAIL_FACTOR}
+
+[tool.lanes.slow.tiers.unit]
+budget = {BUDGET}
+
+[tool.lanes.slow.tiers.integration]
+budget = 5.0
+markers = ["integration"]
+paths = ["tests/integration/**"]
+"""
+
+THREE_TESTS = f"""
+import time
+
+def test_fast():
+    pass
+
+def test_band():
+    time.sleep({BAND_SLEEP})
+
+def test_slow():
+    time.sleep({SLOW_SLEEP})
+"""
+
+
+def make_project(pytester: pytest.Pytester, *, enabled: str = "") -> None:
+    """A project with the three planted tests in tests/test_three.py."""
+    pytester.makepyprojecttoml(PYPROJECT.replace("{enabled}", enabled))
+    tests = pytester.mkdir("tests")
+    tests.joinpath("test_three.py").write_text(THREE_TESTS)
+
+
+def write_pins(pytester: pytest.Pytester, *pins: dict[str, Any]) -> Path:
+    path = pytester.path / "baselines" / "slow-tests.json"
+    path.parent.mkdir(exist_ok=True)
+    entries = [
+        {
+            "tier": "unit",
+            "reason": "sleeps on purpose",
+            "tracking": "#1",
+            "added": "2026-01-01",
+            **p,
+        }
+        for p in pins
+    ]
+    path.write_text(json.dumps({"format": "lanekit.slow-pins", "version": 1, "pins": entries}))
+    return path
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def verdicts(data: dict[str, Any]) -> dict[str, list[str]]:
+    """The verdict-bearing part of a result: what two runs must agree on."""
+    return {
+        "offenders": sorted(o["nodeid"] for o in data["offenders"]),
+        "band": sorted(b["nodeid"] for b in data["band"]),
+        "pins": sorted(f"{p['nodeid']}={p['state']}" for p in data["pins"]),
+        "tiers": sorted(f"{t['nodeid']}={t['tier']}" for t in data["tests"]),
+    }

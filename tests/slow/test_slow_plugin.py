@@ -1,0 +1,209 @@
+"""The ratchet as a user meets it: real pytest sessions through pytester."""
+
+from __future__ import annotations
+
+import pytest
+from slow_helpers import SLOW_SLEEP, make_project, read_json, verdicts, write_pins
+
+from lanes.envelope import validate_envelope
+
+SLOW = "tests/test_three.py::test_slow"
+BAND = "tests/test_three.py::test_band"
+FAST = "tests/test_three.py::test_fast"
+
+
+def test_inert_by_default(pytester: pytest.Pytester) -> None:
+    # Installed (the entry point is loaded) but not enabled: no header, no
+    # section, no failure, and no working hooks registered.
+    make_project(pytester)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    assert result.ret == 0
+    result.stdout.no_fnmatch_line("*slow-test ratchet*")
+    config = pytester.parseconfigure()
+    assert config.pluginmanager.has_plugin("lanes.slow")
+    assert not config.pluginmanager.has_plugin("lanes-slow-ratchet")
+    assert not config.pluginmanager.has_plugin("lanes-slow-stopwatch")
+
+
+def test_the_run_fails_naming_only_the_test_past_the_limit(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    out = pytester.path / "slow.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    result.assert_outcomes(passed=3)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # every test passed; the budget did not
+    result.stdout.fnmatch_lines(
+        [
+            "*slow-test ratchet*",
+            f"FAIL {SLOW} took * s: past 9 × the 'unit' tier budget 0.01 s (limit 0.09 s)",
+            "*fix: speed it up*",
+            "*or move it to a slower tier: @pytest.mark.integration (tier 'integration', 5 s)*",
+            f"*lanes slow pin {SLOW} --reason '<why it is slow>' --tracking '<issue>' --ceiling *",
+            f"band {BAND} took * s: over the 'unit' budget 0.01 s; fails past 0.09 s",
+            "slow-test ratchet FAILED: 3 tests judged, 1 past their limit, 1 in the band*",
+            "*3 passed, 1 past slow budget*",
+        ]
+    )
+    result.stdout.no_fnmatch_line(f"FAIL {BAND}*")
+    result.stdout.no_fnmatch_line(f"*FAIL {FAST}*")
+    data = read_json(out)
+    assert verdicts(data)["offenders"] == [SLOW]
+    assert verdicts(data)["band"] == [BAND]
+    assert data["verdict"] == "fail"
+
+
+def test_enabled_from_pyproject_and_passes_once_pinned(pytester: pytest.Pytester) -> None:
+    make_project(pytester, enabled="enabled = true")
+    write_pins(pytester, {"nodeid": SLOW, "ceiling": SLOW_SLEEP * 3})
+    out = pytester.path / "slow.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(["slow-test ratchet: unit 0.01 s, integration 5 s; *1 pinned*"])
+    result.stdout.fnmatch_lines(["slow-test ratchet passed: *1 pinned (0 removable)"])
+    assert verdicts(read_json(out))["pins"] == [f"{SLOW}=holding"]
+
+
+def test_a_pinned_test_past_its_own_ceiling_fails(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    # Ceiling = the budget: limit 0.09 s, the test sleeps 0.3 s.
+    write_pins(pytester, {"nodeid": SLOW, "ceiling": 0.01}, {"nodeid": FAST, "ceiling": 1.0})
+    out = pytester.path / "slow.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            (
+                f"FAIL {SLOW} took * s: past 9 × its pin ceiling 0.01 s (limit 0.09 s; pinned for "
+                "'sleeps on purpose', tracked in '#1')"
+            ),
+            f"pin removable: {FAST} took * s, within its tier budget 0.01 s: lanes slow unpin {FAST}",
+        ]
+    )
+    assert verdicts(read_json(out))["pins"] == [f"{FAST}=removable", f"{SLOW}=broken"]
+
+
+def test_tier_by_marker_and_by_path_glob(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    pytester.path.joinpath("tests", "test_three.py").unlink()
+    pytester.path.joinpath("tests", "test_marked.py").write_text(
+        "import time, pytest\n"
+        "@pytest.mark.integration\n"
+        f"def test_marked():\n    time.sleep({SLOW_SLEEP})\n"
+    )
+    integration = pytester.mkdir("tests/integration")
+    integration.joinpath("test_globbed.py").write_text(
+        f"import time\ndef test_globbed():\n    time.sleep({SLOW_SLEEP})\n"
+    )
+    out = pytester.path / "slow.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    assert result.ret == 0, result.stdout.str()
+    assert verdicts(read_json(out))["tiers"] == [
+        "tests/integration/test_globbed.py::test_globbed=integration",
+        "tests/test_marked.py::test_marked=integration",
+    ]
+
+
+def test_function_fixtures_are_charged_and_shared_fixtures_reported(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(pytester)
+    pytester.path.joinpath("tests", "test_three.py").unlink()
+    pytester.path.joinpath("tests", "test_fixtures.py").write_text(
+        "import time, pytest\n"
+        "@pytest.fixture\n"
+        f"def slow_function_fixture():\n    time.sleep({SLOW_SLEEP})\n"
+        "@pytest.fixture(scope='module')\n"
+        f"def slow_module_fixture():\n    time.sleep({SLOW_SLEEP})\n"
+        "def test_charged(slow_function_fixture):\n    pass\n"
+        "def test_not_charged(slow_module_fixture):\n    pass\n"
+    )
+    out = pytester.path / "slow.json"
+    result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    data = read_json(out)
+    assert verdicts(data)["offenders"] == ["tests/test_fixtures.py::test_charged"]
+    assert [(f["name"], f["scope"], f["first"]) for f in data["fixtures"]] == [
+        ("slow_module_fixture", "module", "tests/test_fixtures.py::test_not_charged")
+    ]
+    result.stdout.fnmatch_lines(
+        [
+            "shared fixture setup (scope wider than function; charged to no test):",
+            "*module       slow_module_fixture (1×, *first for tests/test_fixtures.py::test_not_charged)",
+        ]
+    )
+
+
+def test_the_result_is_a_valid_slow_envelope_payload(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    out = pytester.path / "slow.json"
+    pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    data = read_json(out)
+    data["pytest_exit"] = 1
+    envelope = {
+        "format": "lanekit.envelope",
+        "schema_version": "1.0.0",
+        "lane": "slow",
+        "run_id": "00000000-0000-4000-8000-000000000000",
+        "group_id": "g",
+        "subject": {"commit": None, "dirty": False, "branch": None},
+        "generated_by": {
+            "name": "lanekit",
+            "version": "0",
+            "python": "3",
+            "platform": "x",
+            "tools": {},
+        },
+        "config_hash": "sha256:" + "0" * 64,
+        "seed": None,
+        "started_at": "2026-01-01T00:00:00.000Z",
+        "duration_ms": 1,
+        "result": "fail",
+        "stage": "complete",
+        "error": None,
+        "data": data,
+    }
+    assert validate_envelope(envelope) == []
+    data["counts"]["band"] = -1
+    assert [p.path for p in validate_envelope(envelope)] == ["$.data.counts.band"]
+
+
+def test_a_malformed_pin_file_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    make_project(pytester, enabled="enabled = true")
+    write_pins(pytester, {"nodeid": SLOW, "ceiling": "soon"})
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            (
+                "ERROR: pin file */baselines/slow-tests.json: entry 0 ('tests/test_three.py::test_slow'): "
+                "ceiling must be a finite number of seconds > 0, got 'soon'"
+            ),
+            "hint: set ceiling to the seconds this test may take, e.g. 4.5",
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("table", "message"),
+    [
+        (
+            "[tool.lanes.slow]\nenabled = 'yes'\n",
+            "[tool.lanes.slow] enabled must be true or false, got 'yes'",
+        ),
+        (
+            "[tool.lanes.slow]\nenabled = true\n[tool.lanes.slow.tiers.unit]\nbugdet = 1\n",
+            "[tool.lanes.slow.tiers.unit] unknown key 'bugdet' — did you mean 'budget'?",
+        ),
+        (
+            "[tool.lanes.slow]\nenabled = true\n[tool.lanes.slow.tiers.unit]\nbudget = -1\n",
+            "[tool.lanes.slow.tiers.unit] budget must be a finite number > 0, got -1",
+        ),
+    ],
+)
+def test_a_bad_tier_table_is_a_usage_error(
+    pytester: pytest.Pytester, table: str, message: str
+) -> None:
+    pytester.makepyprojecttoml(table)
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {message}", "hint: *"])

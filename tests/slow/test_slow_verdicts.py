@@ -1,0 +1,113 @@
+"""The pure judgement: band, failure, pins and their states, tighten hints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lanes.config import SlowConfig, parse_config
+from lanes.slow.pins import Pin
+from lanes.slow.verdicts import Measurement, PinState, Verdict, judge, round_up
+
+
+@pytest.fixture
+def slow() -> SlowConfig:
+    table = {
+        "fail_factor": 2.0,
+        "tighten_below": 0.25,
+        "tiers": {"unit": {"budget": 1.0}, "integration": {"budget": 10.0}},
+    }
+    return parse_config({"slow": table}, root=Path("/p")).slow
+
+
+def _pin(nodeid: str, ceiling: float, tier: str = "unit") -> Pin:
+    return Pin(nodeid, tier, ceiling, "talks to a real database", "#12", "2026-01-01")
+
+
+@pytest.mark.parametrize(
+    ("seconds", "verdict"),
+    [
+        (0.5, Verdict.OK),
+        (1.0, Verdict.OK),
+        (1.5, Verdict.BAND),
+        (2.0, Verdict.BAND),
+        (2.01, Verdict.FAIL),
+    ],
+)
+def test_band_boundaries(slow: SlowConfig, seconds: float, verdict: Verdict) -> None:
+    judgement = judge(slow, [Measurement("t.py::a", "unit", call=seconds)], {})
+    assert [j.verdict for j in judgement.judged] == [verdict]
+    assert judgement.passed is (verdict is not Verdict.FAIL)
+
+
+def test_function_fixture_setup_is_charged(slow: SlowConfig) -> None:
+    m = Measurement("t.py::a", "unit", call=0.9, fixtures=1.2, setup=5.0, teardown=5.0)
+    assert m.seconds == pytest.approx(2.1)
+    assert judge(slow, [m], {}).failures[0].nodeid == "t.py::a"
+
+
+def test_pins_judge_against_their_own_ceiling(slow: SlowConfig) -> None:
+    pins = {
+        "t.py::removable": _pin("t.py::removable", 5.0),
+        "t.py::holding": _pin("t.py::holding", 5.0),
+        "t.py::over": _pin("t.py::over", 5.0),
+        "t.py::broken": _pin("t.py::broken", 5.0),
+        "t.py::gone": _pin("t.py::gone", 5.0),
+    }
+    measured = [
+        Measurement("t.py::removable", "unit", call=0.2),
+        Measurement("t.py::holding", "unit", call=4.0),
+        Measurement("t.py::over", "unit", call=7.0),
+        Measurement("t.py::broken", "unit", call=10.5),
+    ]
+    judgement = judge(slow, measured, pins)
+    states = {r.pin.nodeid: r.state for r in judgement.pins}
+    assert states == {
+        "t.py::removable": PinState.REMOVABLE,
+        "t.py::holding": PinState.HOLDING,
+        "t.py::over": PinState.OVER_CEILING,
+        "t.py::broken": PinState.BROKEN,
+        "t.py::gone": PinState.NOT_RUN,
+    }
+    assert [j.nodeid for j in judgement.failures] == ["t.py::broken"]
+    assert [j.nodeid for j in judgement.band] == ["t.py::over"]
+    assert judgement.failures[0].limit == pytest.approx(10.0)
+
+
+def test_a_ceiling_below_the_budget_is_never_stricter_than_no_pin(slow: SlowConfig) -> None:
+    judgement = judge(
+        slow, [Measurement("t.py::a", "unit", call=1.5)], {"t.py::a": _pin("t.py::a", 0.1)}
+    )
+    assert judgement.judged[0].verdict is Verdict.BAND
+
+
+def test_tiers_and_tighten_hints(slow: SlowConfig) -> None:
+    measured = [
+        Measurement("t.py::a", "unit", call=0.9),
+        Measurement("t.py::b", "unit", call=0.1),
+        Measurement("t.py::c", "integration", call=1.0),
+    ]
+    judgement = judge(slow, measured, {})
+    by_name = {t.name: t for t in judgement.tiers}
+    assert by_name["unit"].count == 2
+    assert by_name["unit"].max == pytest.approx(0.9)
+    assert by_name["unit"].slowest == "t.py::a"
+    assert by_name["integration"].p50 == pytest.approx(1.0)
+    # integration's slowest test uses 10% of its budget: a budget nobody approaches.
+    assert [h.tier for h in judgement.tighten] == ["integration"]
+    hint = judgement.tighten[0]
+    assert hint.suggestion == pytest.approx(2.0)
+    assert "protects nothing" in hint.message()
+
+
+def test_an_empty_tier_gets_no_hint(slow: SlowConfig) -> None:
+    assert judge(slow, [], {}).tighten == ()
+
+
+@pytest.mark.parametrize(
+    ("seconds", "expected"),
+    [(0.2134, 0.22), (1.0, 1.0), (12.01, 13.0), (0.0004, 0.0004), (0.0, 0.01)],
+)
+def test_round_up(seconds: float, expected: float) -> None:
+    assert round_up(seconds) == pytest.approx(expected)

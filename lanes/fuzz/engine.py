@@ -170,6 +170,7 @@ def fuzz_target(
             report.cases += 1
             if not outcome.failed:
                 report.completed.append(value)
+                report.watchdog_s += watchdog.last_roundtrip
                 return
             report.stalls += outcome.kind == "stall"
             failing[key] = outcome
@@ -221,7 +222,6 @@ def fuzz_target(
     finally:
         report.duration_s = time.perf_counter() - started
         report.restarts = watchdog.restarts
-        report.watchdog_s = watchdog.roundtrip_seconds
     return report
 
 

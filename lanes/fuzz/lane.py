@@ -25,7 +25,14 @@ from lanes.envelope import lane_run
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
 from lanes.fuzz import selfcheck
-from lanes.fuzz.artifacts import append_to_corpus, load_artifact, preview, save_failure
+from lanes.fuzz.artifacts import (
+    CorpusEntry,
+    append_to_corpus,
+    load_artifact,
+    load_corpus,
+    preview,
+    save_failure,
+)
 from lanes.fuzz.engine import (
     DATABASE_DIR,
     TargetReport,
@@ -40,7 +47,7 @@ from lanes.fuzz.targets import (
     select_targets,
     targets_from_config,
 )
-from lanes.fuzz.watchdog import Watchdog, load_target
+from lanes.fuzz.watchdog import CaseOutcome, Watchdog, load_target
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,7 +56,14 @@ if TYPE_CHECKING:
     from lanes.config import Config
     from lanes.envelope import LaneRun
 
-__all__ = ["CORPUS_FILE", "OVERHEAD_GOAL", "FuzzOptions", "run_fuzz"]
+__all__ = [
+    "CORPUS_FILE",
+    "OVERHEAD_GOAL",
+    "FuzzOptions",
+    "corpus_path",
+    "replay_corpus",
+    "run_fuzz",
+]
 
 Mode = Literal["run", "self-check", "replay", "promote"]
 CORPUS_FILE: Final = "fuzz-regressions.json"
@@ -323,7 +337,7 @@ def _replay(
             "reproduced": outcome.failed,
         }
         if mode == "promote":
-            corpus = config.root / config.baseline_dir / CORPUS_FILE
+            corpus = corpus_path(config)
             note = f"{case.kind}: {outcome.error_type or ''} {outcome.message}".strip()[:200]
             added = append_to_corpus(corpus, case, note=note)
             run.data["corpus"] = {"path": str(corpus.relative_to(config.root)), "added": added}
@@ -350,3 +364,35 @@ def _print_footer(mode: Mode, passed: bool, stream: TextIO, envelope: Path) -> N
     }
     good, bad = verdicts[mode]
     print(f"fuzz {mode} {good if passed else bad} (envelope: {envelope})", file=stream)
+
+
+def corpus_path(config: Config) -> Path:
+    """``<baseline_dir>/fuzz-regressions.json`` of this project."""
+    return config.root / config.baseline_dir / CORPUS_FILE
+
+
+def replay_corpus(config: Config) -> list[tuple[CorpusEntry, CaseOutcome]]:
+    """Every corpus entry run again through the watchdog, with the configured budget.
+
+    What the unit suite calls: a promoted hang comes back as a ``stall``
+    outcome after one budget, never as a wedged test session.
+    """
+    registry = {target.name: target for target in (*BUILTIN_TARGETS, *targets_from_config(config))}
+    results: list[tuple[CorpusEntry, CaseOutcome]] = []
+    watchdogs: dict[str, Watchdog] = {}
+    try:
+        for entry in load_corpus(corpus_path(config)):
+            target = registry.get(entry.target)
+            if target is None:
+                msg = f"fuzz corpus entry {entry.id} names target {entry.target!r}, which does not exist"
+                raise UsageError(
+                    msg,
+                    hint=f"remove the entry or restore the target; targets: {', '.join(registry)}",
+                )
+            if target.name not in watchdogs:
+                watchdogs[target.name] = Watchdog(target, budget=config.fuzz.case_budget)
+            results.append((entry, watchdogs[target.name].run(entry.value)))
+    finally:
+        for watchdog in watchdogs.values():
+            watchdog.close()
+    return results

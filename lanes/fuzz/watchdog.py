@@ -150,8 +150,9 @@ def load_target(target: Target) -> tuple[TargetFunction, type[BaseException]]:
 class Watchdog:
     """One worker process for one target, replaced whenever a case stalls or crashes it.
 
-    ``roundtrip_seconds`` sums the parent-side time of every case that
-    completed (send to verdict): the watchdog's side of the overhead figure.
+    ``last_roundtrip`` is the parent-side time of the last case that returned a
+    verdict (pickle, send, run, receive): the watchdog's side of the overhead
+    figure.
     """
 
     def __init__(self, target: Target, *, budget: float, startup_timeout: float = 120.0) -> None:
@@ -159,7 +160,7 @@ class Watchdog:
         self.budget = target.budget if target.budget is not None else budget
         self.startup_timeout = startup_timeout
         self.restarts = 0
-        self.roundtrip_seconds = 0.0
+        self.last_roundtrip = 0.0
         self._process: subprocess.Popen[bytes] | None = None
         self._conn: Connection | None = None
         self._next_id = 0
@@ -229,7 +230,7 @@ class Watchdog:
         except (EOFError, OSError):
             exitcode = self._process.wait(timeout=10) if self._process is not None else None
             return self._lost("crash", f"the worker died during the case (exit code {exitcode})")
-        self.roundtrip_seconds += time.perf_counter() - sent
+        self.last_roundtrip = time.perf_counter() - sent
         if reply_id != case_id:  # pragma: no cover - the protocol is strictly one case in flight
             msg = f"fuzz worker answered case {reply_id}, expected {case_id}"
             raise RuntimeError(msg)

@@ -231,7 +231,10 @@ def hook_payload_texts() -> st.SearchStrategy[str | bytes]:
 _HEX40: Final = st.text(alphabet="0123456789abcdef", min_size=40, max_size=40)
 _HEX64: Final = st.text(alphabet="0123456789abcdef", min_size=64, max_size=64)
 _TIMESTAMPS: Final = st.one_of(
-    st.floats(min_value=0, max_value=4e9, allow_nan=False), st.integers(0, 4_000_000_000)
+    st.floats(min_value=0, max_value=4e9, allow_nan=False),
+    st.integers(0, 4_000_000_000),
+    # Valid JSON numbers no float can hold: `math.isfinite(10**400)` raises.
+    st.sampled_from((10**400, -(10**400), 2**1024)),
 )
 
 

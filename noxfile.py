@@ -65,10 +65,21 @@ def bench(session: nox.Session) -> None:
     session.run("lanes", "bench", *session.posargs)
 
 
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """Hypothesis-generated hostile input to every parser target, through a hang watchdog.
+
+    Extra arguments go to `lanes fuzz`: nox -s fuzz -- --target payload --iterations 50000 --seed 7;
+    nox -s fuzz -- --self-check; nox -s fuzz -- --input-file envelopes/fuzz/<case>.json.
+    """
+    _install(session)
+    session.run("lanes", "fuzz", *session.posargs)
+
+
 # The main job's lanes, in the order `nox -s lanes` runs them. A lane that
 # belongs in the main job adds its session name here; the report always runs
 # last, over whatever envelopes the lanes left (pass, fail or crash).
-LANE_SESSIONS: tuple[str, ...] = ("bench",)
+LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz")
 
 
 @nox.session(venv_backend="none")  # it only queues other sessions: no virtualenv to build

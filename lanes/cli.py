@@ -33,6 +33,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("classify", "lanes.governor._cli_classify"),
     ("report", "lanes.report._cli"),
     ("slow", "lanes.slow._cli"),
+    ("torture", "lanes.torture._cli"),
 )
 
 

@@ -1,0 +1,150 @@
+"""The code under torture: the governor's real PreToolUse and PostToolUse paths.
+
+:class:`GovernorKernel` drives :func:`lanes.governor.gate.decide_pre` and
+:func:`lanes.governor.record.decide_post` — the functions ``lanes hook``
+runs — with a modelled environment and a modelled tree state. Suite
+resolution, the ledger's freshness rule, the lock's liveness rule, recording
+and the token-checked release are all the production code.
+
+Planted-bug variants (:mod:`lanes.torture.planted`) subclass it and change one
+thing each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Literal
+
+from lanes.config import Config, parse_config
+from lanes.governor import gate, record
+from lanes.governor._model import Classification
+from lanes.governor.ledger import TreeState
+from lanes.governor.payload import HookPayload
+from lanes.torture.program import SUITES
+
+if TYPE_CHECKING:
+    from lanes.governor._env import Environment
+    from lanes.torture.world import Client
+
+__all__ = ["AGENT", "PROJECT_ROOT", "Decision", "GovernorKernel", "suite_command"]
+
+AGENT: Final = "claude"
+# The modelled project's root: only ever used as a path string (suite paths
+# are normalised against it), never opened.
+PROJECT_ROOT: Final = "/torture/project"
+# What the kernel makes of a PreToolUse decision.
+Kind = Literal["allow", "held", "dedup", "other"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: Kind
+    step: str
+    token: str = ""
+    started_ts: float = 0.0
+    message: str = ""
+
+
+def suite_command(suite: str, *, force: bool) -> str:
+    prefix = "LANES_TEST_FORCE=1 " if force else ""
+    return f"{prefix}pytest tests/{suite} -q"
+
+
+def _config(ttl: int) -> Config:
+    suites = {
+        name: {"paths": [f"tests/{name}"], "command": f"pytest tests/{name} -q", "max_age": age}
+        for name, age in SUITES.items()
+    }
+    table = {"suites": suites, "governor": {"lock_ttl": ttl}}
+    return parse_config(table, root=Path(PROJECT_ROOT))
+
+
+class GovernorKernel:
+    """The production decision path (:mod:`lanes.governor.gate`, :mod:`lanes.governor.record`)."""
+
+    name = "governor"
+
+    def __init__(self, *, ttl: int) -> None:
+        self.config = self._make_config(ttl)
+        from lanes.governor.classify import classify  # noqa: PLC0415  # the hook's classifier
+
+        # Classified once, up front: a classifier that cannot read these
+        # commands is a setup failure of the lane, not a finding of one seed.
+        self._classified: dict[str, Classification] = {
+            command: classify(command, PROJECT_ROOT)
+            for suite in SUITES
+            for command in (suite_command(suite, force=False), suite_command(suite, force=True))
+        }
+
+    def _make_config(self, ttl: int) -> Config:
+        return _config(ttl)
+
+    @contextmanager
+    def active(self) -> Iterator[None]:
+        """The span in which this kernel's code is in force (planted bugs patch here)."""
+        yield
+
+    def _classify(self, command: str) -> Classification:
+        return self._classified[command]
+
+    def _payload(self, event: str, command: str, session: str, exit_code: int | None) -> HookPayload:
+        return HookPayload(
+            event=event,
+            tool_name="Bash",
+            command=command,
+            session_id=session,
+            cwd=PROJECT_ROOT,
+            exit_code=exit_code,
+            interrupted=False,
+        )
+
+    def pre_tool_use(
+        self, env: Environment, state_dir: str, client: Client, suite: str, *, force: bool
+    ) -> Decision:
+        command = suite_command(suite, force=force)
+        decision = gate.decide_pre(
+            env,
+            state_dir,
+            self.config,
+            self._classify(command),
+            self._payload("PreToolUse", command, client.session, None),
+            TreeState(client.head, client.digest),
+            AGENT,
+            client.pid,
+            {},
+        )
+        if decision.action == "allow":
+            lock = decision.lock
+            if lock is None:
+                return Decision("other", decision.step, message=decision.message)
+            return Decision("allow", decision.step, token=lock.token, started_ts=lock.started_ts)
+        if decision.step == "dedup":
+            return Decision("dedup", decision.step, message=decision.message)
+        if decision.step == "lock":
+            return Decision("held", decision.step, message=decision.message)
+        return Decision("other", decision.step, message=decision.message)
+
+    def post_tool_use(
+        self,
+        env: Environment,
+        state_dir: str,
+        client: Client,
+        suite: str,
+        *,
+        force: bool,
+        passed: bool,
+    ) -> None:
+        command = suite_command(suite, force=force)
+        event = "PostToolUse" if passed else "PostToolUseFailure"
+        record.decide_post(
+            env,
+            state_dir,
+            self.config,
+            self._classify(command),
+            self._payload(event, command, client.session, 0 if passed else 1),
+            TreeState(client.head, client.digest),
+            AGENT,
+        )

@@ -1,0 +1,357 @@
+"""``lanes torture``: modes, verdict and envelope.
+
+Modes: a sweep (default), one seed (``--seed``), one schedule file
+(``--schedule``); ``--self-check`` and ``--real`` add the planted-bug sweep
+and the real-process guard. The envelope (lane ``torture``) is written on
+every exit path by :func:`lanes.envelope.lane_run`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lanes.config import Config, TortureConfig, load_config
+from lanes.envelope import LaneRun, lane_run
+from lanes.errors import LanesError, StateError, UsageError
+from lanes.exitcodes import ExitCode
+from lanes.torture import _text
+from lanes.torture.real import run_real_guard
+from lanes.torture.schedule import Schedule, ScheduleError, dump_schedule, load_schedule
+from lanes.torture.scheduler import pct_bound
+from lanes.torture.sweep import (
+    Failure,
+    Settings,
+    SweepReport,
+    Variant,
+    contention_scenario,
+    run_schedule,
+    run_seed,
+    self_check,
+    sweep,
+)
+
+__all__ = ["Options", "run_lane"]
+
+_LIMITS = {
+    "runs": (1, 10_000_000),
+    "seed_start": (0, 2**62),
+    "seed": (0, 2**62),
+    "clients": (2, 64),
+    "ops": (1, 10_000),
+    "self_check_runs": (1, 100_000),
+    "procs": (2, 256),
+    "iterations": (1, 1_000_000),
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    runs: int
+    seed_start: int
+    clients: int
+    ops: int
+    scheduler: str
+    seed: int | None = None
+    schedule: Path | None = None
+    self_check: bool = False
+    self_check_runs: int = 32
+    real: bool = False
+    procs: int = 8
+    iterations: int = 200
+
+    @classmethod
+    def from_namespace(cls, ns: argparse.Namespace, defaults: TortureConfig) -> Options:
+        def pick(name: str, default: Any) -> Any:
+            value = getattr(ns, name, None)
+            return default if value is None else value
+
+        options = cls(
+            runs=pick("runs", defaults.runs),
+            seed_start=pick("seed_start", defaults.seed_start),
+            clients=pick("clients", defaults.clients),
+            ops=pick("ops", defaults.ops),
+            scheduler=pick("scheduler", defaults.scheduler),
+            seed=ns.seed,
+            schedule=ns.schedule,
+            self_check=ns.self_check,
+            self_check_runs=ns.self_check_runs,
+            real=ns.real,
+            procs=ns.procs,
+            iterations=ns.iterations,
+        )
+        options.check()
+        return options
+
+    def check(self) -> None:
+        for name, (low, high) in _LIMITS.items():
+            value = getattr(self, name)
+            if value is not None and not low <= value <= high:
+                flag = "--" + name.replace("_", "-")
+                raise UsageError(
+                    f"{flag} must be {low}..{high}, got {value!r}",
+                    hint=f"pass {flag} within {low}..{high}, or omit it for the default",
+                )
+
+    @property
+    def mode(self) -> str:
+        if self.schedule is not None:
+            return "schedule"
+        return "sweep" if self.seed is None else "seed"
+
+
+def run_lane(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    options = Options.from_namespace(ns, config.torture)
+    schedule = _read_schedule(options.schedule) if options.schedule is not None else None
+    seed: int | dict[str, int]
+    if schedule is not None:
+        seed = schedule.seed
+    elif options.seed is not None:
+        seed = options.seed
+    else:
+        seed = {"start": options.seed_start, "count": options.runs}
+    try:
+        with lane_run(
+            "torture",
+            config=config,
+            sections=("torture", "governor"),
+            seed=seed,
+            path=ns.envelope,
+        ) as run:
+            run.tools["greenlet"] = _greenlet_version()
+            return _Lane(config, options, run).main(schedule)
+    except LanesError:
+        raise
+    except Exception as exc:  # noqa: BLE001  # a harness crash: the envelope says stage "error"
+        traceback.print_exc()
+        print(f"error: the torture lane crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("hint: this is a bug in the harness or the governor; see the traceback above",
+              file=sys.stderr)
+        return ExitCode.CRASH
+
+
+def _greenlet_version() -> str:
+    from importlib.metadata import version  # noqa: PLC0415
+
+    return version("greenlet")
+
+
+def _read_schedule(path: Path) -> Schedule:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ScheduleError(
+            f"schedule file {str(path)!r} cannot be read: {exc}",
+            hint="pass the path a failing `lanes torture` run printed after 'shrunk schedule'",
+        ) from None
+    return load_schedule(text)
+
+
+class _Lane:
+    def __init__(self, config: Config, options: Options, run: LaneRun) -> None:
+        self.config = config
+        self.options = options
+        self.run = run
+        self.ttl = config.governor.lock_ttl
+        self.settings = Settings(options.clients, options.ops, options.scheduler, self.ttl)
+        self.passed = True
+
+    def main(self, schedule: Schedule | None) -> int:
+        data = self.run.data
+        data.update(
+            mode=self.options.mode,
+            scheduler=self.options.scheduler,
+            clients=self.options.clients,
+            ops=self.options.ops,
+            ttl=self.ttl,
+            self_check=None,
+            real=None,
+        )
+        if schedule is not None:
+            self._replay_schedule(schedule)
+        elif self.options.seed is not None:
+            self._sweep([self.options.seed], scenario=False)
+        else:
+            start = self.options.seed_start
+            self._sweep(range(start, start + self.options.runs), scenario=True)
+        if self.options.self_check and schedule is None:
+            self._self_check()
+        if self.options.real:
+            self._real()
+        self.run.verdict(passed=self.passed)
+        print(f"torture: {'PASS' if self.passed else 'FAIL'}")
+        return ExitCode.OK if self.passed else ExitCode.FAIL
+
+    # ------------------------------------------------------------------ modes
+
+    def _sweep(self, seeds: range | list[int], *, scenario: bool) -> None:
+        variant = Variant("governor", ttl=self.ttl)
+        report = sweep(self.settings, seeds, variant=variant)
+        data = self.run.data
+        data.update(_sweep_data(report))
+        violations = [self._failure(failure) for failure in report.failures]
+        data["violations"] = violations
+        data["nondeterminism"] = [
+            {"seed": m.seed, "what": m.what, "first": m.first[:500], "second": m.second[:500]}
+            for m in report.mismatches
+        ]
+        print(_text.sweep_summary(report))
+        if self.options.seed is not None:
+            signature = run_seed(self.options.seed, self.settings, variant).signature
+            data["signature"] = signature
+            print(f"trace signature: {signature}")
+        else:
+            data["signature"] = None
+        if report.failures or report.mismatches:
+            self.passed = False
+        for mismatch in report.mismatches:
+            print(_text.mismatch(mismatch))
+        if scenario:
+            self._scenario(report)
+
+    def _scenario(self, report: SweepReport) -> None:
+        result = contention_scenario(self.ttl)
+        held = result.counters.held_blocks
+        ok = not result.failed and held >= 1 and result.counters.acquired == 2
+        self.run.data["scenario"] = {
+            "held_blocks": held,
+            "acquired": result.counters.acquired,
+            "passed": ok,
+        }
+        contended = report.totals.get("held_blocks", 0) > 0
+        print(_text.scenario_line(result, ok=ok, contended=contended))
+        if not ok or not contended:
+            self.passed = False
+
+    def _replay_schedule(self, schedule: Schedule) -> None:
+        result = run_schedule(schedule)
+        again = run_schedule(schedule)
+        deterministic = result.signature == again.signature and result.outcome == again.outcome
+        data = self.run.data
+        data.update(
+            seed_start=schedule.seed,
+            runs=1,
+            executions=2,
+            steps=result.steps,
+            runs_per_second=None,
+            contention=_contention(result.counters.__dict__),
+            ttl_overlaps=result.counters.ttl_overlaps,
+            scenario=None,
+            signature=result.signature,
+            nondeterminism=[]
+            if deterministic
+            else [{"seed": schedule.seed, "what": "schedule replay", "first": result.outcome,
+                   "second": again.outcome}],
+            violations=[
+                {
+                    "seed": schedule.seed,
+                    "invariant": v.invariant,
+                    "message": v.message,
+                    "replay": f"lanes torture --schedule {self.options.schedule}",
+                    "schedule_file": str(self.options.schedule),
+                    "shrunk_choices": len(schedule.choices),
+                    "shrunk_ops": schedule.ops,
+                }
+                for v in result.violations[:1]
+            ],
+        )
+        print(_text.trace(result.trace, limit=80))
+        print(f"schedule {self.options.schedule} (variant {schedule.variant}): {result.outcome}")
+        print(f"trace signature: {result.signature}")
+        self.passed = not result.failed and deterministic
+
+    def _failure(self, failure: Failure) -> dict[str, Any]:
+        path = self._save(failure)
+        replay = _text.replay_command(failure.seed, self.options, self.config.torture)
+        shrunk = run_schedule(failure.schedule)
+        print(_text.failure(failure, replay=replay, path=path, shrunk=shrunk))
+        return {
+            "seed": failure.seed,
+            "invariant": failure.invariant,
+            "message": failure.message,
+            "replay": replay,
+            "schedule_file": str(path),
+            "shrunk_choices": len(failure.schedule.choices),
+            "shrunk_ops": failure.schedule.ops,
+        }
+
+    def _save(self, failure: Failure) -> Path:
+        directory = self.config.root / self.config.envelope_dir / "torture-schedules"
+        path = directory / f"seed-{failure.seed}.json"
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            from lanes._atomic import write_atomic  # noqa: PLC0415
+
+            write_atomic(path, dump_schedule(failure.schedule))
+        except OSError as exc:
+            raise StateError(
+                f"cannot write the shrunk schedule {str(path)!r}: {exc}",
+                hint="make the envelope directory writable (envelope_dir in [tool.lanes])",
+            ) from None
+        return path
+
+    def _self_check(self) -> None:
+        start = self.options.seed_start
+        seeds = range(start, start + self.options.self_check_runs)
+        table = self_check(self.settings, seeds)
+        steps = max(1, int(self.run.data.get("steps", 0) / max(1, self.run.data.get("runs", 1))))
+        bound = pct_bound(self.options.clients, steps)
+        caught = all(row.detected > 0 for row in table)
+        self.run.data["self_check"] = {
+            "passed": caught,
+            "seeds": len(seeds),
+            "pct_steps": steps,
+            "pct_bound": bound,
+            "rows": [
+                {
+                    "bug": row.bug,
+                    "description": row.description,
+                    "scheduler": row.scheduler,
+                    "seeds": row.seeds,
+                    "detected": row.detected,
+                    "rate": round(row.rate, 4),
+                    "first_seed": row.first_seed,
+                    "seeds_to_detection": row.seeds_to_detection,
+                    "invariant": row.invariant,
+                }
+                for row in table
+            ],
+        }
+        print(_text.self_check_table(table, bound=bound, steps=steps))
+        if not caught:
+            self.passed = False
+
+    def _real(self) -> None:
+        report = run_real_guard(self.options.procs, self.options.iterations)
+        self.run.data["real"] = report.to_dict()
+        print(_text.real_line(report))
+        if not report.passed:
+            self.passed = False
+
+
+def _contention(counters: dict[str, Any]) -> dict[str, Any]:
+    keys = ("acquired", "held_blocks", "dedup_blocks", "flock_waits", "crashes", "interrupts",
+            "pid_reuses")
+    out: dict[str, Any] = {key: int(counters.get(key, 0)) for key in keys}
+    out["breaks"] = dict(counters.get("breaks", {}))
+    return out
+
+
+def _sweep_data(report: SweepReport) -> dict[str, Any]:
+    totals: dict[str, Any] = dict(report.totals)
+    totals["breaks"] = report.breaks
+    return {
+        "seed_start": report.seed_start,
+        "runs": report.runs,
+        "executions": report.executions,
+        "steps": report.steps,
+        "runs_per_second": round(report.runs_per_second, 2),
+        "contention": _contention(totals),
+        "ttl_overlaps": report.totals.get("ttl_overlaps", 0),
+    }
+

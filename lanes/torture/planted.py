@@ -1,0 +1,165 @@
+"""Planted bugs: the lock and ledger each broken in one way, for ``--self-check``.
+
+A lane that never fails proves nothing. Each variant here breaks exactly one
+rule of the run lock or the verify ledger; ``lanes torture --self-check``
+passes only if the sweep catches every one. The variants live here, never in
+``lanes.governor``: they either wrap the production functions for the span of
+one run (:meth:`GovernorKernel.active`, restored afterwards) or give the
+clients an environment with one property removed.
+
+``check-then-create`` needs the guard gone too: under the guard flock a
+non-exclusive create cannot race (every writer holds the guard), so the
+variant is the textbook unguarded read-then-write acquisition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from lanes.config import Config
+from lanes.governor import lock as lock_mod
+from lanes.torture.kernel import GovernorKernel
+from lanes.torture.simenv import SimEnvironment
+
+if TYPE_CHECKING:
+    from greenlet import greenlet
+
+    from lanes.governor._env import Environment
+    from lanes.torture.world import Client, World
+
+__all__ = ["PLANTED", "PlantedBug"]
+
+
+@contextmanager
+def _patched(module: object, name: str, replacement: object) -> Iterator[None]:
+    original = getattr(module, name)
+    setattr(module, name, replacement)
+    try:
+        yield
+    finally:
+        setattr(module, name, original)
+
+
+class _NoDeadOwnerCheck(GovernorKernel):
+    name = "no-dead-owner-check"
+
+    def active(self) -> AbstractContextManager[None]:
+        return _patched(lock_mod, "owner_dead", lambda _env, _record: False)
+
+
+class _NoTTL(GovernorKernel):
+    name = "no-ttl"
+
+    def _make_config(self, ttl: int) -> Config:
+        del ttl
+        # The gate passes config.governor.lock_ttl to acquire: a TTL no run
+        # ever reaches is no TTL at all (the model still knows the real one).
+        return super()._make_config(10**12)
+
+
+def _release_ignoring_token(env: Environment, lock_path: str, guard_path: str, *, token: str) -> bool:
+    del token
+    with env.locked(guard_path):
+        if env.read(lock_path) is None:
+            return False
+        return env.unlink(lock_path)
+
+
+class _ReleaseIgnoresToken(GovernorKernel):
+    name = "release-ignores-token"
+
+    def active(self) -> AbstractContextManager[None]:
+        return _patched(lock_mod, "release", _release_ignoring_token)
+
+
+_real_acquire: Final = lock_mod.acquire
+
+
+def _acquire_without_reclaim(env: Environment, lock_path: str, guard_path: str, **kw: Any) -> Any:
+    state = lock_mod.inspect(env, lock_path, ttl=kw.get("ttl", lock_mod.DEFAULT_TTL))
+    if state.status == "held" and state.record is not None:
+        if state.record.session_tail == kw["session_tail"]:
+            return lock_mod.AcquireResult(acquired=False, holder=state.record, why="held")
+    return _real_acquire(env, lock_path, guard_path, **kw)
+
+
+class _NoSelfReclaim(GovernorKernel):
+    name = "no-self-reclaim"
+
+    def active(self) -> AbstractContextManager[None]:
+        return _patched(lock_mod, "acquire", _acquire_without_reclaim)
+
+
+class _CheckThenCreateEnv(SimEnvironment):
+    """No guard on the lock, and "create if absent" as a read followed by a write."""
+
+    def locked(self, path: str) -> AbstractContextManager[None]:
+        if path == self.world.paths.guard:
+            self.pause("flock guard")
+            return nullcontext()
+        return super().locked(path)
+
+    def create_exclusive(self, path: str, text: str) -> bool:
+        if path != self.world.paths.lock:
+            return super().create_exclusive(path, text)
+        if self.read(path) is not None:
+            return False
+        self.replace(path, text)
+        return True
+
+
+class _LedgerUnlockedEnv(SimEnvironment):
+    """The ledger's read-modify-replace without its flock."""
+
+    def locked(self, path: str) -> AbstractContextManager[None]:
+        if path == self.world.paths.ledger_guard:
+            self.pause("flock ledger-guard")
+            return nullcontext()
+        return super().locked(path)
+
+
+EnvFactory = Callable[["World", "Client", "greenlet"], SimEnvironment]
+
+
+@dataclass(frozen=True)
+class PlantedBug:
+    name: str
+    description: str
+    kernel: type[GovernorKernel] = GovernorKernel
+    env: EnvFactory = SimEnvironment
+
+
+PLANTED: Final = {
+    bug.name: bug
+    for bug in (
+        PlantedBug(
+            "no-dead-owner-check",
+            "a dead owner's lock is never broken before its TTL",
+            kernel=_NoDeadOwnerCheck,
+        ),
+        PlantedBug("no-ttl", "a lock never expires", kernel=_NoTTL),
+        PlantedBug(
+            "check-then-create",
+            "acquire reads, then writes the lock, with no guard and no O_EXCL",
+            env=_CheckThenCreateEnv,
+        ),
+        PlantedBug(
+            "release-ignores-token",
+            "release deletes whatever lock is there",
+            kernel=_ReleaseIgnoresToken,
+        ),
+        PlantedBug(
+            "no-self-reclaim",
+            "a session's own lock blocks it like anyone else's",
+            kernel=_NoSelfReclaim,
+        ),
+        PlantedBug(
+            "ledger-unlocked",
+            "ledger read-modify-replace without the flock",
+            env=_LedgerUnlockedEnv,
+        ),
+    )
+}

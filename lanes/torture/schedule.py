@@ -1,0 +1,157 @@
+"""Schedule files: a failing run, written down so that anyone can replay it.
+
+A schedule names everything a run depends on — the variant of the code
+(``governor``, or a planted bug), the TTL, every client's host and program,
+and the scheduler's choices step by step — so ``lanes torture --schedule FILE``
+replays it exactly, with no seed arithmetic. Shrinking produces them; the
+reader :func:`load_schedule` is strict (the fuzz lane feeds it garbage) and
+rejects anything else with a :class:`ScheduleError` that says what to do.
+
+    {"format": "lanekit.torture.schedule", "version": 1, "seed": 1234,
+     "variant": "governor", "ttl": 1800, "invariant": "foreign-lock",
+     "clients": [{"host": "h-local", "program": ["cycle unit pass 20"]}, ...],
+     "choices": [0, 0, 1, 0]}
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Final
+
+from lanes.errors import LanesError, UsageError
+from lanes.torture.program import HOSTS, ClientSpec, parse_op
+
+__all__ = [
+    "FORMAT",
+    "MAX_CHOICES",
+    "Schedule",
+    "ScheduleError",
+    "dump_schedule",
+    "load_schedule",
+]
+
+FORMAT: Final = "lanekit.torture.schedule"
+VERSION: Final = 1
+MAX_CLIENTS: Final = 64
+MAX_OPS: Final = 10_000
+MAX_CHOICES: Final = 1_000_000
+MAX_TTL: Final = 10**7
+_KEYS: Final = ("format", "version", "seed", "variant", "ttl", "invariant", "clients", "choices")
+_HINT: Final = (
+    "a schedule file is written by a failing `lanes torture` run (see its 'shrunk schedule' "
+    "line); regenerate it with `lanes torture --seed N`, or fix the field named above"
+)
+
+
+class ScheduleError(UsageError):
+    """A schedule file that is not what ``lanes torture`` writes."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    seed: int
+    variant: str
+    ttl: int
+    invariant: str
+    clients: tuple[ClientSpec, ...]
+    choices: tuple[int, ...]
+
+    @property
+    def ops(self) -> int:
+        return sum(len(client.program) for client in self.clients)
+
+
+def dump_schedule(schedule: Schedule) -> str:
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "seed": schedule.seed,
+        "variant": schedule.variant,
+        "ttl": schedule.ttl,
+        "invariant": schedule.invariant,
+        "clients": [
+            {"host": client.host, "program": [op.text() for op in client.program]}
+            for client in schedule.clients
+        ],
+        "choices": list(schedule.choices),
+    }
+    return json.dumps(document, indent=1) + "\n"
+
+
+def _bad(what: str) -> ScheduleError:
+    return ScheduleError(f"schedule file: {what}", hint=_HINT)
+
+
+def _integer(document: dict[str, object], key: str, low: int, high: int) -> int:
+    value = document[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _bad(f"{key} must be an integer {low}..{high}, got {value!r}")
+    return value
+
+
+def _client(index: int, raw: object) -> ClientSpec:
+    if not isinstance(raw, dict) or set(raw) != {"host", "program"}:
+        raise _bad(f"clients[{index}] must be an object with exactly 'host' and 'program'")
+    host, program = raw["host"], raw["program"]
+    if host not in HOSTS:
+        raise _bad(f"clients[{index}].host must be one of {list(HOSTS)}, got {host!r}")
+    if not isinstance(program, list) or len(program) > MAX_OPS:
+        raise _bad(f"clients[{index}].program must be a list of at most {MAX_OPS} op strings")
+    ops = []
+    for position, text in enumerate(program):
+        if not isinstance(text, str):
+            raise _bad(f"clients[{index}].program[{position}] must be a string, got {text!r}")
+        try:
+            ops.append(parse_op(text))
+        except LanesError as exc:
+            raise _bad(f"clients[{index}].program[{position}]: {exc.message}") from None
+    return ClientSpec(host=host, program=tuple(ops))
+
+
+def load_schedule(text: str) -> Schedule:
+    """Parse a schedule file's text; :class:`ScheduleError` for anything else."""
+    from lanes.torture.planted import PLANTED  # noqa: PLC0415  # variants import the kernel
+
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise _bad(f"not JSON ({str(exc)[:120]})") from None
+    if not isinstance(document, dict):
+        raise _bad(f"expected a JSON object, got {type(document).__name__}")
+    missing = [key for key in _KEYS if key not in document]
+    if missing:
+        raise _bad(f"missing {', '.join(repr(k) for k in missing)}")
+    unknown = sorted(str(key) for key in document if key not in _KEYS)
+    if unknown:
+        raise _bad(f"unknown key(s) {', '.join(repr(k) for k in unknown)}")
+    if document["format"] != FORMAT:
+        raise _bad(f"format must be {FORMAT!r}, got {document['format']!r}")
+    if document["version"] != VERSION or isinstance(document["version"], bool):
+        raise _bad(f"version must be {VERSION}, got {document['version']!r}")
+    variants = ("governor", *PLANTED)
+    if document["variant"] not in variants:
+        raise _bad(f"variant must be one of {list(variants)}, got {document['variant']!r}")
+    invariant = document["invariant"]
+    if not isinstance(invariant, str):
+        raise _bad(f"invariant must be a string, got {invariant!r}")
+    raw_clients = document["clients"]
+    if not isinstance(raw_clients, list) or not 1 <= len(raw_clients) <= MAX_CLIENTS:
+        raise _bad(f"clients must be a list of 1..{MAX_CLIENTS} clients")
+    clients = tuple(_client(index, raw) for index, raw in enumerate(raw_clients))
+    raw_choices = document["choices"]
+    if not isinstance(raw_choices, list) or len(raw_choices) > MAX_CHOICES:
+        raise _bad(f"choices must be a list of at most {MAX_CHOICES} client numbers")
+    # The end-of-run probe is one more client, numbered after the others.
+    top = len(clients)
+    for position, choice in enumerate(raw_choices):
+        if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice <= top:
+            raise _bad(f"choices[{position}] must be a client number 0..{top}, got {choice!r}")
+    return Schedule(
+        seed=_integer(document, "seed", 0, 2**63 - 1),
+        variant=str(document["variant"]),
+        ttl=_integer(document, "ttl", 1, MAX_TTL),
+        invariant=invariant,
+        clients=clients,
+        choices=tuple(raw_choices),
+    )

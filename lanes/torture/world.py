@@ -1,0 +1,213 @@
+"""The modelled world of one simulated run: clock, hosts, processes, clients.
+
+Real vs modelled (the boundary the whole lane rests on):
+
+- **Real**: the governor's run-lock and verify-ledger code
+  (``lanes.governor.lock`` / ``lanes.governor.ledger``) and the files it
+  reads and writes, in a real temporary state directory.
+- **Modelled**, through the governor's :class:`~lanes.governor._env.Environment`
+  seam: the clock, the process table (liveness and start times, pid reuse),
+  host names and boot ids, ownership tokens, and ``flock`` (a scheduler-level
+  mutex: a real flock between fibers of one process would block the whole
+  scheduler). File operations hit the real filesystem but are not fsynced:
+  power loss is not modelled.
+
+This module holds the model's state and the bookkeeping invariants need;
+:mod:`lanes.torture.simenv` is the seam implementation, :mod:`lanes.torture.invariants`
+the checks, :mod:`lanes.torture.harness` the scheduler loop.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from lanes.torture.program import HOSTS, ClientSpec, Op
+
+if TYPE_CHECKING:
+    from greenlet import greenlet
+
+__all__ = ["BOOT_IDS", "Client", "Counters", "StatePaths", "Violation", "World"]
+
+BOOT_IDS: Final = {HOSTS[0]: "boot-local", HOSTS[1]: "boot-remote"}
+EPOCH: Final = 1_800_000_000.0
+
+
+@dataclass(frozen=True)
+class StatePaths:
+    """The governor's state files inside the run's temporary state directory."""
+
+    lock: str
+    guard: str
+    ledger: str
+    ledger_guard: str
+
+
+@dataclass(frozen=True)
+class Violation:
+    invariant: str
+    message: str
+    step: int
+
+
+@dataclass
+class Counters:
+    """The contention profile of a run (compared between a run and its replay)."""
+
+    acquired: int = 0
+    held_blocks: int = 0
+    dedup_blocks: int = 0
+    flock_waits: int = 0
+    breaks: dict[str, int] = field(default_factory=dict)
+    ttl_overlaps: int = 0
+    crashes: int = 0
+    interrupts: int = 0
+    pid_reuses: int = 0
+
+    def profile(self) -> tuple[object, ...]:
+        return (
+            self.acquired,
+            self.held_blocks,
+            self.dedup_blocks,
+            self.flock_waits,
+            tuple(sorted(self.breaks.items())),
+            self.ttl_overlaps,
+            self.crashes,
+            self.interrupts,
+            self.pid_reuses,
+        )
+
+
+class Client:
+    """One simulated agent and its current incarnation (process + session)."""
+
+    def __init__(self, index: int, spec: ClientSpec) -> None:
+        self.id = index
+        self.host = spec.host
+        self.boot = BOOT_IDS[spec.host]
+        self.program: tuple[Op, ...] = spec.program
+        self.incarnation = -1
+        self.pid = 0
+        self.start = ""
+        self.session = ""
+        self.alive = False
+        self.head = "h0"
+        self.digest = "clean"
+        self.tokens: set[str] = set()
+        # The run this client is inside of (the critical section), if any.
+        self.in_cs = False
+        self.cs_started = 0.0
+        self.cs_token = ""
+        # What the scheduler needs: the next step's label, and the modelled
+        # flock this client waits for at that step (None: it can always move).
+        self.pending = ""
+        self.waits_for: str | None = None
+        self.finished = False
+        self.glet: greenlet | None = None
+        # Observations the invariants read.
+        self.last_ledger_text: str | None = None
+        self.last_lock_text: str | None = None
+        self.recording: tuple[str, dict[str, object]] | None = None
+        self.op_index = 0
+
+
+class World:
+    def __init__(self, seed: int, *, ttl: int, paths: StatePaths) -> None:
+        self.ttl = ttl
+        self.paths = paths
+        self.now = EPOCH
+        self.step = 0
+        self.rng = random.Random(f"world:{seed}")
+        # (host, pid) -> start token of the live process; absent = no process.
+        self.procs: dict[tuple[str, int], str] = {}
+        # (host, pid, start) -> step at which that process died.
+        self.dead_at: dict[tuple[str, int, str], int] = {}
+        self._next_pid = dict.fromkeys(HOSTS, 100)
+        self._starts = 0
+        self._tokens = 0
+        self.mutex: dict[str, int] = {}
+        self.clients: list[Client] = []
+        self.in_cs: list[Client] = []
+        self.counters = Counters()
+        self.violations: list[Violation] = []
+        # Shadow of the lock file's text, kept by the environment on every
+        # mutation, so invariants never need an extra (unscheduled) read.
+        self.lock_text: str | None = None
+        # suite -> the entry of the latest ledger write for that suite.
+        self.last_written: dict[str, dict[str, object]] = {}
+        self._overlaps_seen: set[tuple[str, str]] = set()
+
+    # ------------------------------------------------------------------ processes
+
+    def spawn(self, client: Client) -> None:
+        """A new incarnation of ``client``: new process, new session."""
+        client.incarnation += 1
+        pid = self._free_pid(client.host, reuse=client.incarnation > 0)
+        client.pid = pid
+        client.start = self._new_start()
+        client.session = f"c{client.id}i{client.incarnation}"
+        client.alive = True
+        self.procs[(client.host, pid)] = client.start
+
+    def _new_start(self) -> str:
+        self._starts += 1
+        return f"st{self._starts}"
+
+    def _free_pid(self, host: str, *, reuse: bool) -> int:
+        dead = self.dead_pids(host)
+        if reuse and dead and self.rng.random() < 0.3:
+            return dead[-1]
+        pid = self._next_pid[host]
+        self._next_pid[host] = pid + 1
+        return pid
+
+    def dead_pids(self, host: str) -> list[int]:
+        """Pids of ``host`` that died and are free again, most recent death last."""
+        deaths = sorted(
+            (step, pid)
+            for (where, pid, _start), step in self.dead_at.items()
+            if where == host and (host, pid) not in self.procs
+        )
+        return [pid for _step, pid in deaths]
+
+    def kill(self, client: Client) -> None:
+        client.alive = False
+        del self.procs[(client.host, client.pid)]
+        self.dead_at[(client.host, client.pid, client.start)] = self.step
+        self.counters.crashes += 1
+
+    def reuse_pid(self, host: str) -> int | None:
+        """Hand the most recently freed pid of ``host`` to an unrelated process."""
+        dead = self.dead_pids(host)
+        if not dead:
+            return None
+        pid = dead[-1]
+        self.procs[(host, pid)] = self._new_start()
+        self.counters.pid_reuses += 1
+        return pid
+
+    def process_start(self, host: str, pid: int) -> str | None:
+        return self.procs.get((host, pid))
+
+    def died_before(self, host: str, pid: int, start: str, step: int) -> bool:
+        died = self.dead_at.get((host, pid, start))
+        return died is not None and died < step
+
+    def new_token(self, client: Client) -> str:
+        self._tokens += 1
+        return f"tok{self._tokens}-c{client.id}"
+
+    # ------------------------------------------------------------------ verdicts
+
+    def violate(self, invariant: str, message: str) -> None:
+        self.violations.append(Violation(invariant, message, self.step))
+
+    def note_overlap(self, first: str, second: str) -> bool:
+        """Count a TTL overlap once per pair of lock tokens; True when new."""
+        pair = (first, second) if first < second else (second, first)
+        if pair in self._overlaps_seen:
+            return False
+        self._overlaps_seen.add(pair)
+        self.counters.ttl_overlaps += 1
+        return True

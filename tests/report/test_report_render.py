@@ -1,0 +1,205 @@
+"""``lanes.report``: what the Markdown summary and the HTML page show."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+from report_fixtures import HOSTILE, write_invalid, write_lane
+
+from lanes.report._view import data_rows, format_duration
+from lanes.report.render import build_report, markdown_escape
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lanes.report.render import Report
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_RUN_ID", "LANES_GROUP_ID"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _report(root: Path) -> Report:
+    directory = root / "envelopes"
+    return build_report(
+        directory, out_md=directory / "summary.md", out_html=directory / "index.html"
+    )
+
+
+@pytest.fixture
+def mixed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Report:
+    monkeypatch.setenv("LANES_GROUP_ID", "run-1")
+    write_lane(tmp_path, "alpha", "pass", {"tests": 12, "note": HOSTILE})
+    write_lane(tmp_path, "beta", "fail", {"offenders": [{"id": "t::slow", "s": 3.5}]})
+    write_lane(tmp_path, "gamma", "error")
+    write_invalid(tmp_path)
+    (tmp_path / "envelopes" / "garbage.json").write_text("{nope", encoding="utf-8")
+    return _report(tmp_path)
+
+
+def test_every_lane_appears_in_both_outputs(mixed: Report) -> None:
+    for text in (mixed.markdown, mixed.html):
+        for name in ("alpha", "beta", "gamma", "broken.json", "garbage.json"):
+            assert name in text
+    assert not mixed.ok
+    assert [lane.status for lane in mixed.view.lanes] == [
+        "pass",
+        "fail",
+        "invalid",
+        "error",
+        "invalid",
+    ]
+    assert mixed.view.title == "1 failed, 1 crashed, 2 invalid, 1 passed"
+
+
+def test_outputs_are_written(tmp_path: Path, mixed: Report) -> None:
+    directory = tmp_path / "envelopes"
+    assert (directory / "summary.md").read_text(encoding="utf-8") == mixed.markdown
+    assert (directory / "index.html").read_text(encoding="utf-8") == mixed.html
+
+
+def test_html_escapes_user_strings(mixed: Report) -> None:
+    assert "<script>" not in mixed.html
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in mixed.html
+    # In the data table (alpha) and in the error line (gamma).
+    assert mixed.html.count("&lt;script&gt;") == 2
+
+
+def test_markdown_escapes_user_strings(mixed: Report) -> None:
+    assert "<script>" not in mixed.markdown
+    assert "&lt;script&gt;" in mixed.markdown
+    # A `|` in a value must not open a new table cell, nor `*` start emphasis.
+    assert r"\| \*bold\* \[link\]" in mixed.markdown
+    row = next(line for line in mixed.markdown.splitlines() if line.startswith("| note |"))
+    assert len(re.findall(r"(?<!\\)\|", row)) == 3
+
+
+def test_html_is_self_contained(mixed: Report) -> None:
+    html = mixed.html
+    assert "<style>" in html
+    assert not re.search(r"<(script|link|img|iframe)\b", html)
+    assert not re.search(r'\b(src|href)="(?!#)', html)
+    assert html.startswith("<!doctype html>")
+
+
+def test_lane_details(mixed: Report) -> None:
+    md = mixed.markdown
+    assert "RuntimeError: crashed on" in md  # gamma's error
+    assert "t::slow" in md  # beta's offender, as a readable row
+    assert "offenders\\[0\\].s | 3.5" in md
+    assert "sha256:" in md
+    assert "**seed:** 11" in md
+    assert "not a git checkout" in md
+
+
+def test_invalid_envelope_names_file_and_problem(mixed: Report) -> None:
+    assert "'result' is a required property" in mixed.markdown
+    assert "&#39;result&#39; is a required property" in mixed.html
+    assert "is not JSON" in mixed.markdown
+
+
+def test_all_pass(tmp_path: Path) -> None:
+    write_lane(tmp_path, "alpha", "pass")
+    write_lane(tmp_path, "beta", "pass", {})
+    report = _report(tmp_path)
+    assert report.ok
+    assert report.markdown.startswith("## ✅ lanekit lanes: 2 passed")
+
+
+@pytest.mark.parametrize("create", [True, False])
+def test_no_envelopes_means_no_lane_ran(tmp_path: Path, create: bool) -> None:
+    if create:
+        (tmp_path / "envelopes").mkdir()
+    report = _report(tmp_path)
+    assert not report.ok
+    assert "no lane ran" in report.markdown
+    assert "no lane ran" in report.html
+
+
+def test_the_report_ignores_its_own_outputs_and_temp_files(tmp_path: Path) -> None:
+    write_lane(tmp_path, "alpha", "pass")
+    (tmp_path / "envelopes" / ".alpha.json.123.1.tmp").write_text("{", encoding="utf-8")
+    (tmp_path / "envelopes" / ".hidden.json").write_text("{", encoding="utf-8")
+    assert _report(tmp_path).ok
+    assert _report(tmp_path).ok  # summary.md and index.html now exist: still one lane
+
+
+def test_envelopes_from_different_runs_are_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANES_GROUP_ID", "run-1")
+    write_lane(tmp_path, "alpha", "pass")
+    assert not _report(tmp_path).view.notes
+    monkeypatch.setenv("LANES_GROUP_ID", "run-2")
+    write_lane(tmp_path, "beta", "pass")
+    report = _report(tmp_path)
+    assert "2 different runs" in report.markdown
+    assert "2 different runs" in report.html
+
+
+def test_step_summary_is_appended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    summary = tmp_path / "step-summary.md"
+    summary.write_text("earlier step\n", encoding="utf-8")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    write_lane(tmp_path, "alpha", "pass")
+    report = _report(tmp_path)
+    assert summary.read_text(encoding="utf-8") == "earlier step\n" + report.markdown
+
+
+# ------------------------------------------------------------------ helpers
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("plain words", "plain words"),
+        ("a|b", r"a\|b"),
+        ("<b>&amp;", "&lt;b&gt;&amp;amp;"),
+        ("*x* _y_ `z` [l] ~s~ \\", r"\*x\* \_y\_ \`z\` \[l\] \~s\~ \\"),
+        ("two\nlines", "two lines"),
+    ],
+)
+def test_markdown_escape(raw: str, shown: str) -> None:
+    assert markdown_escape(raw) == shown
+
+
+def test_data_rows_flatten_nested_data() -> None:
+    rows = data_rows(
+        {
+            "suite": {"tests": 3, "ok": True, "ratio": 1 / 3, "none": None},
+            "ids": ["a", "b"],
+            "empty": {},
+            "rows": [{"id": i} for i in range(12)],
+        }
+    )
+    assert rows[:4] == (
+        ("suite.tests", "3"),
+        ("suite.ok", "true"),
+        ("suite.ratio", "0.333333"),
+        ("suite.none", "null"),
+    )
+    assert ("ids", "[a, b]") in rows
+    assert ("empty", "{}") in rows
+    assert ("rows[9].id", "9") in rows
+    assert ("rows[10].id", "10") not in rows
+    assert ("rows", "… 2 more of 12 items") in rows
+
+
+def test_data_rows_are_capped() -> None:
+    rows = data_rows({f"k{i}": "v" * 500 for i in range(100)})
+    assert len(rows) == 61
+    assert rows[-1][0] == "…"
+    assert all(len(value) <= 200 for _, value in rows)
+    assert data_rows({}) == ()
+
+
+@pytest.mark.parametrize(
+    ("ms", "shown"),
+    [(0, "0 ms"), (999, "999 ms"), (1500, "1.5 s"), (59_949, "59.9 s"), (125_000, "2 min 05 s")],
+)
+def test_format_duration(ms: int, shown: str) -> None:
+    assert format_duration(ms) == shown

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Generator, Iterator
 
 __all__ = [
     "DASHDASH",
@@ -89,16 +89,26 @@ class Match:
 class Delegate:
     """The command hands over to another program (``yarn jest`` -> ``jest``).
 
-    ``start`` indexes the argv word that names the program; ``selectors``
+    The new command is ``argv[start:]`` with ``argv[start]`` replaced by
+    ``program`` (when given) and ``insert`` placed after it
+    (``gotestsum -- -race ./...`` -> ``go test -race ./...``); ``selectors``
     already narrow the run (``pnpm --filter web exec vitest``).
     """
 
-    __slots__ = ("program", "selectors", "start")
+    __slots__ = ("insert", "program", "selectors", "start")
 
-    def __init__(self, start: int, program: str | None, selectors: list[str]) -> None:
+    def __init__(
+        self,
+        start: int,
+        program: str | None,
+        selectors: list[str],
+        *,
+        insert: tuple[str, ...] = (),
+    ) -> None:
         self.start = start
         self.program = program
         self.selectors = selectors
+        self.insert = insert
 
 
 class OptionSpec:
@@ -109,10 +119,21 @@ class OptionSpec:
     option (argparse ``nargs='?'``, like pytest-cov's ``--cov [SOURCE]``);
     ``flags``: known boolean options, so the word after them is positional;
     ``short_values``: single letters whose value may be glued on (``-n4``,
-    ``-kfoo``); ``clusters``: whether ``-xvs`` means ``-x -v -s``.
+    ``-kfoo``); ``clusters``: whether ``-xvs`` means ``-x -v -s``;
+    ``arrays``: options that take every following non-option word (yargs
+    arrays, ``jest --projects a b``); ``single_dash_long``: ``-run X`` is one
+    option (Go), not a cluster.
     """
 
-    __slots__ = ("clusters", "flags", "optional", "short_values", "single_dash_long", "values")
+    __slots__ = (
+        "arrays",
+        "clusters",
+        "flags",
+        "optional",
+        "short_values",
+        "single_dash_long",
+        "values",
+    )
 
     def __init__(
         self,
@@ -123,7 +144,9 @@ class OptionSpec:
         short_values: str = "",
         clusters: bool = True,
         single_dash_long: bool = False,
+        arrays: frozenset[str] = frozenset(),
     ) -> None:
+        self.arrays = arrays
         self.values = values
         self.flags = flags
         self.optional = optional
@@ -159,19 +182,21 @@ def scan(
     argv: list[str], start: int, spec: OptionSpec
 ) -> Iterator[tuple[str | None, str, int, int]]:
     """Yield ``(option, value, index, end)`` per option and ``(None, word, index,
-    index + 1)`` per positional; at ``--`` yield ``(DASHDASH, "", index, index
-    + 1)`` and stop.
+    index + 1)`` per positional. ``--`` is yielded as ``(DASHDASH, "", index,
+    index + 1)``; every word after it is positional. A caller whose runner
+    passes the words after ``--`` on to another program stops there.
 
     ``argv[index:end]`` is the item as written; a value joined to its option
     (``--x=1``, ``-n4``) is returned split.
     """
     i = start
     n = len(argv)
-    values = spec.values
     while i < n:
         arg = argv[i]
         if arg == DASHDASH:
             yield DASHDASH, "", i, i + 1
+            for j in range(i + 1, n):
+                yield None, argv[j], j, j + 1
             return
         if len(arg) < 2 or arg[0] != "-" or _is_negative_number(arg):
             yield None, arg, i, i + 1
@@ -183,6 +208,13 @@ def scan(
             if eq:
                 yield name, value, i, i + 1
                 i += 1
+            elif name in spec.arrays:
+                # yargs-style array options take every following non-option word.
+                j = i + 1
+                while j < n and not argv[j].startswith("-"):
+                    j += 1
+                yield name, " ".join(argv[i + 1 : j]), i, j
+                i = j
             elif nxt is not None and _takes_next(spec, name, nxt):
                 yield name, nxt, i, i + 2
                 i += 2
@@ -191,27 +223,34 @@ def scan(
                 i += 1
             continue
         # A short option, possibly a cluster (-xvs) or with its value glued (-n4).
-        if arg in values:
-            yield arg, nxt or "", i, min(n, i + 2)
-            i += 2
-            continue
-        if not spec.clusters:
-            yield arg, "", i, i + 1
-            i += 1
-            continue
-        end = i + 1
-        for j in range(1, len(arg)):
-            letter = arg[j]
-            if letter in spec.short_values:
-                rest = arg[j + 1 :]
-                if rest:
-                    yield "-" + letter, rest.removeprefix("="), i, i + 1
-                else:
-                    end = min(n, i + 2)
-                    yield "-" + letter, nxt or "", i, end
-                break
-            yield "-" + letter, "", i, i + 1
+        end = yield from _scan_short(argv, i, spec)
         i = end
+
+
+def _scan_short(
+    argv: list[str], i: int, spec: OptionSpec
+) -> Generator[tuple[str | None, str, int, int], None, int]:
+    """Yield the options of the short-option word ``argv[i]``; return the next index."""
+    arg = argv[i]
+    n = len(argv)
+    nxt = argv[i + 1] if i + 1 < n else ""
+    if arg in spec.values:
+        yield arg, nxt, i, min(n, i + 2)
+        return i + 2
+    if not spec.clusters:
+        yield arg, "", i, i + 1
+        return i + 1
+    for j in range(1, len(arg)):
+        letter = arg[j]
+        if letter in spec.short_values:
+            rest = arg[j + 1 :]
+            if rest:
+                yield "-" + letter, rest.removeprefix("="), i, i + 1
+                return i + 1
+            yield "-" + letter, nxt, i, min(n, i + 2)
+            return i + 2
+        yield "-" + letter, "", i, i + 1
+    return i + 1
 
 
 def _takes_next(spec: OptionSpec, name: str, nxt: str) -> bool:

@@ -120,14 +120,12 @@ def pytest_rule(call: Call) -> Match | None:
     match = Match("pytest")
     positionals: list[tuple[str, str]] = []  # (as written, normalised)
     pyargs = False
-    after_dashdash = False
     for option, value, index, end in scan(argv, 1, _PYTEST):
         if option is None:
             if not dynamic[index]:
                 positionals.append((value, normalise_path(relative_to_root(value, root))))
         elif option == DASHDASH:
-            after_dashdash = True
-            break
+            continue
         elif option in _PYTEST_NOT_A_RUN:
             return None
         elif option == "-k":
@@ -138,11 +136,6 @@ def pytest_rule(call: Call) -> Match | None:
             match.name(argv[index:end], option)
         elif option == "--pyargs":
             pyargs = True
-    if after_dashdash:
-        for index in range(argv.index(DASHDASH) + 1, len(argv)):
-            if not dynamic[index]:
-                word = argv[index]
-                positionals.append((word, normalise_path(relative_to_root(word, root))))
     if positionals:
         plain = [path for _, path in positionals if "::" not in path]
         if pyargs or not covers_whole_tree(plain, root):

@@ -104,6 +104,9 @@ class _Collector:
             argv, dynamic = argv[outcome.start :], dynamic[outcome.start :]
             if outcome.program is not None and argv:
                 argv[0], dynamic[0] = outcome.program, False
+            if outcome.insert:
+                argv[1:1] = outcome.insert
+                dynamic[1:1] = [False] * len(outcome.insert)
             outcome = None
         else:
             return

@@ -53,7 +53,7 @@ def test_nightly_runs_the_main_job_and_keeps_its_evidence() -> None:
     assert restore < text.index("- run: nox -s lanes") < save
     assert "path: .hypothesis/" in text
     uploads = re.findall(
-        r"if: always\(\)\n\s+uses: actions/upload-artifact@v4\n\s+with:\n\s+name: (\S+)\n\s+path: (\S+)",
+        r"if: always\(\)\n\s+uses: actions/upload-artifact@v4\n\s+with:\n\s+name: .+\n\s+path: (\S+)",
         text,
     )
-    assert {path for _, path in uploads} == {".hypothesis/", "envelopes/"}
+    assert set(uploads) == {".hypothesis/", "envelopes/"}

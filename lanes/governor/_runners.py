@@ -14,19 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from lanes.governor._run_js import (
-    bun_rule,
-    jest_rule,
-    npm_rule,
-    playwright_rule,
-    pnpm_rule,
-    vitest_rule,
-    yarn_rule,
-)
-from lanes.governor._run_jvm import gradle_rule, maven_rule
-from lanes.governor._run_native import cargo_rule, dotnet_rule, go_rule, gotestsum_rule, swift_rule
-from lanes.governor._run_python import pytest_rule, unittest_rule
-from lanes.governor._run_scripted import mix_rule, phpunit_rule, rails_rule, rake_rule
 from lanes.governor._wrappers import basename
 
 if TYPE_CHECKING:
@@ -38,34 +25,37 @@ if TYPE_CHECKING:
 
 __all__ = ["PROGRAMS", "recognise"]
 
-_RULES: dict[str, Rule] = {
-    "pytest": pytest_rule,
-    "py.test": pytest_rule,
-    "pytest-3": pytest_rule,
-    "py.test-3": pytest_rule,
-    "unittest": unittest_rule,  # only reachable as `python -m unittest`
-    "go": go_rule,
-    "gotestsum": gotestsum_rule,
-    "cargo": cargo_rule,
-    "npm": npm_rule,
-    "yarn": yarn_rule,
-    "yarnpkg": yarn_rule,
-    "pnpm": pnpm_rule,
-    "bun": bun_rule,
-    "jest": jest_rule,
-    "vitest": vitest_rule,
-    "playwright": playwright_rule,
-    "dotnet": dotnet_rule,
-    "mvn": maven_rule,
-    "mvnw": maven_rule,
-    "mvnd": maven_rule,
-    "gradle": gradle_rule,
-    "gradlew": gradle_rule,
-    "mix": mix_rule,
-    "phpunit": phpunit_rule,
-    "rake": rake_rule,
-    "rails": rails_rule,
-    "swift": swift_rule,
+# program basename -> (module under lanes.governor, rule function). Rule modules
+# are imported on first use: a command that names no runner (`ls -la`, the
+# hook's common case) loads none of them.
+_RULES: dict[str, tuple[str, str]] = {
+    "pytest": ("_run_python", "pytest_rule"),
+    "py.test": ("_run_python", "pytest_rule"),
+    "pytest-3": ("_run_python", "pytest_rule"),
+    "py.test-3": ("_run_python", "pytest_rule"),
+    "unittest": ("_run_python", "unittest_rule"),  # only reachable as `python -m unittest`
+    "go": ("_run_native", "go_rule"),
+    "gotestsum": ("_run_native", "gotestsum_rule"),
+    "cargo": ("_run_native", "cargo_rule"),
+    "swift": ("_run_native", "swift_rule"),
+    "dotnet": ("_run_native", "dotnet_rule"),
+    "npm": ("_run_js", "npm_rule"),
+    "yarn": ("_run_js", "yarn_rule"),
+    "yarnpkg": ("_run_js", "yarn_rule"),
+    "pnpm": ("_run_js", "pnpm_rule"),
+    "bun": ("_run_js", "bun_rule"),
+    "jest": ("_run_js", "jest_rule"),
+    "vitest": ("_run_js", "vitest_rule"),
+    "playwright": ("_run_js", "playwright_rule"),
+    "mvn": ("_run_jvm", "maven_rule"),
+    "mvnw": ("_run_jvm", "maven_rule"),
+    "mvnd": ("_run_jvm", "maven_rule"),
+    "gradle": ("_run_jvm", "gradle_rule"),
+    "gradlew": ("_run_jvm", "gradle_rule"),
+    "mix": ("_run_scripted", "mix_rule"),
+    "phpunit": ("_run_scripted", "phpunit_rule"),
+    "rake": ("_run_scripted", "rake_rule"),
+    "rails": ("_run_scripted", "rails_rule"),
 }
 
 # Every program name the table knows (for callers that pre-filter commands).
@@ -74,5 +64,10 @@ PROGRAMS: frozenset[str] = frozenset(_RULES)
 
 def recognise(call: Call) -> Match | Delegate | None:
     """The rule for ``call.argv[0]``'s program, applied; ``None`` if none."""
-    rule = _RULES.get(basename(call.argv[0]))
-    return rule(call) if rule is not None else None
+    entry = _RULES.get(basename(call.argv[0]))
+    if entry is None:
+        return None
+    module_name, function = entry
+    module = __import__(f"lanes.governor.{module_name}", fromlist=[function])
+    rule: Rule = getattr(module, function)
+    return rule(call)

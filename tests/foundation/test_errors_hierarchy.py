@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import pickle
 from concurrent.futures import ProcessPoolExecutor
 
@@ -59,7 +60,14 @@ def _raise_config_error() -> None:
     raise ConfigError(msg, hint="read the parent's traceback")
 
 
+@pytest.mark.integration
 def test_error_from_a_worker_process_keeps_its_type() -> None:
-    with ProcessPoolExecutor(max_workers=1) as pool, pytest.raises(ConfigError) as raised:
+    # spawn, not fork: forking a multi-threaded process (an xdist worker) is
+    # deprecated from Python 3.12 and warnings are errors in this suite.
+    context = multiprocessing.get_context("spawn")
+    with (
+        ProcessPoolExecutor(max_workers=1, mp_context=context) as pool,
+        pytest.raises(ConfigError) as raised,
+    ):
         pool.submit(_raise_config_error).result(timeout=60)
     assert raised.value.hint == "read the parent's traceback"

@@ -1,0 +1,270 @@
+"""Benchmarks of the gate (Governor II): PreToolUse latency and the tree digest.
+
+Both run in a scratch git repository of :data:`TRACKED_FILES` tracked files
+with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
+
+- ``gate-latency``: ``lanes hook`` on a PreToolUse payload of ``pytest
+  tests/unit -q`` against ``python -c pass`` of the same interpreter, in
+  alternating triples (baseline, dedup hit, lock path) so machine load hits all
+  sides alike. The *dedup hit* finds a fresh PASS and blocks (exit 2): config,
+  classification, the tree digest and the ledger, the whole read path. The
+  *lock path* finds a stale PASS and takes the run lock (its own session's
+  lock, reclaimed each time): the read path plus the guarded write. Goal:
+  median ratio ≤ 2.0 for the dedup hit.
+- ``tree-digest``: :func:`lanes.governor.tree.tree_state` alone, in-process, on
+  the clean repository and with a few tracked and untracked edits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from lanes.bench._stats import median_interval
+from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["TRACKED_FILES", "gate_latency", "make_big_repo", "tree_digest"]
+
+TRACKED_FILES: Final = 5000
+LATENCY_GOAL: Final = 2.0
+COMMAND: Final = "pytest tests/unit -q"
+_WARMUP: Final = 3
+_GIT_ENV: Final = {
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+PYPROJECT: Final = """\
+[tool.lanes.suites.unit]
+paths = ["tests/unit"]
+command = "pytest tests/unit -q"
+
+[tool.lanes.suites.integ]
+paths = ["tests/integ"]
+command = "pytest tests/integ -q"
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args],
+        cwd=repo,
+        env={**os.environ, **_GIT_ENV},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def make_big_repo(path: Path, files: int = TRACKED_FILES, pyproject: str = PYPROJECT) -> Path:
+    """A committed repository of ``files`` tracked files (100 per directory)."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "-q", "-b", "main")
+    # No background `gc --auto` after the big commit: it would repack while
+    # the benchmark reads the repository.
+    git(path, "config", "gc.auto", "0")
+    (path / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    for sub in ("tests/unit", "tests/integ"):
+        (path / sub).mkdir(parents=True, exist_ok=True)
+        (path / sub / "test_a.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
+    for i in range(max(0, files - 3)):
+        directory = path / "src" / f"pkg{i // 100:03d}"
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / f"mod{i % 100:03d}.py").write_text(f"VALUE = {i}\n", encoding="utf-8")
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "bench tree")
+    return path
+
+
+def _payload(cwd: Path, session: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": session,
+            "transcript_path": str(cwd / ".bench-transcript.jsonl"),
+            "cwd": str(cwd),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": COMMAND, "description": "Run the unit suite"},
+        }
+    ).encode()
+
+
+def _populate_ledger(repo: Path, state: Path, *, fresh: bool) -> None:
+    """A PASS for ``unit`` (on this tree when ``fresh``, else on another
+    commit), a stale one for ``integ``, and twenty FAILs of other suites."""
+    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.ledger import LedgerEntry, record  # noqa: PLC0415
+    from lanes.governor.tree import tree_state  # noqa: PLC0415
+
+    tree = tree_state(str(repo))
+    if tree is None:
+        msg = f"no tree state for the bench repository {str(repo)!r}"
+        raise RuntimeError(msg)
+    env = OSEnvironment()
+    ledger = str(state / "verify-ledger.json")
+    entries = {
+        "unit": LedgerEntry(
+            status="PASS", ts=env.now(), git_head=tree.git_head if fresh else "1" * 40,
+            dirty_digest=tree.dirty_digest, agent="claude", session_tail="bench-a1b2",
+            duration_ms=4200,
+        ),
+        "integ": LedgerEntry(
+            status="PASS", ts=env.now(), git_head="0" * 40, dirty_digest="clean",
+            agent="codex", session_tail="bench-9f3e", duration_ms=61000,
+        ),
+    }  # fmt: skip
+    for i in range(20):
+        entries[f"other{i}"] = LedgerEntry(
+            status="FAIL", ts=env.now(), git_head=tree.git_head, dirty_digest="clean"
+        )
+    for name, entry in entries.items():
+        record(env, ledger, ledger + ".lock", name, entry)
+
+
+def _timed(
+    argv: Sequence[str], payload: bytes, env: dict[str, str], cwd: Path
+) -> tuple[float, int, bytes]:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, input=payload, capture_output=True, env=env, cwd=cwd, check=False)
+    return time.perf_counter() - start, proc.returncode, proc.stderr
+
+
+def _hook_argv(python: str) -> list[str]:
+    script = Path(python).parent / "lanes"
+    return [str(script), "hook"] if script.is_file() else [python, "-m", "lanes", "hook"]
+
+
+@benchmark(
+    "gate-latency",
+    f"lanes hook PreToolUse `{COMMAND}` in a {TRACKED_FILES}-file repo vs python -c pass",
+)
+def gate_latency(ctx: BenchContext) -> BenchResult:
+    scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-gate-"))
+    try:
+        repo = make_big_repo(scratch / "repo")
+        # Two state dirs over the same tree: one whose ledger holds a fresh
+        # PASS (the dedup hit), one whose PASS names another commit (the
+        # gate goes on to the lock).
+        fresh_state = repo / ".git" / "lanes"
+        stale_state = scratch / "stale-state"
+        for state in (fresh_state, stale_state):
+            state.mkdir()
+            _populate_ledger(repo, state, fresh=state == fresh_state)
+        env = {
+            key: value
+            for key, value in os.environ.items()
+            if not key.startswith(("LANES_", "CLAUDE_"))
+        }
+        env["XDG_STATE_HOME"] = str(scratch / "xdg")
+        stale_env = {**env, "LANES_STATE_DIR": str(stale_state)}
+        hook = _hook_argv(ctx.python)
+        baseline = [ctx.python, "-c", "pass"]
+        hit_payload = _payload(repo, "bench-session-0001")
+        lock_payload = _payload(repo, "bench-session-0002")
+        for _ in range(_WARMUP):
+            _timed(hook, hit_payload, env, repo)
+            _timed(hook, lock_payload, stale_env, repo)
+            _timed(baseline, b"", env, repo)
+        hit_ratios: list[float] = []
+        lock_ratios: list[float] = []
+        base_times: list[float] = []
+        hit_times: list[float] = []
+        lock_times: list[float] = []
+        misbehaved = ""
+        for _ in range(max(ctx.iterations, 1)):
+            base, _, _ = _timed(baseline, b"", env, repo)
+            hit, hit_code, hit_err = _timed(hook, hit_payload, env, repo)
+            locked, lock_code, lock_err = _timed(hook, lock_payload, stale_env, repo)
+            if hit_code != 2 or not hit_err.startswith(b"unit green"):
+                misbehaved = f"dedup hit exited {hit_code}: {hit_err[:200]!r}"
+            if lock_code != 0 or lock_err:
+                misbehaved = f"lock path exited {lock_code}: {lock_err[:200]!r}"
+            base_times.append(base)
+            hit_times.append(hit)
+            lock_times.append(locked)
+            hit_ratios.append(hit / base)
+            lock_ratios.append(locked / base)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    median, low, high = median_interval(hit_ratios)
+    figures: dict[str, float | int | str | bool | None] = {
+        "tracked_files": TRACKED_FILES,
+        "triples": len(hit_ratios),
+        "dedup_hit_ratio_median": round(median, 3),
+        "dedup_hit_ratio_ci95_low": round(low, 3),
+        "dedup_hit_ratio_ci95_high": round(high, 3),
+        "lock_path_ratio_median": round(statistics.median(lock_ratios), 3),
+        "baseline_ms_median": round(statistics.median(base_times) * 1000, 2),
+        "dedup_hit_ms_median": round(statistics.median(hit_times) * 1000, 2),
+        "lock_path_ms_median": round(statistics.median(lock_times) * 1000, 2),
+    }
+    goal = f"dedup-hit median ratio <= {LATENCY_GOAL}"
+    if misbehaved:
+        return BenchResult(figures=figures, goal=goal, verdict="fail", note=misbehaved)
+    verdict: Verdict = "fail" if low > LATENCY_GOAL else "pass"
+    note = ""
+    if verdict == "fail":
+        note = f"the whole 95% interval ({low:.2f}-{high:.2f}) is above the goal"
+    elif median > LATENCY_GOAL:
+        note = f"median {median:.2f} over the goal but within noise (interval from {low:.2f})"
+    return BenchResult(figures=figures, goal=goal, verdict=verdict, note=note)
+
+
+def _median_ms(function: object, rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        function()  # type: ignore[operator]  # a zero-argument callable
+        samples.append(time.perf_counter() - start)
+    return round(statistics.median(samples) * 1000, 2)
+
+
+@benchmark("tree-digest", f"tree_state() alone in a {TRACKED_FILES}-file repo, in-process")
+def tree_digest(ctx: BenchContext) -> BenchResult:
+    from lanes.governor.tree import tree_state  # noqa: PLC0415
+
+    scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-tree-"))
+    rounds = max(5, min(ctx.iterations, 40))
+    try:
+        repo = make_big_repo(scratch / "repo")
+        top = str(repo)
+        tree_state(top)
+        clean_ms = _median_ms(lambda: tree_state(top), rounds)
+        for i in range(10):
+            (repo / "src" / f"pkg{i:03d}" / "mod000.py").write_text(f"VALUE = -{i}\n", "utf-8")
+            (repo / "src" / f"pkg{i:03d}" / "new.py").write_text("NEW = 1\n" * 200, "utf-8")
+        dirty_ms = _median_ms(lambda: tree_state(top), rounds)
+        interpreter = _median_ms(
+            lambda: subprocess.run([ctx.python, "-c", "pass"], check=False), rounds
+        )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    figures: dict[str, float | int | str | bool | None] = {
+        "tracked_files": TRACKED_FILES,
+        "rounds": rounds,
+        "clean_ms_median": clean_ms,
+        "dirty_ms_median": dirty_ms,
+        "python_c_pass_ms_median": interpreter,
+        "clean_vs_interpreter_start": round(clean_ms / interpreter, 3) if interpreter else None,
+        "dirty_vs_interpreter_start": round(dirty_ms / interpreter, 3) if interpreter else None,
+    }
+    return BenchResult(
+        figures=figures,
+        goal=None,
+        verdict="info",
+        note="dirty = 10 tracked edits + 10 untracked files",
+    )

@@ -1,0 +1,132 @@
+"""The bench lane: a valid envelope, noise-aware verdicts, fail and crash paths."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lanes.bench import registry
+from lanes.bench._stats import median_interval
+from lanes.bench.registry import BenchContext, BenchResult
+from lanes.bench.runner import run_bench
+from lanes.envelope import validate_envelope
+from lanes.errors import UsageError
+
+PYPROJECT = '[tool.lanes]\nenvelope_dir = "out"\n'
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT, encoding="utf-8")
+    return tmp_path
+
+
+def _ns(project: Path, *only: str, iterations: int = 1) -> argparse.Namespace:
+    return argparse.Namespace(
+        config=project / "pyproject.toml", iterations=iterations, only=list(only) or None
+    )
+
+
+def _envelope(project: Path) -> dict[str, object]:
+    document = json.loads((project / "out" / "bench.json").read_text(encoding="utf-8"))
+    assert validate_envelope(document) == []
+    assert isinstance(document, dict)
+    return document
+
+
+@pytest.mark.integration
+def test_lanes_bench_writes_a_valid_envelope(project: Path, tmp_path: Path) -> None:
+    script = Path(sys.executable).parent / "lanes"
+    command = [str(script)] if script.is_file() else [sys.executable, "-m", "lanes"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LANES_")}
+    proc = subprocess.run(
+        [
+            *command,
+            "bench",
+            "--iterations",
+            "2",
+            "--only",
+            "hook-latency",
+            "--only",
+            "classify-throughput",
+            "--config",
+            str(project / "pyproject.toml"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode in (0, 1), proc.stderr  # a verdict either way; never a crash
+    document = _envelope(project)
+    assert (document["lane"], document["stage"]) == ("bench", "complete")
+    data = document["data"]
+    assert isinstance(data, dict)
+    assert data["iterations"] == 2
+    by_name = {b["name"]: b for b in data["benchmarks"]}
+    assert list(by_name) == ["hook-latency", "classify-throughput"]
+    latency = by_name["hook-latency"]["figures"]
+    assert latency["pairs"] == 2
+    assert latency["ratio_median"] > 0
+    assert latency["hook_command"] in ("lanes hook", f"{Path(sys.executable).name} -m lanes hook")
+    assert "ratio_median=" in proc.stdout
+
+
+def test_median_interval_uses_order_statistics() -> None:
+    assert median_interval([1.0]) == (1.0, 1.0, 1.0)
+    values = [float(v) for v in range(1, 41)]
+    median, low, high = median_interval(values)
+    assert median == 20.5
+    assert low < median < high
+    assert (low, high) == (13.0, 28.0)
+    # One wild outlier moves neither the median nor the interval.
+    assert median_interval([*values[:-1], 1e9]) == (median, low, high)
+
+
+def _fixed(verdict: registry.Verdict) -> registry.Benchmark:
+    def run(ctx: BenchContext) -> BenchResult:
+        return BenchResult(figures={"n": ctx.iterations}, goal="n >= 1", verdict=verdict)
+
+    return run
+
+
+def test_a_missed_goal_fails_the_lane(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "BENCHMARK_MODULES", ())
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    registry.benchmark("always-fine", "a benchmark that passes")(_fixed("pass"))
+    registry.benchmark("too-slow", "a benchmark that misses its goal")(_fixed("fail"))
+    assert run_bench(_ns(project, iterations=3)) == 1
+    document = _envelope(project)
+    assert (document["result"], document["stage"]) == ("fail", "complete")
+    assert run_bench(_ns(project, "always-fine")) == 0
+    assert _envelope(project)["result"] == "pass"
+
+
+def test_a_crashing_benchmark_leaves_an_error_envelope(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def crash(ctx: BenchContext) -> BenchResult:
+        msg = f"boom at {ctx.iterations}"
+        raise RuntimeError(msg)
+
+    monkeypatch.setattr(registry, "BENCHMARK_MODULES", ())
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    registry.benchmark("crash", "raises")(crash)
+    assert run_bench(_ns(project)) == 3
+    document = _envelope(project)
+    assert document["stage"] == "error"
+    assert document["error"] == {"type": "RuntimeError", "message": "boom at 1"}
+
+
+def test_unknown_benchmark_names_are_usage_errors(project: Path) -> None:
+    with pytest.raises(UsageError, match="no benchmark named 'nope'") as info:
+        run_bench(_ns(project, "nope"))
+    assert "hook-latency" in info.value.hint

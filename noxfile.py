@@ -76,10 +76,28 @@ def fuzz(session: nox.Session) -> None:
     session.run("lanes", "fuzz", *session.posargs)
 
 
+# The PR-sized torture run: the default seed sweep, every planted bug, and a
+# short real-process guard. A replay (--seed / --schedule) runs alone.
+TORTURE_PR_ARGS: tuple[str, ...] = ("--self-check", "--real", "--procs", "4", "--iterations", "40")
+
+
+@nox.session
+def torture(session: nox.Session) -> None:
+    """Seeded concurrency torture of the run lock and ledger, self-check, real-process guard.
+
+    Extra arguments go to `lanes torture`: nox -s torture -- --runs 5000 --seed-start 20000;
+    nox -s torture -- --seed 1234 (replays one seed alone); --schedule FILE replays a shrunk one.
+    """
+    _install(session)
+    replay = any(arg.split("=")[0] in ("--seed", "--schedule") for arg in session.posargs)
+    args = list(session.posargs) if replay else [*TORTURE_PR_ARGS, *session.posargs]
+    session.run("lanes", "torture", *args)
+
+
 # The main job's lanes, in the order `nox -s lanes` runs them. A lane that
 # belongs in the main job adds its session name here; the report always runs
 # last, over whatever envelopes the lanes left (pass, fail or crash).
-LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz")
+LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz", "torture")
 
 
 @nox.session(venv_backend="none")  # it only queues other sessions: no virtualenv to build

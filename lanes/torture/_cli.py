@@ -54,7 +54,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--iterations", type=int, default=200, metavar="N", help="critical sections per process"
     )
     torture.add_argument(
-        "--envelope", type=Path, metavar="PATH", help="envelope path (default envelopes/torture.json)"
+        "--envelope",
+        type=Path,
+        metavar="PATH",
+        help="envelope path (default envelopes/torture.json)",
     )
     add_config_option(torture)
     torture.set_defaults(handler=_torture)

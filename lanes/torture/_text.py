@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lanes.torture.world import EPOCH
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
     from lanes.config import TortureConfig
     from lanes.torture.harness import RunResult, TraceStep
     from lanes.torture.lane import Options
@@ -33,19 +34,30 @@ def sweep_summary(report: SweepReport) -> str:
     breaks = ", ".join(f"{why} {count}" for why, count in sorted(report.breaks.items())) or "none"
     return "\n".join(
         [
-            f"torture: {report.runs} seed(s) from {report.seed_start} ({settings.scheduler}, "
-            f"{settings.clients} clients x {settings.ops} ops, TTL {settings.ttl}s), "
-            "each run twice and compared",
-            f"  {report.steps} steps, {report.executions} runs in {report.elapsed:.1f}s "
-            f"({report.runs_per_second:.1f} runs/s)",
-            f"  contention: {totals.get('held_blocks', 0)} blocked on a held lock, "
-            f"{totals.get('flock_waits', 0)} flock waits, {totals.get('acquired', 0)} acquired, "
-            f"{totals.get('dedup_blocks', 0)} deduplicated; lock taken over: {breaks}",
-            f"  crashes {totals.get('crashes', 0)}, interrupts {totals.get('interrupts', 0)}, "
-            f"pid reuses {totals.get('pid_reuses', 0)}; TTL overlaps (documented trade-off): "
-            f"{totals.get('ttl_overlaps', 0)}",
-            f"  violations: {len(report.failures)}; non-deterministic seeds: "
-            f"{len(report.mismatches)}",
+            (
+                f"torture: {report.runs} seed(s) from {report.seed_start} "
+                f"({settings.scheduler}, {settings.clients} clients x {settings.ops} ops, "
+                f"TTL {settings.ttl}s), each run twice and compared"
+            ),
+            (
+                f"  {report.steps} steps, {report.executions} runs in {report.elapsed:.1f}s "
+                f"({report.runs_per_second:.1f} runs/s)"
+            ),
+            (
+                f"  contention: {totals.get('held_blocks', 0)} blocked on a held lock, "
+                f"{totals.get('flock_waits', 0)} flock waits, "
+                f"{totals.get('acquired', 0)} acquired, "
+                f"{totals.get('dedup_blocks', 0)} deduplicated; lock taken over: {breaks}"
+            ),
+            (
+                f"  crashes {totals.get('crashes', 0)}, interrupts {totals.get('interrupts', 0)}, "
+                f"pid reuses {totals.get('pid_reuses', 0)}; "
+                f"TTL overlaps (documented trade-off): {totals.get('ttl_overlaps', 0)}"
+            ),
+            (
+                f"  violations: {len(report.failures)}; "
+                f"non-deterministic seeds: {len(report.mismatches)}"
+            ),
         ]
     )
 

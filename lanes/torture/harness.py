@@ -35,15 +35,18 @@ import tempfile
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from greenlet import greenlet, getcurrent
+from greenlet import getcurrent, greenlet
 
 from lanes.torture import invariants
-from lanes.torture.kernel import GovernorKernel
 from lanes.torture.program import HOSTS, SUITES, ClientSpec, Op
-from lanes.torture.scheduler import Scheduler
 from lanes.torture.simenv import SimEnvironment
 from lanes.torture.world import Client, Counters, StatePaths, Violation, World
+
+if TYPE_CHECKING:
+    from lanes.torture.kernel import GovernorKernel
+    from lanes.torture.scheduler import Scheduler
 
 __all__ = ["RunResult", "TraceStep", "run_clients", "scratch_root"]
 
@@ -160,14 +163,16 @@ class _Run:
             client.digest = "clean"
         elif op.kind == "reuse":
             world.reuse_pid(client.host)
+        elif op.kind == "record":
+            self.kernel.record_by_hand(
+                env, self.state_dir, client, op.suite, passed=op.end == "pass"
+            )
 
     def _cycle(self, env: SimEnvironment, client: Client, op: Op) -> None:
         world = self.world
         started_now, started_step = world.now, world.step
         client.last_ledger_text = client.last_lock_text = None
-        decision = self.kernel.pre_tool_use(
-            env, self.state_dir, client, op.suite, force=op.force
-        )
+        decision = self.kernel.pre_tool_use(env, self.state_dir, client, op.suite, force=op.force)
         invariants.check_decision(
             world,
             client,

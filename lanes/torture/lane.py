@@ -8,12 +8,10 @@ every exit path by :func:`lanes.envelope.lane_run`.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import traceback
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lanes.config import Config, TortureConfig, load_config
 from lanes.envelope import LaneRun, lane_run
@@ -34,6 +32,10 @@ from lanes.torture.sweep import (
     self_check,
     sweep,
 )
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
 
 __all__ = ["Options", "run_lane"]
 
@@ -66,16 +68,12 @@ class Options:
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace, defaults: TortureConfig) -> Options:
-        def pick(name: str, default: Any) -> Any:
-            value = getattr(ns, name, None)
-            return default if value is None else value
-
         options = cls(
-            runs=pick("runs", defaults.runs),
-            seed_start=pick("seed_start", defaults.seed_start),
-            clients=pick("clients", defaults.clients),
-            ops=pick("ops", defaults.ops),
-            scheduler=pick("scheduler", defaults.scheduler),
+            runs=defaults.runs if ns.runs is None else ns.runs,
+            seed_start=defaults.seed_start if ns.seed_start is None else ns.seed_start,
+            clients=defaults.clients if ns.clients is None else ns.clients,
+            ops=defaults.ops if ns.ops is None else ns.ops,
+            scheduler=defaults.scheduler if ns.scheduler is None else ns.scheduler,
             seed=ns.seed,
             schedule=ns.schedule,
             self_check=ns.self_check,
@@ -92,9 +90,9 @@ class Options:
             value = getattr(self, name)
             if value is not None and not low <= value <= high:
                 flag = "--" + name.replace("_", "-")
+                msg = f"{flag} must be {low}..{high}, got {value!r}"
                 raise UsageError(
-                    f"{flag} must be {low}..{high}, got {value!r}",
-                    hint=f"pass {flag} within {low}..{high}, or omit it for the default",
+                    msg, hint=f"pass {flag} within {low}..{high}, or omit it for the default"
                 )
 
     @property
@@ -130,8 +128,10 @@ def run_lane(ns: argparse.Namespace) -> int:
     except Exception as exc:  # noqa: BLE001  # a harness crash: the envelope says stage "error"
         traceback.print_exc()
         print(f"error: the torture lane crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("hint: this is a bug in the harness or the governor; see the traceback above",
-              file=sys.stderr)
+        print(
+            "hint: this is a bug in the harness or the governor; see the traceback above",
+            file=sys.stderr,
+        )
         return ExitCode.CRASH
 
 
@@ -145,8 +145,9 @@ def _read_schedule(path: Path) -> Schedule:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
+        msg = f"schedule file {str(path)!r} cannot be read: {exc}"
         raise ScheduleError(
-            f"schedule file {str(path)!r} cannot be read: {exc}",
+            msg,
             hint="pass the path a failing `lanes torture` run printed after 'shrunk schedule'",
         ) from None
     return load_schedule(text)
@@ -245,8 +246,14 @@ class _Lane:
             signature=result.signature,
             nondeterminism=[]
             if deterministic
-            else [{"seed": schedule.seed, "what": "schedule replay", "first": result.outcome,
-                   "second": again.outcome}],
+            else [
+                {
+                    "seed": schedule.seed,
+                    "what": "schedule replay",
+                    "first": result.outcome,
+                    "second": again.outcome,
+                }
+            ],
             violations=[
                 {
                     "seed": schedule.seed,
@@ -289,8 +296,9 @@ class _Lane:
 
             write_atomic(path, dump_schedule(failure.schedule))
         except OSError as exc:
+            msg = f"cannot write the shrunk schedule {str(path)!r}: {exc}"
             raise StateError(
-                f"cannot write the shrunk schedule {str(path)!r}: {exc}",
+                msg,
                 hint="make the envelope directory writable (envelope_dir in [tool.lanes])",
             ) from None
         return path
@@ -335,8 +343,15 @@ class _Lane:
 
 
 def _contention(counters: dict[str, Any]) -> dict[str, Any]:
-    keys = ("acquired", "held_blocks", "dedup_blocks", "flock_waits", "crashes", "interrupts",
-            "pid_reuses")
+    keys = (
+        "acquired",
+        "held_blocks",
+        "dedup_blocks",
+        "flock_waits",
+        "crashes",
+        "interrupts",
+        "pid_reuses",
+    )
     out: dict[str, Any] = {key: int(counters.get(key, 0)) for key in keys}
     out["breaks"] = dict(counters.get("breaks", {}))
     return out
@@ -354,4 +369,3 @@ def _sweep_data(report: SweepReport) -> dict[str, Any]:
         "contention": _contention(totals),
         "ttl_overlaps": report.totals.get("ttl_overlaps", 0),
     }
-

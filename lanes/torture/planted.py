@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from lanes.config import Config
 from lanes.governor import lock as lock_mod
 from lanes.torture.kernel import GovernorKernel
 from lanes.torture.simenv import SimEnvironment
@@ -27,6 +26,7 @@ from lanes.torture.simenv import SimEnvironment
 if TYPE_CHECKING:
     from greenlet import greenlet
 
+    from lanes.config import Config
     from lanes.governor._env import Environment
     from lanes.torture.world import Client, World
 
@@ -60,7 +60,9 @@ class _NoTTL(GovernorKernel):
         return super()._make_config(10**12)
 
 
-def _release_ignoring_token(env: Environment, lock_path: str, guard_path: str, *, token: str) -> bool:
+def _release_ignoring_token(
+    env: Environment, lock_path: str, guard_path: str, *, token: str
+) -> bool:
     del token
     with env.locked(guard_path):
         if env.read(lock_path) is None:
@@ -78,12 +80,33 @@ class _ReleaseIgnoresToken(GovernorKernel):
 _real_acquire: Final = lock_mod.acquire
 
 
-def _acquire_without_reclaim(env: Environment, lock_path: str, guard_path: str, **kw: Any) -> Any:
-    state = lock_mod.inspect(env, lock_path, ttl=kw.get("ttl", lock_mod.DEFAULT_TTL))
-    if state.status == "held" and state.record is not None:
-        if state.record.session_tail == kw["session_tail"]:
-            return lock_mod.AcquireResult(acquired=False, holder=state.record, why="held")
-    return _real_acquire(env, lock_path, guard_path, **kw)
+def _acquire_without_reclaim(
+    env: Environment,
+    lock_path: str,
+    guard_path: str,
+    *,
+    suite: str,
+    agent: str,
+    session_tail: str,
+    agent_pid: int,
+    command: str,
+    ttl: float = lock_mod.DEFAULT_TTL,
+) -> lock_mod.AcquireResult:
+    state = lock_mod.inspect(env, lock_path, ttl=ttl)
+    record = state.record
+    if state.status == "held" and record is not None and record.session_tail == session_tail:
+        return lock_mod.AcquireResult(acquired=False, holder=record, why="held")
+    return _real_acquire(
+        env,
+        lock_path,
+        guard_path,
+        suite=suite,
+        agent=agent,
+        session_tail=session_tail,
+        agent_pid=agent_pid,
+        command=command,
+        ttl=ttl,
+    )
 
 
 class _NoSelfReclaim(GovernorKernel):

@@ -19,6 +19,9 @@ Operations:
 - ``edit DIGEST`` / ``commit HEAD``: the client's worktree changes (a PASS of
   the old tree state must stop being fresh for it).
 - ``reuse``: the client's host hands a dead pid to a new, unrelated process.
+- ``record SUITE pass|fail``: ``lanes governor record`` (a make target or a
+  human) writes the ledger directly, without the run lock: the ledger's flock
+  is then all that keeps two writers from losing an update.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from typing import Final
 from lanes.errors import UsageError
 
 __all__ = [
+    "DIGESTS",
     "ENDS",
     "HEADS",
-    "DIGESTS",
     "SUITES",
     "ClientSpec",
     "Op",
@@ -68,6 +71,8 @@ class Op:
             return f"{self.kind} {self.amount}"
         if self.kind in ("edit", "commit"):
             return f"{self.kind} {self.target}"
+        if self.kind == "record":
+            return f"record {self.suite} {self.end}"
         return self.kind
 
 
@@ -84,7 +89,7 @@ def _bad_op(text: str, what: str) -> UsageError:
         f"torture op {text!r}: {what}",
         hint=(
             "ops are 'cycle SUITE END SECONDS [force]', 'sleep SECONDS', 'wait-lock -1|0|1', "
-            f"'edit DIGEST', 'commit HEAD' or 'reuse'; suites {sorted(SUITES)}, ends {list(ENDS)}, "
+            f"'edit DIGEST', 'commit HEAD', 'reuse' or 'record SUITE pass|fail'; suites {sorted(SUITES)}, ends {list(ENDS)}, "
             f"digests {list(DIGESTS)}, heads {list(HEADS)}"
         ),
     )
@@ -127,6 +132,12 @@ def parse_op(text: str) -> Op:
         return Op("commit", target=words[1])
     if kind == "reuse" and len(words) == 1:
         return Op("reuse")
+    if kind == "record" and len(words) == 3:
+        if words[1] not in SUITES:
+            raise _bad_op(text, f"unknown suite {words[1]!r}")
+        if words[2] not in ("pass", "fail"):
+            raise _bad_op(text, f"outcome must be 'pass' or 'fail', got {words[2]!r}")
+        return Op("record", suite=words[1], end=words[2])
     raise _bad_op(text, "not a known operation with the right number of words")
 
 
@@ -154,8 +165,11 @@ def _draw_op(rng: random.Random, ttl: int, previous: Op | None) -> Op:
         return Op("wait-lock", amount=rng.choice(OFFSETS))
     if roll < 0.86:
         return Op("edit", target=rng.choice(DIGESTS))
-    if roll < 0.94:
+    if roll < 0.91:
         return Op("commit", target=rng.choice(HEADS))
+    if roll < 0.95:
+        suite = "unit" if rng.random() < 0.7 else "slow"
+        return Op("record", suite=suite, end="pass" if rng.random() < 0.8 else "fail")
     return Op("reuse")
 
 

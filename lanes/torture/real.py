@@ -20,6 +20,7 @@ lock at once).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -29,7 +30,11 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from lanes.governor._env import OSEnvironment
+    from lanes.torture.kernel import GovernorKernel
 
 __all__ = ["RealReport", "run_real_guard", "worker_main"]
 
@@ -82,14 +87,14 @@ class RealReport:
 # --------------------------------------------------------------------------- worker
 
 
-def _tools(state_dir: str) -> tuple[Any, Any, Any]:
+def _tools() -> tuple[OSEnvironment, GovernorKernel]:
     from lanes.governor._env import OSEnvironment  # noqa: PLC0415
     from lanes.torture.kernel import GovernorKernel  # noqa: PLC0415
 
-    return OSEnvironment(), GovernorKernel(ttl=REAL_TTL), state_dir
+    return OSEnvironment(), GovernorKernel(ttl=REAL_TTL)
 
 
-def _enter(env: Any, path: str, me: str) -> tuple[bool, bool]:
+def _enter(env: OSEnvironment, path: str, me: str) -> tuple[bool, bool]:
     """Create the sentinel: (entered, found a dead holder's leftover)."""
     stale = False
     for _ in range(3):
@@ -106,10 +111,8 @@ def _enter(env: Any, path: str, me: str) -> tuple[bool, bool]:
                 return False, stale
             # A SIGKILLed holder never removed its sentinel: not an overlap.
             stale = True
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(path)
-            except FileNotFoundError:
-                pass
             continue
         os.write(fd, me.encode())
         os.close(fd)
@@ -121,11 +124,11 @@ def worker_main(argv: list[str]) -> int:
     """``python -m lanes.torture.real STATE_DIR ITERATIONS SEED LOG``."""
     state_dir, iterations, seed, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
     from lanes.governor.owner import agent_pid  # noqa: PLC0415
-    from lanes.torture.world import Client  # noqa: PLC0415
     from lanes.torture.program import HOSTS, ClientSpec  # noqa: PLC0415
+    from lanes.torture.world import Client  # noqa: PLC0415
 
     os.environ["CLAUDE_PID"] = str(os.getpid())
-    env, kernel, _ = _tools(state_dir)
+    env, kernel = _tools()
     rng = random.Random(seed)
     me = Client(0, ClientSpec(HOSTS[0], ()))
     me.pid = agent_pid(os.environ)
@@ -151,7 +154,7 @@ def worker_main(argv: list[str]) -> int:
                 stats["overlaps"] += 1
             kernel.post_tool_use(env, state_dir, me, "unit", force=True, passed=True)
             stats["cs"] += 1
-    print(json.dumps(stats), flush=True)  # noqa: T201  # the parent reads this line
+    print(json.dumps(stats), flush=True)  # the parent reads this line
     return 0
 
 
@@ -185,10 +188,11 @@ def _acquisitions(logs: str) -> list[float]:
     return sorted(times)
 
 
-def run_real_guard(procs: int, iterations: int, *, seed: int = 0, timeout: float = 300.0) -> RealReport:
+def run_real_guard(
+    procs: int, iterations: int, *, seed: int = 0, timeout: float = 300.0
+) -> RealReport:
     """Run the guard; the report says what happened and whether it passed."""
     report = RealReport(procs, iterations)
-    rng = random.Random(seed)
     began = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="lanes-torture-real-") as scratch:
         state_dir = os.path.join(scratch, "state")
@@ -196,55 +200,64 @@ def run_real_guard(procs: int, iterations: int, *, seed: int = 0, timeout: float
         os.mkdir(state_dir)
         os.mkdir(logs)
         lock_path = os.path.join(state_dir, "test-run.lock")
-        spawned = 0
-        workers = []
-        for _ in range(procs):
-            workers.append(_spawn(state_dir, iterations, spawned, logs))
-            spawned += 1
-        kill_budget = max(1, procs // 2)
-        kills: list[float] = []
-        outputs: list[str] = []
-        while any(w.poll() is None for w in workers):
-            if time.monotonic() - began > timeout:
-                report.problems.append(f"timed out after {timeout:.0f}s (deadlock?)")
-                for worker in workers:
-                    worker.kill()
-                break
-            time.sleep(rng.uniform(0.005, 0.03))
-            if len(kills) >= kill_budget or rng.random() > 0.3:
-                continue
-            pid = _holder_pid(lock_path)
-            victim = next((w for w in workers if w.pid == pid and w.poll() is None), None)
-            if victim is None:
-                continue
-            os.kill(victim.pid, signal.SIGKILL)
-            kills.append(time.time())
-            victim.wait()
-            # Keep the contention up: a replacement joins for a shorter stint.
-            workers.append(_spawn(state_dir, max(1, iterations // 4), spawned, logs))
-            spawned += 1
-        for worker in workers:
-            out, _ = worker.communicate()
-            if worker.returncode == 0 and out.strip():
-                outputs.append(out.strip().splitlines()[-1])
-        for line in outputs:
-            stats = json.loads(line)
-            report.critical_sections += stats["cs"]
-            report.blocked += stats["blocked"]
-            report.overlaps += stats["overlaps"]
-            report.stale_sentinels += stats["stale"]
-        report.kills = len(kills)
-        acquired = _acquisitions(logs)
-        for killed_at in kills:
-            after = next((t for t in acquired if t > killed_at), None)
-            if after is None:
-                report.untaken_kills += 1
-            else:
-                report.takeovers_ms.append((after - killed_at) * 1000)
+        workers, kills = _contend(report, state_dir, logs, random.Random(seed), timeout)
+        _tally(report, workers, kills, logs)
         report.probe, report.lock_left = _final_probe(state_dir, lock_path)
     report.elapsed = time.monotonic() - began
     _judge(report)
     return report
+
+
+def _contend(
+    report: RealReport, state_dir: str, logs: str, rng: random.Random, timeout: float
+) -> tuple[list[subprocess.Popen[str]], list[float]]:
+    """Run the workers to the end, SIGKILLing random lock holders; the kill times."""
+    began = time.monotonic()
+    lock_path = os.path.join(state_dir, "test-run.lock")
+    workers = [_spawn(state_dir, report.iterations, n, logs) for n in range(report.procs)]
+    kill_budget = max(1, report.procs // 2)
+    kills: list[float] = []
+    while any(w.poll() is None for w in workers):
+        if time.monotonic() - began > timeout:
+            report.problems.append(f"timed out after {timeout:.0f}s (deadlock?)")
+            for worker in workers:
+                worker.kill()
+            break
+        time.sleep(rng.uniform(0.005, 0.03))
+        if len(kills) >= kill_budget or rng.random() > 0.3:
+            continue
+        pid = _holder_pid(lock_path)
+        victim = next((w for w in workers if w.pid == pid and w.poll() is None), None)
+        if victim is None:
+            continue
+        os.kill(victim.pid, signal.SIGKILL)
+        kills.append(time.time())
+        victim.wait()
+        # Keep the contention up: a replacement joins for a shorter stint.
+        workers.append(_spawn(state_dir, max(1, report.iterations // 4), len(workers), logs))
+    return workers, kills
+
+
+def _tally(
+    report: RealReport, workers: list[subprocess.Popen[str]], kills: list[float], logs: str
+) -> None:
+    for worker in workers:
+        out, _ = worker.communicate()
+        if worker.returncode != 0 or not out.strip():
+            continue  # killed: its critical sections show in the acquisition logs
+        stats = json.loads(out.strip().splitlines()[-1])
+        report.critical_sections += stats["cs"]
+        report.blocked += stats["blocked"]
+        report.overlaps += stats["overlaps"]
+        report.stale_sentinels += stats["stale"]
+    report.kills = len(kills)
+    acquired = _acquisitions(logs)
+    for killed_at in kills:
+        after = next((t for t in acquired if t > killed_at), None)
+        if after is None:
+            report.untaken_kills += 1
+        else:
+            report.takeovers_ms.append((after - killed_at) * 1000)
 
 
 def _final_probe(state_dir: str, lock_path: str) -> tuple[str, bool]:
@@ -254,7 +267,7 @@ def _final_probe(state_dir: str, lock_path: str) -> tuple[str, bool]:
     from lanes.torture.program import HOSTS, ClientSpec  # noqa: PLC0415
     from lanes.torture.world import Client  # noqa: PLC0415
 
-    env, kernel, _ = _tools(state_dir)
+    env, kernel = _tools()
     me = Client(0, ClientSpec(HOSTS[0], ()))
     me.pid = os.getpid()
     me.session = f"probe-{os.getpid()}"

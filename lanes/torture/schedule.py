@@ -86,26 +86,32 @@ def _bad(what: str) -> ScheduleError:
 def _integer(document: dict[str, object], key: str, low: int, high: int) -> int:
     value = document[key]
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _bad(f"{key} must be an integer {low}..{high}, got {value!r}")
+        msg = f"{key} must be an integer {low}..{high}, got {value!r}"
+        raise _bad(msg)
     return value
 
 
 def _client(index: int, raw: object) -> ClientSpec:
     if not isinstance(raw, dict) or set(raw) != {"host", "program"}:
-        raise _bad(f"clients[{index}] must be an object with exactly 'host' and 'program'")
+        msg = f"clients[{index}] must be an object with exactly 'host' and 'program'"
+        raise _bad(msg)
     host, program = raw["host"], raw["program"]
     if host not in HOSTS:
-        raise _bad(f"clients[{index}].host must be one of {list(HOSTS)}, got {host!r}")
+        msg = f"clients[{index}].host must be one of {list(HOSTS)}, got {host!r}"
+        raise _bad(msg)
     if not isinstance(program, list) or len(program) > MAX_OPS:
-        raise _bad(f"clients[{index}].program must be a list of at most {MAX_OPS} op strings")
+        msg = f"clients[{index}].program must be a list of at most {MAX_OPS} op strings"
+        raise _bad(msg)
     ops = []
     for position, text in enumerate(program):
         if not isinstance(text, str):
-            raise _bad(f"clients[{index}].program[{position}] must be a string, got {text!r}")
+            msg = f"clients[{index}].program[{position}] must be a string, got {text!r}"
+            raise _bad(msg)
         try:
             ops.append(parse_op(text))
         except LanesError as exc:
-            raise _bad(f"clients[{index}].program[{position}]: {exc.message}") from None
+            msg = f"clients[{index}].program[{position}]: {exc.message}"
+            raise _bad(msg) from None
     return ClientSpec(host=host, program=tuple(ops))
 
 
@@ -116,37 +122,48 @@ def load_schedule(text: str) -> Schedule:
     try:
         document = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        raise _bad(f"not JSON ({str(exc)[:120]})") from None
+        msg = f"not JSON ({str(exc)[:120]})"
+        raise _bad(msg) from None
     if not isinstance(document, dict):
-        raise _bad(f"expected a JSON object, got {type(document).__name__}")
+        msg = f"expected a JSON object, got {type(document).__name__}"
+        raise _bad(msg)
     missing = [key for key in _KEYS if key not in document]
     if missing:
-        raise _bad(f"missing {', '.join(repr(k) for k in missing)}")
+        msg = f"missing {', '.join(repr(k) for k in missing)}"
+        raise _bad(msg)
     unknown = sorted(str(key) for key in document if key not in _KEYS)
     if unknown:
-        raise _bad(f"unknown key(s) {', '.join(repr(k) for k in unknown)}")
+        msg = f"unknown key(s) {', '.join(repr(k) for k in unknown)}"
+        raise _bad(msg)
     if document["format"] != FORMAT:
-        raise _bad(f"format must be {FORMAT!r}, got {document['format']!r}")
+        msg = f"format must be {FORMAT!r}, got {document['format']!r}"
+        raise _bad(msg)
     if document["version"] != VERSION or isinstance(document["version"], bool):
-        raise _bad(f"version must be {VERSION}, got {document['version']!r}")
+        msg = f"version must be {VERSION}, got {document['version']!r}"
+        raise _bad(msg)
     variants = ("governor", *PLANTED)
     if document["variant"] not in variants:
-        raise _bad(f"variant must be one of {list(variants)}, got {document['variant']!r}")
+        msg = f"variant must be one of {list(variants)}, got {document['variant']!r}"
+        raise _bad(msg)
     invariant = document["invariant"]
     if not isinstance(invariant, str):
-        raise _bad(f"invariant must be a string, got {invariant!r}")
+        msg = f"invariant must be a string, got {invariant!r}"
+        raise _bad(msg)
     raw_clients = document["clients"]
     if not isinstance(raw_clients, list) or not 1 <= len(raw_clients) <= MAX_CLIENTS:
-        raise _bad(f"clients must be a list of 1..{MAX_CLIENTS} clients")
+        msg = f"clients must be a list of 1..{MAX_CLIENTS} clients"
+        raise _bad(msg)
     clients = tuple(_client(index, raw) for index, raw in enumerate(raw_clients))
     raw_choices = document["choices"]
     if not isinstance(raw_choices, list) or len(raw_choices) > MAX_CHOICES:
-        raise _bad(f"choices must be a list of at most {MAX_CHOICES} client numbers")
+        msg = f"choices must be a list of at most {MAX_CHOICES} client numbers"
+        raise _bad(msg)
     # The end-of-run probe is one more client, numbered after the others.
     top = len(clients)
     for position, choice in enumerate(raw_choices):
         if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice <= top:
-            raise _bad(f"choices[{position}] must be a client number 0..{top}, got {choice!r}")
+            msg = f"choices[{position}] must be a client number 0..{top}, got {choice!r}"
+            raise _bad(msg)
     return Schedule(
         seed=_integer(document, "seed", 0, 2**63 - 1),
         variant=str(document["variant"]),

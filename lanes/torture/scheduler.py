@@ -20,8 +20,10 @@ the seed's client programs determine everything that happens.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = [
     "PCT_DEPTH",
@@ -105,4 +107,4 @@ def make_scheduler(name: str, seed: int, *, clients: int, steps: int) -> Schedul
 
 def pct_bound(clients: int, steps: int, depth: int = PCT_DEPTH) -> float:
     """PCT's guaranteed per-run probability of hitting a depth-``depth`` bug."""
-    return 1.0 / (clients * steps ** (depth - 1))
+    return 1.0 / (clients * float(steps) ** (depth - 1))

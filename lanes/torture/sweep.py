@@ -10,19 +10,22 @@ does not replay is worthless as a bug report).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.torture.harness import EnvFactory, RunResult, TraceStep, run_clients
 from lanes.torture.kernel import GovernorKernel
 from lanes.torture.planted import PLANTED
 from lanes.torture.program import HOSTS, ClientSpec, generate_programs, parse_op
-from lanes.torture.scheduler import SCHEDULERS, ReplayScheduler, make_scheduler
 from lanes.torture.schedule import Schedule
+from lanes.torture.scheduler import SCHEDULERS, ReplayScheduler, make_scheduler
 from lanes.torture.shrink import shrink
 from lanes.torture.simenv import SimEnvironment
-from lanes.torture.world import World
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from lanes.torture.world import World
 
 __all__ = [
     "Detection",

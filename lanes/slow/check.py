@@ -38,7 +38,6 @@ __all__ = ["CheckResult", "base_pins", "check_pins", "collect_nodeids", "run_che
 
 @dataclass(frozen=True)
 class CheckResult:
-    base: str
     added: tuple[Pin, ...]
     removed: tuple[Pin, ...]
     raised: tuple[Pin, ...]
@@ -90,7 +89,7 @@ def base_pins(root: Path, pins_path: str, base: str) -> PinList:
         raise UsageError(
             msg,
             hint="check that the repository is not a shallow clone missing that revision "
-            "(fetch with --depth 0 or fetch the base branch)",
+            "(git fetch --unshallow, or git fetch origin <base branch>)",
         )
     # The base's tiers may differ from today's configuration: validate shape only.
     return parse_pins(shown.stdout, source=f"{base}:{pins_path}")
@@ -149,7 +148,6 @@ def check_pins(
     changed = tuple(p for p in current if base.get(p.nodeid) not in (None, p))
     raised = tuple(p for p in changed if p.ceiling > base.pins[p.nodeid].ceiling)
     return CheckResult(
-        base=base.source,
         added=added,
         removed=tuple(p for p in base if current.get(p.nodeid) is None),
         raised=raised,
@@ -159,7 +157,7 @@ def check_pins(
     )
 
 
-def _print(result: CheckResult, config: Config) -> None:
+def _print(result: CheckResult, config: Config, base: str) -> None:
     pins = config.slow.pins
     for pin in result.unjustified:
         print(
@@ -181,7 +179,7 @@ def _print(result: CheckResult, config: Config) -> None:
     for pin in result.raised:
         print(f"note: {pin.nodeid}'s ceiling was raised to {pin.ceiling:g} s")
     summary = (
-        f"{pins} against {result.base}: {len(result.added)} added, "
+        f"{pins} against {base}: {len(result.added)} added, "
         f"{len(result.removed)} removed, {len(result.raised)} ceilings raised"
     )
     verdict = "passed" if result.passed else "FAILED"
@@ -195,5 +193,5 @@ def run_check(ns: argparse.Namespace) -> int:
     # Nothing pinned, nothing can be stale: skip the (costly) collection.
     collected = collect_nodeids(config.root, list(ns.pytest_args)) if len(current) else None
     result = check_pins(config, current, base, collected)
-    _print(result, config)
+    _print(result, config, ns.base)
     return ExitCode.OK if result.passed else ExitCode.FAIL

@@ -1,0 +1,122 @@
+"""`lanes slow run|pin|unpin`: the envelope on every path, and the pin workflow."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+from slow_helpers import make_project, read_json, write_pins
+
+from lanes.cli import main
+from lanes.envelope import validate_envelope
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLOW = "tests/test_three.py::test_slow"
+# The child pytest does not need Hypothesis's plugin (seconds of import).
+PYTEST = ["--", "-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-q"]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    make_project(pytester)
+    monkeypatch.chdir(pytester.path)
+    return pytester.path
+
+
+def _envelope(project: Path) -> dict[str, object]:
+    envelope = read_json(project / "envelopes" / "slow.json")
+    assert validate_envelope(envelope) == []
+    return envelope
+
+
+@pytest.mark.integration
+def test_fails_then_passes_once_pinned_with_the_measured_ceiling(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["slow", "run", *PYTEST]) == 1
+    envelope = _envelope(project)
+    assert (envelope["result"], envelope["stage"]) == ("fail", "complete")
+    data = envelope["data"]
+    assert isinstance(data, dict)
+    assert [o["nodeid"] for o in data["offenders"]] == [SLOW]
+    assert data["pytest_exit"] == 1
+
+    # No --ceiling: the last envelope's measurement, rounded up.
+    assert main(["slow", "pin", SLOW, "--reason", "sleeps on purpose", "--tracking", "#7"]) == 0
+    assert f"pinned {SLOW} (tier 'unit', ceiling 0." in capsys.readouterr().out
+    pins = json.loads((project / "baselines" / "slow-tests.json").read_text())["pins"]
+    assert [(p["nodeid"], p["reason"], p["tracking"]) for p in pins] == [
+        (SLOW, "sleeps on purpose", "#7")
+    ]
+    assert pins[0]["ceiling"] >= 0.3
+
+    assert main(["slow", "run", *PYTEST]) == 0
+    envelope = _envelope(project)
+    assert envelope["result"] == "pass"
+    pin_states = [(p["nodeid"], p["state"]) for p in envelope["data"]["pins"]]  # type: ignore[index]
+    assert pin_states == [(SLOW, "holding")]
+
+
+@pytest.mark.integration
+def test_a_pytest_usage_error_still_leaves_an_envelope(
+    pytester: pytest.Pytester, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_pins(pytester, {"nodeid": SLOW, "ceiling": -1})
+    assert main(["slow", "run", *PYTEST]) == 2
+    assert "error: pytest exited 4: a usage or configuration error" in capsys.readouterr().err
+    envelope = _envelope(project)
+    assert (envelope["result"], envelope["stage"]) == ("fail", "error")
+    assert envelope["error"] == {
+        "type": "SlowRunError",
+        "message": "pytest exited 4: a usage or configuration error",
+    }
+
+
+def test_pin_without_a_measurement_needs_a_ceiling(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["slow", "pin", SLOW, "--reason", "r", "--tracking", "#1"]) == 2
+    err = capsys.readouterr().err
+    assert f"error: no measured duration for {SLOW!r}" in err
+    assert "hint: pass --ceiling SECONDS" in err
+    assert not (project / "baselines").exists()
+
+
+def test_pin_then_unpin(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["slow", "pin", SLOW, "--reason", "r", "--tracking", "#1", "--ceiling", "2"]
+    assert main([*argv, "--tier", "integration"]) == 0
+    assert (
+        f"pinned {SLOW} (tier 'integration', ceiling 2 s, fails past 18 s)"
+        in capsys.readouterr().out
+    )
+    assert main(["slow", "unpin", SLOW]) == 0
+    assert f"unpinned {SLOW}" in capsys.readouterr().out
+    assert json.loads((project / "baselines" / "slow-tests.json").read_text())["pins"] == []
+    assert main(["slow", "unpin", SLOW]) == 2
+    assert "is not pinned" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("ceiling", "message"),
+    [("soon", "expected a number of seconds, got 'soon'"), ("0", "expected seconds > 0, got '0'")],
+)
+@pytest.mark.usefixtures("project")
+def test_pin_rejects_a_bad_ceiling(
+    capsys: pytest.CaptureFixture[str], ceiling: str, message: str
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["slow", "pin", SLOW, "--reason", "r", "--tracking", "#1", "--ceiling", ceiling])
+    assert info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_pin_rejects_an_unknown_tier(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["slow", "pin", SLOW, "--reason", "r", "--tracking", "#1", "--tier", "nightly"]
+    assert main([*argv, "--ceiling", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "error: --tier 'nightly' is not a configured tier" in err
+    assert "hint: use one of: unit, integration" in err
+    assert not (project / "baselines").exists()

@@ -1,0 +1,53 @@
+"""Verdicts are computed on the controller from replayed reports: -n 0 and -n 2 agree."""
+
+from __future__ import annotations
+
+import pytest
+from slow_helpers import BAND_SLEEP, SLOW_SLEEP, make_project, read_json, verdicts, write_pins
+
+
+@pytest.mark.integration
+def test_same_verdicts_with_and_without_workers(pytester: pytest.Pytester) -> None:
+    make_project(pytester)
+    tests = pytester.path / "tests"
+    # Tier by marker, tier by glob, a pinned test, and fixtures of both kinds:
+    # everything a worker must resolve and ship to the controller.
+    tests.joinpath("test_more.py").write_text(
+        "import time, pytest\n"
+        "@pytest.fixture\n"
+        f"def slow_setup():\n    time.sleep({SLOW_SLEEP})\n"
+        "@pytest.fixture(scope='module')\n"
+        "def shared():\n    time.sleep(0.05)\n"
+        "@pytest.mark.integration\n"
+        f"def test_marked(shared):\n    time.sleep({BAND_SLEEP})\n"
+        "def test_charged_fixture(slow_setup):\n    pass\n"
+        f"def test_pinned():\n    time.sleep({BAND_SLEEP})\n"
+    )
+    pytester.mkdir("tests/integration").joinpath("test_globbed.py").write_text(
+        f"import time\ndef test_globbed():\n    time.sleep({BAND_SLEEP})\n"
+    )
+    write_pins(pytester, {"nodeid": "tests/test_more.py::test_pinned", "ceiling": 1.0})
+
+    # Hypothesis's plugin costs seconds of import per process (controller and
+    # each worker) and has nothing to do with what is tested here.
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
+    serial_json = pytester.path / "serial.json"
+    serial = pytester.runpytest_subprocess(*quiet, "--slow-json", str(serial_json), "-n", "0")
+    parallel_json = pytester.path / "parallel.json"
+    parallel = pytester.runpytest_subprocess(
+        *quiet, "-p", "xdist", "-n", "2", "--slow-json", str(parallel_json)
+    )
+
+    assert serial.ret == parallel.ret == pytest.ExitCode.TESTS_FAILED
+    serial_data, parallel_data = read_json(serial_json), read_json(parallel_json)
+    assert (serial_data["workers"], parallel_data["workers"]) == (0, 2)
+    assert verdicts(parallel_data) == verdicts(serial_data)
+    assert verdicts(serial_data)["offenders"] == [
+        "tests/test_more.py::test_charged_fixture",
+        "tests/test_three.py::test_slow",
+    ]
+    assert verdicts(serial_data)["pins"] == ["tests/test_more.py::test_pinned=holding"]
+    assert [f["name"] for f in parallel_data["fixtures"]] == ["shared"]
+    parallel.stdout.fnmatch_lines(
+        ["*created: 2/2 workers*", "FAIL tests/test_three.py::test_slow took *"]
+    )

@@ -101,7 +101,7 @@ def message(verdict: Verdict, full_runs: int, max_full: int, root: str) -> str:
     if verdict == "stop":
         head = (
             f"STOP: {runs}. Stop re-running the whole suite. Run only the tests of the "
-            "surface you changed, once, and let the gate below prove the push."
+            "surface you changed, once, and let CI or the gates named below prove the push."
         )
     else:
         head = (

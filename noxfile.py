@@ -94,10 +94,21 @@ def torture(session: nox.Session) -> None:
     session.run("lanes", "torture", *args)
 
 
+@nox.session
+def slow(session: nox.Session) -> None:
+    """The slow-test ratchet over this repository's own suite; writes envelopes/slow.json.
+
+    Extra arguments go to pytest: nox -s slow -- -n 2; nox -s slow -- tests/slow.
+    Review pin-list edits with `lanes slow check --base origin/main`.
+    """
+    _install(session)
+    session.run("lanes", "slow", "run", "--", *session.posargs)
+
+
 # The main job's lanes, in the order `nox -s lanes` runs them. A lane that
 # belongs in the main job adds its session name here; the report always runs
 # last, over whatever envelopes the lanes left (pass, fail or crash).
-LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz", "torture")
+LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz", "torture", "slow")
 
 
 @nox.session(venv_backend="none")  # it only queues other sessions: no virtualenv to build

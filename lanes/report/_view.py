@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     from lanes.report._collect import Entry, Status
 
-__all__ = ["LaneView", "ReportView", "build_view", "data_rows"]
+__all__ = ["LaneView", "ReportView", "build_view", "data_rows", "highlights"]
 
 ICONS: dict[Status, str] = {"pass": "✅", "fail": "❌", "error": "💥", "invalid": "⚠️"}
 
@@ -26,6 +26,16 @@ MAX_ROWS = 60
 MAX_LIST_ITEMS = 10
 MAX_VALUE_CHARS = 200
 MAX_DEPTH = 4
+
+# The first things a reviewer asks of each known lane, shown above its data
+# table. Keys missing from an envelope are skipped: the lanes' shapes evolve,
+# and the full data table is always there.
+HIGHLIGHTS: Mapping[str, tuple[str, ...]] = {
+    "bench": ("iterations", "benchmarks"),
+    "fuzz": ("mode", "iterations", "targets", "failures"),
+    "slow": ("verdict", "counts", "offenders", "pins"),
+    "torture": ("mode", "scheduler", "runs", "executions", "violations", "nondeterminism"),
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,7 @@ class LaneView:
     config_hash_short: str = ""
     group_id: str = ""
     error: str = ""
+    highlights: tuple[tuple[str, str], ...] = ()
     rows: tuple[tuple[str, str], ...] = ()
     problems: tuple[str, ...] = ()
     hidden_problems: int = 0
@@ -140,6 +151,20 @@ def data_rows(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     return tuple(rows)
 
 
+def _highlight(value: object) -> str:
+    if isinstance(value, list):
+        return str(len(value))
+    if isinstance(value, dict):
+        return _cut(", ".join(f"{key} {_scalar(item)}" for key, item in value.items()))
+    return _cut(_scalar(value))
+
+
+def highlights(lane: str, data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A lane's headline numbers (lists shown as their length)."""
+    keys = HIGHLIGHTS.get(lane, ())
+    return tuple((key, _highlight(data[key])) for key in keys if key in data)
+
+
 def _lane_view(entry: Entry) -> LaneView:
     envelope = entry.envelope
     if envelope is None:
@@ -168,6 +193,7 @@ def _lane_view(entry: Entry) -> LaneView:
         config_hash_short=config_hash[: len("sha256:") + 12],
         group_id=str(envelope["group_id"]),
         error="" if error is None else f"{error['type']}: {error['message']}",
+        highlights=highlights(entry.lane, envelope["data"]),
         rows=data_rows(envelope["data"]),
     )
 

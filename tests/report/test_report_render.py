@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 from report_fixtures import HOSTILE, write_invalid, write_lane
 
-from lanes.report._view import data_rows, format_duration
+from lanes.report._view import data_rows, format_duration, highlights
 from lanes.report.render import build_report, markdown_escape
 
 if TYPE_CHECKING:
@@ -203,3 +203,29 @@ def test_data_rows_are_capped() -> None:
 )
 def test_format_duration(ms: int, shown: str) -> None:
     assert format_duration(ms) == shown
+
+
+def test_known_lanes_get_highlights(tmp_path: Path) -> None:
+    # stage "error" (no verdict) so the fuzz lane's own data schema does not apply.
+    data = {
+        "mode": "run",
+        "iterations": 50,
+        "targets": [{"name": "a"}, {"name": "b"}],
+        "failures": [],
+    }
+    write_lane(tmp_path, "fuzz", "no-verdict", data)
+    report = _report(tmp_path)
+    assert (
+        "- **mode:** run · **iterations:** 50 · **targets:** 2 · **failures:** 0\n"
+        in report.markdown
+    )
+    assert "<dt>targets</dt><dd>2</dd>" in report.html
+
+
+def test_highlights_skip_missing_keys_and_unknown_lanes() -> None:
+    assert highlights("torture", {"runs": 4, "violations": [{}], "extra": 1}) == (
+        ("runs", "4"),
+        ("violations", "1"),
+    )
+    assert highlights("slow", {"counts": {"pass": 3, "fail": 1}}) == (("counts", "pass 3, fail 1"),)
+    assert highlights("custom", {"runs": 4}) == ()

@@ -26,6 +26,7 @@ import os
 from lanes.governor import ledger as ledger_mod
 from lanes.governor import lock as lock_mod
 from lanes.governor._debug import debug_log
+from lanes.governor.runs import note_start, run_path
 from lanes.governor.suites import SuiteMatch, resolve
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
@@ -290,6 +291,7 @@ def _dedup_and_lock(
     # 3. Run lock.
     locking = [m.name for m in matches if m.suite.lock]
     if not locking and not sweep_allowed:
+        _note_start(env, state_dir, payload, tree, matches)
         return Decision("allow")
     ttl = config.governor.lock_ttl
     result = lock_mod.acquire(
@@ -307,7 +309,22 @@ def _dedup_and_lock(
         return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
     if result.why not in ("free", "own-session"):
         debug_log("lock-broken", why=result.why)
+    _note_start(env, state_dir, payload, tree, matches)
     return Decision("allow", step="lock", lock=result.record)
+
+
+def _note_start(
+    env: Environment,
+    state_dir: str,
+    payload: HookPayload,
+    tree: TreeState | None,
+    matches: list[SuiteMatch],
+) -> None:
+    """Remember the tree this run starts on (see :mod:`lanes.governor.runs`)."""
+    if not matches or tree is None:
+        return
+    path = run_path(state_dir, session_tail(payload.session_id), payload.command)
+    note_start(env, path, tree, [m.name for m in matches])
 
 
 def pre_tool_use(

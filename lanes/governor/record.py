@@ -10,6 +10,10 @@ mention, heredoc or ``echo`` never counts):
 - an interrupted call records nothing;
 - a command with several suites records each; on failure all of them FAIL.
 
+A result is recorded only if the tree is the one the run started on (noted
+by PreToolUse, :mod:`lanes.governor.runs`): an edit made by anyone during the
+run voids it.
+
 Then the run lock is released if this session holds it for this very command,
 so a finished or failed run frees it at once. A command that merely mentions a
 runner has different text from the locked command and never touches the lock.
@@ -24,6 +28,7 @@ from lanes.governor import ledger as ledger_mod
 from lanes.governor import lock as lock_mod
 from lanes.governor._debug import debug_log
 from lanes.governor.gate import paths_in, session_tail
+from lanes.governor.runs import run_path, take_start
 from lanes.governor.suites import resolve
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
@@ -95,6 +100,10 @@ def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the
         and lock_record.command == payload.command
     ):
         started = lock_record.started_ts
+    # Always consumed, whatever the outcome: a note outlives only its own run.
+    started_on = take_start(
+        env, run_path(state_dir, session_tail(payload.session_id), payload.command)
+    )
     recorded: dict[str, str] = {}
     failed = payload.failed
     if payload.interrupted:
@@ -105,6 +114,10 @@ def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the
         matches = resolve(classification, config, cwd=payload.cwd)
         if matches and tree is None:
             debug_log("record-skipped", reason="no tree state (not a git work tree?)")
+        elif matches and started_on is not None and started_on != tree:
+            # Someone edited the tree while the suite ran: its result proves
+            # neither the tree it started on nor the one it ended on.
+            debug_log("record-skipped", reason="the tree changed during the run")
         elif matches and tree is not None:
             status: ledger_mod.Outcome = "FAIL" if failed else "PASS"
             now = env.now()

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Any
 
 import pytest
 from governor_helpers import SESSION_A, SESSION_B, Project
 
 from lanes.governor.gate import paths_in
 from lanes.governor.ledger import read
-
-if TYPE_CHECKING:
-    from pathlib import Path
-from typing import Any
 
 
 @pytest.fixture
@@ -131,3 +128,23 @@ def test_no_tree_no_record(project: Project) -> None:
         "claude",
     )
     assert result.recorded == {}
+
+
+def test_an_edit_during_the_run_voids_its_result(project: Project) -> None:
+    project.pre(COMMAND)
+    # Another agent edits while the suite runs: the PASS would vouch for an
+    # edit the suite never saw, and a sibling would then skip the suite.
+    (project.root / "tests/unit/test_a.py").write_text("def test_a():\n    assert 0\n", "utf-8")
+    result = project.post(COMMAND)
+    assert result.recorded == {}
+    assert result.released
+    assert ledger(project) == {}
+    assert list(Path(project.state).glob("run-*.json")) == []
+    assert project.pre(COMMAND, session=SESSION_B).action == "allow"
+
+
+def test_the_start_note_is_consumed_whatever_the_outcome(project: Project) -> None:
+    project.pre(COMMAND)
+    assert len(list(Path(project.state).glob("run-*.json"))) == 1
+    project.post(COMMAND, event="PostToolUseFailure", is_interrupt=True)
+    assert list(Path(project.state).glob("run-*.json")) == []

@@ -237,11 +237,17 @@ def _signals_as_exceptions() -> Iterator[bool]:
     if threading.current_thread() is not threading.main_thread():
         yield False
         return
-    previous = {signum: signal.signal(signum, _raise_terminated) for signum in _CATCHABLE}
+    # A signal the process ignores stays ignored: under `nohup` (SIGHUP
+    # ignored) the user asked for the lane to survive the terminal closing.
+    previous = {
+        signum: signal.signal(signum, _raise_terminated)
+        for signum in _CATCHABLE
+        if signal.getsignal(signum) is not signal.SIG_IGN
+    }
     try:
         # Inside another lane_run the previous handler is ours: that lane must
         # still write its envelope, so only the outermost one kills the process.
-        yield previous[signal.SIGTERM] is not _raise_terminated
+        yield all(handler is not _raise_terminated for handler in previous.values())
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)

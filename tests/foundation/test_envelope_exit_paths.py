@@ -35,6 +35,8 @@ from lanes.envelope import lane_run
 signal.signal(signal.SIGINT, signal.default_int_handler)
 mode, root = sys.argv[1], Path(sys.argv[2])
 config = parse_config({}, root=root)
+if mode == "nohup":  # what `nohup lanes ...` does before the lane starts
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
 
 def wait() -> None:
@@ -50,7 +52,7 @@ with lane_run("probe", config=config, seed=7) as run:
         run.verdict(passed=False)
     elif mode == "raise":
         raise RuntimeError("boom <b>")
-    elif mode == "wait":
+    elif mode in ("wait", "nohup"):
         wait()
         run.verdict(passed=True)
     elif mode == "nested":
@@ -220,3 +222,26 @@ def test_sigterm_while_reading_provenance(tmp_path: Path) -> None:
     assert envelope["stage"] == "error"
     assert envelope["error"]["type"] == "Terminated"
     assert envelope["subject"] == {"commit": None, "dirty": False, "branch": None}
+
+
+def test_an_ignored_signal_stays_ignored(tmp_path: Path) -> None:
+    # Regression: lane_run replaced SIG_IGN with its own handler, so a lane
+    # started under `nohup` died (with an error envelope) when the terminal
+    # closed, which is exactly what the user had asked not to happen.
+    proc = _child(tmp_path, "nohup")
+    assert proc.stdout is not None
+    assert proc.stdin is not None
+    try:
+        assert proc.stdout.readline() == "ready\n"
+        proc.send_signal(signal.SIGHUP)
+        # Still alive and still inside the lane: let it finish.
+        proc.stdin.write("go on\n")
+        proc.stdin.flush()
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    envelope = _envelope(tmp_path)
+    assert (envelope["result"], envelope["stage"]) == ("pass", "complete")

@@ -13,7 +13,9 @@ Signals: SIGTERM and SIGHUP are turned into a :class:`Terminated` exception
 while the lane runs, so the lane's own ``finally`` blocks run and the envelope
 is written with ``stage: "error"``; then the default handler is restored and
 the signal re-raised, so the process still exits with the conventional status
-(143 for SIGTERM). SIGINT already arrives as ``KeyboardInterrupt``.
+(143 for SIGTERM). SIGINT already arrives as ``KeyboardInterrupt``. A signal
+the process ignores (``nohup``) stays ignored; in nested lanes every lane
+writes its envelope and the outermost one re-raises the signal.
 """
 
 from __future__ import annotations

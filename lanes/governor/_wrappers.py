@@ -425,8 +425,10 @@ def _unwrap_shell(argv: list[str]) -> Script | None:
         if arg in _SHELL_VALUES:
             i += 2
             continue
-        if arg[1] != "-" and "c" in arg[1:]:
-            has_c = True
+        if arg[1] != "-":
+            has_c = has_c or "c" in arg[1:]
+            if "o" in arg[1:] or "O" in arg[1:]:
+                i += 1  # `-euo pipefail`: the option's name is the next word
         i += 1
     if has_c and i < n:
         return Script(argv[i])

@@ -59,6 +59,13 @@ class LaneView:
     problems: tuple[str, ...] = ()
     hidden_problems: int = 0
 
+    @property
+    def label(self) -> str:
+        """The lane's name, plus its file when that is not ``<lane>.json`` (shards)."""
+        if self.status == "invalid":
+            return self.file  # the name inside cannot be trusted
+        return self.lane if self.file == f"{self.lane}.json" else f"{self.lane} ({self.file})"
+
 
 @dataclass(frozen=True)
 class ReportView:

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 from report_fixtures import HOSTILE, write_invalid, write_lane
 
+from lanes.config import parse_config
+from lanes.envelope import lane_run
 from lanes.report._view import data_rows, format_duration, highlights
 from lanes.report.render import build_report, markdown_escape
 
@@ -229,3 +231,17 @@ def test_highlights_skip_missing_keys_and_unknown_lanes() -> None:
     )
     assert highlights("slow", {"counts": {"pass": 3, "fail": 1}}) == (("counts", "pass 3, fail 1"),)
     assert highlights("custom", {"runs": 4}) == ()
+
+
+def test_a_shard_is_labelled_with_its_file(tmp_path: Path) -> None:
+    config = parse_config({}, root=tmp_path)
+    for shard in (1, 2):
+        path = tmp_path / "envelopes" / f"mutation-{shard}.json"
+        with lane_run("mutation", config=config, path=path) as run:
+            run.verdict(passed=True)
+    report = _report(tmp_path)
+    assert [lane.label for lane in report.view.lanes] == [
+        "mutation (mutation-1.json)",
+        "mutation (mutation-2.json)",
+    ]
+    assert "### ✅ mutation (mutation-1.json): pass\n" in report.markdown

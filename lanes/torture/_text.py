@@ -116,12 +116,12 @@ def scenario_line(result: RunResult, *, ok: bool, contended: bool) -> str:
 
 def self_check_table(table: Sequence[Detection], *, bound: float, steps: int) -> str:
     lines = [
-        "self-check: planted bugs (each must be caught)",
+        "self-check: planted bugs (each must be caught by at least one scheduler)",
         f"  {'bug':<24} {'scheduler':<9} {'seeds to detection':>18} {'detected':>10}  invariant",
     ]
     for row in table:
         first = "-" if row.seeds_to_detection is None else str(row.seeds_to_detection)
-        mark = "" if row.detected else "   <- NOT CAUGHT"
+        mark = "" if row.detected else "   <- missed by this scheduler"
         lines.append(
             f"  {row.bug:<24} {row.scheduler:<9} {first:>18} {row.detected:>4}/{row.seeds:<5}"
             f"  {row.invariant or '-'}{mark}"

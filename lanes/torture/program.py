@@ -147,7 +147,7 @@ def _draw_op(rng: random.Random, ttl: int, previous: Op | None) -> Op:
     if previous is not None and previous.end == "interrupt" and rng.random() < 0.5:
         return Op("cycle", suite=previous.suite, end="pass", amount=rng.randint(1, 60))
     roll = rng.random()
-    if roll < 0.55:
+    if roll < 0.52:
         suite = "unit" if rng.random() < 0.7 else "slow"
         end = rng.choices(ENDS, weights=(50, 14, 18, 18))[0]
         shape = rng.random()
@@ -158,14 +158,14 @@ def _draw_op(rng: random.Random, ttl: int, previous: Op | None) -> Op:
         else:
             amount = rng.randint(ttl, 2 * ttl)
         return Op("cycle", suite=suite, end=end, amount=amount, force=rng.random() < 0.15)
-    if roll < 0.70:
+    if roll < 0.66:
         big = rng.random() < 0.2
         return Op("sleep", amount=rng.randint(ttl // 2, ttl * 2) if big else rng.randint(1, 300))
-    if roll < 0.77:
+    if roll < 0.73:
         return Op("wait-lock", amount=rng.choice(OFFSETS))
-    if roll < 0.86:
+    if roll < 0.81:
         return Op("edit", target=rng.choice(DIGESTS))
-    if roll < 0.91:
+    if roll < 0.87:
         return Op("commit", target=rng.choice(HEADS))
     if roll < 0.95:
         suite = "unit" if rng.random() < 0.7 else "slow"

@@ -35,6 +35,7 @@ __all__ = [
     "SweepReport",
     "Variant",
     "contention_scenario",
+    "programs",
     "run_schedule",
     "run_seed",
     "self_check",

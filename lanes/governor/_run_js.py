@@ -30,6 +30,7 @@ __all__ = [
     "npm_rule",
     "playwright_rule",
     "pnpm_rule",
+    "react_scripts_rule",
     "vitest_rule",
     "yarn_rule",
 ]
@@ -501,3 +502,11 @@ def playwright_rule(call: Call) -> Match | None:
         elif option in _PLAYWRIGHT_SELECTORS:
             match.name(argv[index:end], value or option)
     return match
+
+
+def react_scripts_rule(call: Call) -> Delegate | None:
+    """``react-scripts test`` (Create React App) is jest with CRA's config."""
+    argv = call.argv
+    if len(argv) < 2 or argv[1] != "test":
+        return None
+    return Delegate(1, "jest", [])

@@ -45,7 +45,7 @@ _GRADLE_NOT_A_RUN = words("--dry-run -m --help -h -? --version -v")
 _GRADLE_AGGREGATES = words("check build buildNeeded buildDependents")
 _GRADLE_NON_RUN_PREFIXES = (
     "compile", "assemble", "process", "generate", "merge", "package", "bundle", "lint",
-    "publish", "install", "upload", "jacoco",
+    "publish", "install", "upload", "jacoco", "clean",
 )  # fmt: skip
 
 

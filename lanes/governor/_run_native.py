@@ -78,7 +78,11 @@ _CARGO = OptionSpec(
     ),
     short_values="pFjZ",
 )
-_CARGO_SELECTORS = words("-p --package --test --bin --lib --doc")
+_CARGO_SELECTORS = words("-p --package --test --bin")
+# Target-kind flags narrow the run only when they leave kinds out: `--lib`
+# alone is a filter, `--lib --bins --tests` (or `--all-targets`) is everything.
+_CARGO_KIND_SELECTORS = words("--lib --doc")
+_CARGO_ALL_KINDS = words("--lib --bins --tests")
 _CARGO_NOT_A_RUN = words("--no-run --help -h")
 _LIBTEST_VALUES = words(
     "--skip --test-threads --format --color --logfile -Z --shuffle-seed --report-time"
@@ -104,7 +108,7 @@ _NEXTEST = OptionSpec(
     ),
     short_values="pEPjFZ",
 )
-_NEXTEST_SELECTORS = words("-p --package -E --filterset --filter-expr --test --bin --lib")
+_NEXTEST_SELECTORS = words("-p --package -E --filterset --filter-expr --test --bin")
 
 # -------------------------------------------------------------------- swift
 
@@ -219,17 +223,33 @@ def cargo_rule(call: Call) -> Match | None:
 
 def _cargo_test(argv: list[str], start: int, dynamic: list[bool]) -> Match | None:
     match = Match("cargo")
+    kinds: list[tuple[str, list[str]]] = []
     for option, value, index, end in scan(argv, start, _CARGO):
         if option is None:
             if not dynamic[index]:
                 match.name([value], value)
         elif option == DASHDASH:
-            return match if _libtest_args(match, argv, index + 1, dynamic) else None
+            if not _libtest_args(match, argv, index + 1, dynamic):
+                return None
+            break
         elif option in _CARGO_NOT_A_RUN:
             return None
         elif option in _CARGO_SELECTORS:
-            match.name(argv[index:end], value or option)
+            match.name(argv[index:end], value)
+        elif option in _CARGO_KIND_SELECTORS or option in ("--bins", "--tests", "--all-targets"):
+            kinds.append((option, argv[index:end]))
+    _select_kinds(match, kinds)
     return match
+
+
+def _select_kinds(match: Match, kinds: list[tuple[str, list[str]]]) -> None:
+    """``--lib`` / ``--doc`` select unless the kinds given add up to every target."""
+    given = {option for option, _ in kinds}
+    if "--all-targets" in given or given >= _CARGO_ALL_KINDS:
+        return
+    for option, written in kinds:
+        if option in _CARGO_KIND_SELECTORS:
+            match.name(written, option)
 
 
 def _libtest_args(match: Match, argv: list[str], start: int, dynamic: list[bool]) -> bool:
@@ -247,6 +267,7 @@ def _libtest_args(match: Match, argv: list[str], start: int, dynamic: list[bool]
 
 def _cargo_nextest(argv: list[str], start: int, dynamic: list[bool]) -> Match | None:
     match = Match("cargo")
+    kinds: list[tuple[str, list[str]]] = []
     for option, value, index, end in scan(argv, start, _NEXTEST):
         if option is None:
             if not dynamic[index]:
@@ -256,9 +277,12 @@ def _cargo_nextest(argv: list[str], start: int, dynamic: list[bool]) -> Match | 
         elif option in ("--help", "-h", "--no-run"):
             return None
         elif option in _NEXTEST_SELECTORS:
-            match.name(argv[index:end], value or option)
+            match.name(argv[index:end], value)
+        elif option in ("--lib", "--bins", "--tests", "--all-targets"):
+            kinds.append((option, argv[index:end]))
         elif option == "--run-ignored" and value in ("only", "ignored-only"):
             match.name(argv[index:end], value)
+    _select_kinds(match, kinds)
     return match
 
 

@@ -47,6 +47,7 @@ _RULES: dict[str, tuple[str, str]] = {
     "jest": ("_run_js", "jest_rule"),
     "vitest": ("_run_js", "vitest_rule"),
     "playwright": ("_run_js", "playwright_rule"),
+    "react-scripts": ("_run_js", "react_scripts_rule"),
     "mvn": ("_run_jvm", "maven_rule"),
     "mvnw": ("_run_jvm", "maven_rule"),
     "mvnd": ("_run_jvm", "maven_rule"),

@@ -46,13 +46,23 @@ __all__ = [
     "suite_words_path",
 ]
 
-# Every runner the classifier recognises (lanes.governor._names.RUNNERS) is
-# named by one of these in the command text: "test" covers pytest, py.test,
-# unittest, go/cargo/dotnet/mix/swift/rake/bun test, npm/yarn/pnpm test and
-# test:* scripts, vitest, playwright test, mvn test, TEST=...; the others are
-# the runners whose full forms need not contain "test" (npm t, jest, mvn verify,
-# ./gradlew build, phpunit).
-RUNNER_WORDS: tuple[bytes, ...] = (b"test", b"jest", b"npm", b"mvn", b"gradle", b"phpunit")
+# Every test run the classifier recognises names one of these: "test" covers
+# pytest, py.test, unittest, gotestsum, nextest, go/dotnet/mix/swift/rake/rails
+# test, npm/yarn/pnpm/bun test and test:* scripts, vitest, playwright test, mvn
+# test, TEST=...; the others are the runners whose counted forms need not say
+# "test": cargo t, npm t / pnpm tst ("npm" is in "pnpm"), jest, mvn verify,
+# ./gradlew build, phpunit. tests/governor/test_hook_io.py tries every program
+# of the classifier's table with every alias, so a runner added there without
+# a word here fails a test, not an agent.
+RUNNER_WORDS: tuple[bytes, ...] = (
+    b"test",
+    b"jest",
+    b"npm",
+    b"cargo",
+    b"mvn",
+    b"gradle",
+    b"phpunit",
+)
 
 SUITE_WORDS_FILE = "suite-words.tsv"
 # A row whose words are just this passes every command: the project's config

@@ -18,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from lanes.governor import _suite_words, prescreen
+from lanes.governor._runners import PROGRAMS
 from lanes.governor.classify import classify
 
 FORBIDDEN_KEYS = {"decision", "permissionDecision", "continue", "stopReason"}
@@ -308,6 +309,23 @@ def _assert_never_dropped(command: str, root: Path) -> None:
     for ascii_only in (False, True):
         raw = _raw(command, root, ascii_only=ascii_only)
         assert prescreen.screen(raw) is None, (command, raw)
+
+
+SUBCOMMANDS = ["", "t", "tst", "test", "tests", "test:unit", "run t", "run test", "build", "check"]
+SUBCOMMANDS += ["verify", "package", "install", "deploy", "spec", "unit", "ci", "nextest run", "x"]
+
+
+@pytest.mark.parametrize("program", sorted(PROGRAMS))
+def test_every_program_of_the_classifier_with_every_alias_is_screened(
+    program: str, tmp_path: Path
+) -> None:
+    counted = 0
+    for prefix in ("", "./", "npx ", "python -m "):
+        for sub in SUBCOMMANDS:
+            command = f"{prefix}{program} {sub}".strip()
+            _assert_never_dropped(command, tmp_path)
+            counted += classify(command, tmp_path).scope != "none"
+    assert counted or program == "unittest"  # unittest only runs as `python -m unittest`
 
 
 def test_the_screen_never_drops_a_corpus_command_the_classifier_counts(tmp_path: Path) -> None:

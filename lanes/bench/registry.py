@@ -32,7 +32,11 @@ __all__ = [
 ]
 
 # Every module that registers benchmarks, in run order. Add yours here.
-BENCHMARK_MODULES: Final[tuple[str, ...]] = ("lanes.bench.governor_hook", "lanes.bench.gate")
+BENCHMARK_MODULES: Final[tuple[str, ...]] = (
+    "lanes.bench.governor_hook",
+    "lanes.bench.gate",
+    "lanes.bench.economy_sim",
+)
 
 Verdict = Literal["pass", "fail", "info"]
 Figure = float | int | str | bool | None

@@ -10,8 +10,9 @@ The budget is one minimal manual run plus CI. The counting rule:
 - from ``escalate_at`` on, every full run fires the **STOP** form (its text
   starts with ``STOP:``).
 
-Knobs, strongest first: ``LANES_MAX_FULL`` / ``LANES_ESCALATE_AT`` in the
-environment (a value that is not a whole number is ignored), then
+Knobs, strongest first: ``LANES_MAX_FULL`` / ``LANES_ESCALATE_AT`` as inline
+prefixes of the command, then in the environment (a value that is not a whole
+number is ignored), then
 ``[tool.lanes.governor] max_full`` / ``escalate_at``, then the defaults. The
 config is only read when a full run happens.
 
@@ -54,6 +55,7 @@ DEFAULT_ESCALATE_AT: Final = 5
 MAX_CONTEXT: Final = 10_000
 
 Verdict = Literal["silent", "nudge", "stop"]
+_KNOBS: Final = ("LANES_MAX_FULL", "LANES_ESCALATE_AT")
 
 
 def decide(full_runs: int, fires: int, *, max_full: int, escalate_at: int) -> Verdict:
@@ -165,7 +167,15 @@ def on_post_tool_use(
         else:
             debug_log("economy-skip", reason="filtered run", project=root)
         return None
-    max_full, escalate_at = limits(env, cwd)
+    # DESIGN.md: the knobs are honoured as inline prefixes of the command too
+    # (`LANES_MAX_FULL=5 pytest`), and those win over the environment.
+    inline = {
+        name: value
+        for inv in classification.invocations
+        for name, value in inv.env.items()
+        if name in _KNOBS
+    }
+    max_full, escalate_at = limits({**env, **inline} if inline else env, cwd)
     verdicts: list[Verdict] = []
 
     def count_full(counters: store.SessionCounters) -> None:

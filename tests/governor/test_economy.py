@@ -169,6 +169,13 @@ def test_env_knobs(project: Path, xdg: Path) -> None:
     assert _first_fire(project, {"LANES_MAX_FULL": "-1"}, "d") == 3
 
 
+def test_inline_knobs_win_over_the_environment(project: Path, xdg: Path) -> None:
+    del xdg
+    env = {"LANES_MAX_FULL": "5"}
+    assert _post(project, "LANES_MAX_FULL=0 pytest", session="i", env=env) is not None
+    assert _post(project, "pytest", session="j", env=env) is None
+
+
 def test_escalate_at_from_env(project: Path, xdg: Path) -> None:
     del xdg
     env = {"LANES_MAX_FULL": "0", "LANES_ESCALATE_AT": "3"}

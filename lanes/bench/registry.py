@@ -36,6 +36,7 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.governor_hook",
     "lanes.bench.gate",
     "lanes.bench.economy_sim",
+    "lanes.bench.slow",
 )
 
 Verdict = Literal["pass", "fail", "info"]

@@ -93,6 +93,7 @@ class TierResolver:
         self._marker_order = tuple(self._by_marker)
         self._marker_rank = {name: rank for rank, name in enumerate(self._marker_order)}
         self.markers: frozenset[str] = frozenset(self._by_marker)
+        self.has_rules = bool(self._by_marker or self._rules)
 
     def resolve(self, path: str, marker_names: Iterable[str]) -> str:
         """The tier of a test in ``path`` (``/``-separated) carrying ``marker_names``."""

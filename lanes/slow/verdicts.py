@@ -70,9 +70,6 @@ class Measurement:
     """Duration of the call phase (the test function's body)."""
     fixtures: float = 0.0
     """Setup of the test's function-scoped fixtures (its own, exclusive time)."""
-    setup: float = 0.0
-    """The whole setup phase, including module/session fixtures it happened to trigger."""
-    teardown: float = 0.0
     outcome: str = "passed"
 
     @property

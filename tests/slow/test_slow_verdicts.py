@@ -42,7 +42,7 @@ def test_band_boundaries(slow: SlowConfig, seconds: float, verdict: Verdict) -> 
 
 
 def test_function_fixture_setup_is_charged(slow: SlowConfig) -> None:
-    m = Measurement("t.py::a", "unit", call=0.9, fixtures=1.2, setup=5.0, teardown=5.0)
+    m = Measurement("t.py::a", "unit", call=0.9, fixtures=1.2)
     assert m.seconds == pytest.approx(2.1)
     assert judge(slow, [m], {}).failures[0].nodeid == "t.py::a"
 

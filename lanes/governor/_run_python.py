@@ -118,32 +118,39 @@ def relative_to_root(word: str, root: str | None) -> str:
 def pytest_rule(call: Call) -> Match | None:
     argv, dynamic, root = call.argv, call.dynamic, call.root
     match = Match("pytest")
-    positionals: list[tuple[str, str]] = []  # (as written, normalised)
+    positionals: list[tuple[int, str, str]] = []  # (index, as written, normalised)
+    names: list[tuple[int, list[str], str]] = []  # (index, as written, name filter)
     pyargs = False
     for option, value, index, end in scan(argv, 1, _PYTEST):
         if option is None:
             if not dynamic[index]:
-                positionals.append((value, normalise_path(relative_to_root(value, root))))
+                path = normalise_path(relative_to_root(value, root))
+                positionals.append((index, value, path))
         elif option == DASHDASH:
             continue
         elif option in _PYTEST_NOT_A_RUN:
             return None
         elif option == "-k":
-            match.name(argv[index:end], value)
+            names.append((index, argv[index:end], value))
         elif option == "-m":
             match.markers = value
         elif option in _PYTEST_RERUN_FAILED:
-            match.name(argv[index:end], option)
+            names.append((index, argv[index:end], option))
         elif option == "--pyargs":
             pyargs = True
-    if positionals:
-        plain = [path for _, path in positionals if "::" not in path]
-        if pyargs or not covers_whole_tree(plain, root):
-            for written, path in positionals:
-                if pyargs and not looks_like_path(written):
-                    match.name([written], written)
-                else:
-                    match.path([written], path)
+    plain = [path for _, _, path in positionals if "::" not in path]
+    if positionals and not pyargs and covers_whole_tree(plain, root):
+        positionals = []  # the whole test root: the full suite, not a filter
+    selected: list[tuple[int, bool, list[str], str]] = []  # (index, is a path, written, value)
+    for index, written, path in positionals:
+        is_path = not pyargs or looks_like_path(written)
+        selected.append((index, is_path, [written], path if is_path else written))
+    selected += [(index, False, written, name) for index, written, name in names]
+    for _, is_path, written, value in sorted(selected, key=lambda item: item[0]):
+        if is_path:
+            match.path(written, value)
+        else:
+            match.name(written, value)
     return match
 
 

@@ -119,7 +119,14 @@ def load_strategy(target: Target) -> SearchStrategy[Any]:
     key = f"{target.origin} strategy"
     obj = resolve(target.strategy, what="Hypothesis strategy", key=key)
     if callable(obj) and not isinstance(obj, SearchStrategy):
-        obj = obj()
+        try:
+            obj = obj()
+        except Exception as exc:  # noqa: BLE001  # user code: any failure is a config problem
+            msg = f"{key} = {target.strategy!r}: calling it raised {type(exc).__name__}: {exc}"
+            raise ConfigError(
+                msg,
+                hint="point strategy at a SearchStrategy or a function with no arguments returning one",
+            ) from None
     if not isinstance(obj, SearchStrategy):
         msg = f"{key} = {target.strategy!r} is {obj!r:.80}, not a Hypothesis strategy"
         raise ConfigError(

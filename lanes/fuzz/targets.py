@@ -14,6 +14,7 @@ import hashlib
 import importlib
 import importlib.util
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes.errors import ConfigError, UsageError
@@ -69,7 +70,8 @@ class Target:
         }
 
 
-_STRATEGIES: Final = "lanes.strategies.documents"
+_STRATEGY_PACKAGE: Final = "lanes.strategies"
+_STRATEGIES: Final = f"{_STRATEGY_PACKAGE}.documents"
 
 BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
     Target(
@@ -101,6 +103,11 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         name="envelope",
         callable="lanes.fuzz.adapters:read_and_validate_envelope",
         strategy=f"{_STRATEGIES}:envelope_texts",
+    ),
+    Target(
+        name="torture-schedule",
+        callable="lanes.torture.schedule:load_schedule",
+        strategy=f"{_STRATEGIES}:torture_schedule_texts",
     ),
 )
 
@@ -167,19 +174,37 @@ def select_targets(available: Iterable[Target], names: Iterable[str]) -> tuple[T
     return tuple(target for target in targets if target.name in wanted)
 
 
-def _module_source_digest(module_name: str) -> str:
-    """sha256 of a module's source file, without importing it ("" when it has none)."""
+def _source_digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""
+
+
+def _module_file(module_name: str) -> Path | None:
+    """A module's source file, found without importing it."""
     try:
         spec = importlib.util.find_spec(module_name)
     except (ImportError, ValueError):
-        return ""
+        return None
     if spec is None or not spec.origin or not spec.has_location:
-        return ""
-    try:
-        with open(spec.origin, "rb") as handle:  # noqa: PTH123  # a plain read of a module file
-            return hashlib.sha256(handle.read()).hexdigest()
-    except OSError:
-        return ""
+        return None
+    return Path(spec.origin)
+
+
+def _strategy_sources(targets: Iterable[Target]) -> dict[str, str]:
+    """sha256 of every module that can decide a case: the strategies package and each target's strategy module."""
+    files: dict[str, Path] = {}
+    package = importlib.util.find_spec(_STRATEGY_PACKAGE)
+    for location in (package.submodule_search_locations or []) if package else []:
+        for path in sorted(Path(location).glob("*.py")):
+            files[f"{_STRATEGY_PACKAGE}.{path.stem}"] = path
+    for target in targets:
+        module = target.strategy.partition(":")[0]
+        found = files.get(module) or _module_file(module)
+        if found is not None:
+            files[module] = found
+    return {name: _source_digest(path) for name, path in sorted(files.items())}
 
 
 def registry_fingerprint(
@@ -191,13 +216,9 @@ def registry_fingerprint(
     with the same seed, the inputs changed; when it does not, a new verdict
     means the parsers changed.
     """
-    entries = [target.describe() for target in targets]
-    modules = sorted({target.strategy.partition(":")[0] for target in targets} | {_STRATEGIES})
-    # Strategy modules build on their siblings (documents on shell and back),
-    # so every module of the strategies package counts.
-    modules += [f"lanes.strategies.{name}" for name in ("shell", "profiles")]
+    chosen = tuple(targets)
     return {
-        "targets": entries,
-        "strategy_sources": {name: _module_source_digest(name) for name in sorted(set(modules))},
+        "targets": [target.describe() for target in chosen],
+        "strategy_sources": _strategy_sources(chosen),
         **extra,
     }

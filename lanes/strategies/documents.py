@@ -48,6 +48,8 @@ __all__ = [
     "shaped",
     "to_toml",
     "toml_values",
+    "torture_schedule_texts",
+    "torture_schedules",
 ]
 
 # Characters that have broken parsers before: NUL and other C0 controls, DEL,
@@ -124,18 +126,22 @@ def nested_json(*, max_depth: int = _DEEP) -> st.SearchStrategy[str]:
     )
 
 
+_DAMAGE: Final = st.sampled_from(("truncate", "replace", "insert"))
+_JSON_PUNCTUATION: Final = st.text(
+    alphabet=st.sampled_from('{}[]",:\\0-.eE\x00\ud800'), min_size=1, max_size=3
+)
+
+
 @st.composite
 def _mangled_text(draw: st.DrawFn, text: str) -> str:
     """``text`` cut short, with a character swapped, or with garbage spliced in."""
-    how = draw(st.sampled_from(("truncate", "replace", "insert")))
+    how = draw(_DAMAGE)
     if not text:
-        return draw(hostile_text(max_size=8))
+        return draw(_JSON_PUNCTUATION)
     at = draw(st.integers(min_value=0, max_value=len(text) - 1))
     if how == "truncate":
         return text[:at]
-    piece = draw(
-        st.text(alphabet=st.sampled_from('{}[]",:\\0-.eE\x00\ud800'), min_size=1, max_size=3)
-    )
+    piece = draw(_JSON_PUNCTUATION)
     if how == "replace":
         return text[:at] + piece + text[at + 1 :]
     return text[:at] + piece + text[at:]
@@ -163,20 +169,29 @@ def json_texts(documents: st.SearchStrategy[Any] | None = None) -> st.SearchStra
     )
 
 
+# A field is kept four times in six: often enough that a document with every
+# field valid but one (the path deep validation takes) is common, and "keep"
+# comes first, so shrinking heads for the well-formed document.
+_FATES: Final = st.sampled_from(("keep", "keep", "keep", "keep", "wrong", "drop"))
+
+
 @st.composite
 def _shaped(
     draw: st.DrawFn,
-    fields: Mapping[str, st.SearchStrategy[Any]],
+    fields: tuple[tuple[str, st.SearchStrategy[Any]], ...],
     wrong: st.SearchStrategy[Any],
+    extras: st.SearchStrategy[dict[str, Any]],
 ) -> dict[str, Any]:
+    # Every strategy drawn here was built once, in shaped(): building one per
+    # draw cost more than drawing from it.
     out: dict[str, Any] = {}
-    for name, valid in fields.items():
-        fate = draw(st.sampled_from(("keep", "wrong", "drop")))
+    for name, valid in fields:
+        fate = draw(_FATES)
         if fate == "keep":
             out[name] = draw(valid)
         elif fate == "wrong":
             out[name] = draw(wrong)
-    for key, value in draw(st.dictionaries(hostile_text(max_size=10), wrong, max_size=2)).items():
+    for key, value in draw(extras).items():
         out.setdefault(key, value)
     return out
 
@@ -187,7 +202,9 @@ def shaped(
     wrong: st.SearchStrategy[Any] | None = None,
 ) -> st.SearchStrategy[dict[str, Any]]:
     """Objects with these fields, each kept, wrongly typed or dropped, plus unknown keys."""
-    return _shaped(fields, json_values(max_leaves=4) if wrong is None else wrong)
+    wrong_values = json_values(max_leaves=4) if wrong is None else wrong
+    extras = st.dictionaries(hostile_text(max_size=10), wrong_values, max_size=2)
+    return _shaped(tuple(fields.items()), wrong_values, extras)
 
 
 # --------------------------------------------------------------------------- hook payloads
@@ -526,3 +543,46 @@ def envelope_documents() -> st.SearchStrategy[dict[str, Any]]:
 def envelope_texts() -> st.SearchStrategy[str]:
     """Envelope file contents: envelopes (damaged or not), other JSON, or not JSON."""
     return json_texts(envelope_documents())
+
+
+# --------------------------------------------------------------------------- torture schedules
+
+# The op grammar's words (lanes/torture/program.py), plus near misses.
+_OP_WORDS: Final = st.sampled_from(
+    (
+        "cycle", "sleep", "wait-lock", "edit", "commit", "reuse", "record",
+        "unit", "slow", "pass", "fail", "crash", "interrupt", "force",
+        "h0", "h1", "clean", "d1", "-1", "0", "1", "20", "99999999", "\u0661", "",
+    )
+)  # fmt: skip
+_OPS: Final = st.one_of(
+    st.lists(_OP_WORDS, min_size=1, max_size=5).map(" ".join),
+    hostile_text(max_size=20),
+)
+
+
+def torture_schedules() -> st.SearchStrategy[dict[str, Any]]:
+    """``lanes torture --schedule`` documents, every field kept, wrongly typed or dropped."""
+    client = shaped(
+        {
+            "host": st.sampled_from(("h-local", "h-remote", "h-mars")),
+            "program": st.lists(_OPS, max_size=4),
+        }
+    )
+    return shaped(
+        {
+            "format": st.sampled_from(("lanekit.torture.schedule", "lanekit.torture")),
+            "version": st.sampled_from((1, 2, True, 1.0)),
+            "seed": _INTS,
+            "variant": st.sampled_from(("governor", "no-flock", "x")),
+            "ttl": st.one_of(st.integers(-1, 10**7 + 1), _INTS),
+            "invariant": hostile_text(max_size=20),
+            "clients": st.lists(client, max_size=3),
+            "choices": st.lists(st.one_of(st.integers(-1, 4), _INTS), max_size=8),
+        }
+    )
+
+
+def torture_schedule_texts() -> st.SearchStrategy[str]:
+    """Schedule file contents, damaged or not."""
+    return json_texts(torture_schedules())

@@ -260,11 +260,11 @@ def _unholdable(data: Mapping[str, Any]) -> str | None:
     for key, value in data.items():
         try:
             json.dumps(value, allow_nan=False)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, RecursionError) as exc:
             return f"data[{key!r}] cannot be written as JSON: {exc}"
     try:
         json.dumps(data, allow_nan=False)
-    except (TypeError, ValueError) as exc:  # a key that is not a string
+    except (TypeError, ValueError, RecursionError) as exc:  # e.g. a key that is not a string
         return f"data cannot be written as JSON: {exc}"
     return None
 
@@ -427,6 +427,14 @@ def read_envelope(path: Path) -> dict[str, Any]:
         raise EnvelopeError(
             msg,
             hint="the file is truncated or not an envelope; re-run the lane that wrote it",
+        ) from None
+    except RecursionError:
+        # json's decoder recurses per nesting level; a hostile or corrupt file
+        # of "[[[[..." must be a typed rejection, not a crash.
+        msg = f"envelope {str(path)!r} is nested too deeply to be an envelope"
+        raise EnvelopeError(
+            msg,
+            hint="the file is not an envelope; re-run the lane that wrote it",
         ) from None
     if not isinstance(document, dict):
         msg = f"envelope {str(path)!r} must hold a JSON object, got {type(document).__name__}"

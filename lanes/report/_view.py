@@ -123,13 +123,23 @@ def _cut(text: str) -> str:
     return text if len(text) <= MAX_VALUE_CHARS else text[: MAX_VALUE_CHARS - 1] + "…"
 
 
+def _compact(value: object) -> str:
+    """What is left below MAX_DEPTH, as one line of JSON."""
+    try:
+        return _cut(json.dumps(value, sort_keys=True))
+    except RecursionError:
+        # json.loads accepts a little more nesting than json.dumps can write
+        # back from down here; a valid envelope must not crash the report.
+        return "(nested too deeply to show)"
+
+
 def _flatten(value: object, name: str, depth: int) -> Iterator[tuple[str, str]]:
     if isinstance(value, dict) and value and depth < MAX_DEPTH:
         for key, item in value.items():
             yield from _flatten(item, f"{name}.{key}" if name else str(key), depth + 1)
     elif isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
         if depth >= MAX_DEPTH:
-            yield name, _cut(json.dumps(value, sort_keys=True))
+            yield name, _compact(value)
             return
         for index, item in enumerate(value[:MAX_LIST_ITEMS]):
             yield from _flatten(item, f"{name}[{index}]", depth + 1)
@@ -140,7 +150,7 @@ def _flatten(value: object, name: str, depth: int) -> Iterator[tuple[str, str]]:
         more = f" … ({len(value)} items)" if len(value) > MAX_LIST_ITEMS else ""
         yield name, _cut(f"[{shown}]{more}")
     elif isinstance(value, dict):
-        yield name, "{}" if not value else _cut(json.dumps(value, sort_keys=True))
+        yield name, "{}" if not value else _compact(value)
     else:
         yield name, _cut(_scalar(value))
 

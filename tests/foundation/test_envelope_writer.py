@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -116,9 +117,28 @@ def test_data_the_envelope_cannot_hold(tmp_path: Path, bad: object) -> None:
     assert "data['bad']" in document["error"]["message"]
 
 
+def test_data_nested_too_deeply_still_leaves_an_envelope(tmp_path: Path) -> None:
+    deep: list[Any] = []
+    for _ in range(sys.getrecursionlimit()):
+        deep = [deep]
+    with pytest.raises(EnvelopeError, match=r"data\['deep'\]"):
+        _lane(tmp_path, data={"deep": deep})
+    assert _read(tmp_path / "envelopes" / "x.json")["stage"] == "error"
+
+
 def test_unholdable_data_keeps_the_original_error(tmp_path: Path) -> None:
     with pytest.raises(KeyError):
         _lane(tmp_path, data={"bad": math.nan}, error=KeyError("missing"))
     document = _read(tmp_path / "envelopes" / "x.json")
     assert document["error"]["type"] == "KeyError"
     assert "data['bad']" in document["data"]["dropped"]
+
+
+def test_deeply_nested_json_is_an_envelope_error(tmp_path: Path) -> None:
+    # Regression (found by the fuzz lane): json.loads raised RecursionError,
+    # which escaped read_envelope untyped and crashed `lanes envelope validate`.
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000, encoding="utf-8")
+    with pytest.raises(EnvelopeError, match="nested too deeply") as raised:
+        read_envelope(path)
+    assert raised.value.hint

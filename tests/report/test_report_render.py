@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+import sys
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from report_fixtures import HOSTILE, write_invalid, write_lane
@@ -245,3 +246,23 @@ def test_a_shard_is_labelled_with_its_file(tmp_path: Path) -> None:
         "mutation (mutation-2.json)",
     ]
     assert "### ✅ mutation (mutation-1.json): pass\n" in report.markdown
+
+
+def test_a_deeply_nested_file_is_listed_as_invalid(tmp_path: Path) -> None:
+    write_lane(tmp_path, "alpha", "pass")
+    (tmp_path / "envelopes" / "deeper.json").write_text("[" * 100_000, encoding="utf-8")
+    report = _report(tmp_path)
+    assert [lane.status for lane in report.view.lanes] == ["pass", "invalid"]
+    assert "nested too deeply" in report.markdown
+
+
+def test_data_nested_too_deeply_to_show() -> None:
+    # Regression: json.loads accepts a little more nesting than json.dumps
+    # can write back from inside the flattening, so a valid envelope could
+    # crash the report with RecursionError.
+    deep: list[Any] = []
+    for _ in range(sys.getrecursionlimit()):
+        deep = [deep]
+    rows = data_rows({"deep": deep, "after": 1})
+    assert ("deep[0][0][0]", "(nested too deeply to show)") in rows
+    assert ("after", "1") in rows

@@ -146,11 +146,11 @@ def pytest_rule(call: Call) -> Match | None:
         is_path = not pyargs or looks_like_path(written)
         selected.append((index, is_path, [written], path if is_path else written))
     selected += [(index, False, written, name) for index, written, name in names]
-    for _, is_path, written, value in sorted(selected, key=lambda item: item[0]):
+    for _, is_path, as_written, value in sorted(selected, key=lambda item: item[0]):
         if is_path:
-            match.path(written, value)
+            match.path(as_written, value)
         else:
-            match.name(written, value)
+            match.name(as_written, value)
     return match
 
 

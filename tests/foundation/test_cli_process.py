@@ -141,10 +141,12 @@ def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
     array = tmp_path / "array.json"
     array.write_text("[]", encoding="utf-8")
     missing = tmp_path / "missing.json"
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000, encoding="utf-8")
     proc = _lanes(
         "envelope",
         "validate",
-        *map(str, (good, no_result, two, garbage, array, missing)),
+        *map(str, (good, no_result, two, garbage, array, missing, deep)),
         cwd=tmp_path,
     )
     assert proc.returncode == 1
@@ -156,4 +158,5 @@ def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
     assert any(line.startswith(f"{garbage}: $:") and "is not JSON" in line for line in out)
     assert any(line.startswith(f"{array}: $:") and "JSON object" in line for line in out)
     assert any(line.startswith(f"{missing}: $:") and "does not exist" in line for line in out)
+    assert any(line.startswith(f"{deep}: $:") and "nested too deeply" in line for line in out)
     assert not any(line.startswith(str(good)) for line in out)

@@ -27,6 +27,13 @@ MAX_LIST_ITEMS = 10
 MAX_VALUE_CHARS = 200
 MAX_DEPTH = 4
 
+# What went wrong in each known lane: these keys lead its data table.
+FIRST: Mapping[str, tuple[str, ...]] = {
+    "fuzz": ("failures",),
+    "slow": ("offenders",),
+    "torture": ("violations", "nondeterminism"),
+}
+
 # The first things a reviewer asks of each known lane, shown above its data
 # table. Keys missing from an envelope are skipped: the lanes' shapes evolve,
 # and the full data table is always there.
@@ -115,6 +122,8 @@ def _scalar(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:.6g}"
+    if value == "":
+        return '""'  # a blank cell reads as "missing"
     return str(value)
 
 
@@ -155,12 +164,16 @@ def _flatten(value: object, name: str, depth: int) -> Iterator[tuple[str, str]]:
         yield name, _cut(_scalar(value))
 
 
-def data_rows(data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """A readable key/value view of any lane's ``data`` (dotted keys, capped)."""
+def data_rows(data: Mapping[str, Any], *, first: Sequence[str] = ()) -> tuple[tuple[str, str], ...]:
+    """A readable key/value view of any lane's ``data`` (dotted keys, capped).
+
+    Keys in ``first`` lead, so what went wrong is never cut off by the cap.
+    """
     rows: list[tuple[str, str]] = []
     if not data:
         return ()
-    for row in _flatten(dict(data), "", 0):
+    ordered = {key: data[key] for key in first if key in data} | dict(data)
+    for row in _flatten(ordered, "", 0):
         if len(rows) == MAX_ROWS:
             rows.append(("…", "more keys not shown; see the envelope file"))
             break
@@ -211,7 +224,7 @@ def _lane_view(entry: Entry) -> LaneView:
         group_id=str(envelope["group_id"]),
         error="" if error is None else f"{error['type']}: {error['message']}",
         highlights=highlights(entry.lane, envelope["data"]),
-        rows=data_rows(envelope["data"]),
+        rows=data_rows(envelope["data"], first=FIRST.get(entry.lane, ())),
     )
 
 

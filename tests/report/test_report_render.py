@@ -266,3 +266,10 @@ def test_data_nested_too_deeply_to_show() -> None:
     rows = data_rows({"deep": deep, "after": 1})
     assert ("deep[0][0][0]", "(nested too deeply to show)") in rows
     assert ("after", "1") in rows
+
+
+def test_what_went_wrong_leads_the_data_table() -> None:
+    data = {f"k{i}": i for i in range(100)} | {"failures": [{"target": "payload"}]}
+    rows = data_rows(data, first=("failures", "absent"))
+    assert rows[0] == ("failures[0].target", "payload")
+    assert data_rows({"note": ""}) == (("note", '""'),)

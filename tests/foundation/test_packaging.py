@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -62,3 +63,21 @@ def test_readme_main_job_command_is_a_nox_session() -> None:
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     for session in ("tests", "lint", "lanes", "report"):
         assert re.search(rf"^def {session}\(session: nox.Session\)", noxfile, re.MULTILINE), session
+
+
+def test_every_main_job_lane_is_a_session() -> None:
+    # Parsed, not imported: the tests session does not install nox.
+    tree = ast.parse((ROOT / "noxfile.py").read_text(encoding="utf-8"))
+    sessions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    annotated = {
+        ast.unparse(node.target): node.value
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign) and node.value is not None
+    }
+    names = ast.literal_eval(annotated["LANE_SESSIONS"])
+    assert isinstance(names, tuple)
+    assert set(names) <= sessions
+    assert len(set(names)) == len(names)
+    # The report runs after the lanes, never as one of them.
+    assert "report" not in names
+    assert "lanes" not in names

@@ -57,7 +57,15 @@ def _report(ns: argparse.Namespace) -> int:
         msg = f"--dir {str(directory)!r} is not a directory"
         raise UsageError(msg, hint="pass the directory the lanes write their envelopes to")
 
-    from lanes.report.render import build_report  # noqa: PLC0415  # jinja2 only when rendering
+    try:
+        from lanes.report.render import build_report  # noqa: PLC0415  # jinja2 only when rendering
+    except ModuleNotFoundError as exc:
+        if exc.name != "jinja2":
+            raise
+        msg = "`lanes report` needs jinja2, which is not installed"
+        raise UsageError(
+            msg, hint="install the lane dependencies: python3 -m pip install 'lanekit[lanes]'"
+        ) from None
 
     out_md: Path = ns.out_md or directory / "summary.md"
     out_html: Path = ns.out_html or directory / "index.html"

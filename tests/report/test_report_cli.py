@@ -112,3 +112,15 @@ def test_console_script(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "fail  alpha" in proc.stdout
     assert "Traceback" not in proc.stderr
+
+
+def test_without_jinja2_the_fix_is_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `pip install lanekit` (no [lanes] extra) has no jinja2: a hint, not a traceback.
+    monkeypatch.delitem(sys.modules, "lanes.report.render", raising=False)
+    monkeypatch.setitem(sys.modules, "jinja2", None)  # makes `import jinja2` fail
+    assert main(["report"]) == 2
+    err = capsys.readouterr().err
+    assert "error: `lanes report` needs jinja2, which is not installed" in err
+    assert "hint: install the lane dependencies: python3 -m pip install 'lanekit[lanes]'" in err

@@ -170,6 +170,11 @@ def gate_latency(ctx: BenchContext) -> BenchResult:
             if not key.startswith(("LANES_", "CLAUDE_"))
         }
         env["XDG_STATE_HOME"] = str(scratch / "xdg")
+        # An installed lanekit runs from bytecode; with PYTHONDONTWRITEBYTECODE
+        # (common in containers) every hook call would compile the governor
+        # from source and the figure would measure the compiler. The warm-up
+        # runs write the bytecode, as the first real hook call would.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         stale_env = {**env, "LANES_STATE_DIR": str(stale_state)}
         hook = _hook_argv(ctx.python)
         baseline = [ctx.python, "-c", "pass"]

@@ -34,9 +34,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Literal
 
-    from lanes.config import Config
     from lanes.governor._env import Environment
     from lanes.governor._model import Classification, Invocation
+    from lanes.governor.gate_config import ConfigLike
     from lanes.governor.ledger import TreeState
     from lanes.governor.payload import HookPayload
 
@@ -130,7 +130,7 @@ def _ago(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _why_full(inv: Invocation, config: Config) -> str | None:
+def _why_full(inv: Invocation, config: ConfigLike) -> str | None:
     """Why ``inv`` is a full sweep, or None when it is not one."""
     if inv.runner not in config.governor.gate_runners:
         return None
@@ -218,7 +218,7 @@ def _lock_message(holder: lock_mod.LockRecord | None, now: float, ttl: float) ->
 def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane codes against
     env: Environment,
     state_dir: str | None,
-    config: Config,
+    config: ConfigLike,
     classification: Classification,
     payload: HookPayload,
     tree: TreeState | None,
@@ -262,7 +262,7 @@ def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane c
 def _dedup_and_lock(
     env: Environment,
     state_dir: str | None,
-    config: Config,
+    config: ConfigLike,
     classification: Classification,
     payload: HookPayload,
     *,
@@ -332,7 +332,7 @@ def pre_tool_use(
     classification: Classification,
     *,
     agent: str,
-    config: Config | None = None,
+    config: ConfigLike | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> int:
     """The hook's PreToolUse for a command that runs tests: exit status; a block
@@ -350,7 +350,7 @@ def pre_decision(
     classification: Classification,
     *,
     agent: str,
-    config: Config | None = None,
+    config: ConfigLike | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> Decision:
     """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
@@ -361,7 +361,9 @@ def pre_decision(
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()
     if config is None:
-        config = load_config_failing_open(cwd)
+        from lanes.governor.gate_config import gate_config  # noqa: PLC0415
+
+        config = gate_config(cwd)
     state = state_dir(cwd, env_vars)
     tree = None
     if state is not None:
@@ -385,19 +387,3 @@ def pre_decision(
         agent_pid(env_vars),
         env_vars,
     )
-
-
-def load_config_failing_open(cwd: str) -> Config:
-    """The project's config; its defaults when it cannot be read (the governor
-    must not break an agent's command over a broken pyproject.toml — but the
-    full-sweep gate still applies, with default settings)."""
-    from pathlib import Path  # noqa: PLC0415
-
-    from lanes.config import load_config, parse_config  # noqa: PLC0415
-    from lanes.errors import LanesError  # noqa: PLC0415
-
-    try:
-        return load_config(cwd=Path(cwd))
-    except LanesError as exc:
-        debug_log("config-error", error=exc.message)
-        return parse_config({}, root=Path(cwd))

@@ -35,9 +35,9 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lanes.config import Config
     from lanes.governor._env import Environment
     from lanes.governor._model import Classification
+    from lanes.governor.gate_config import ConfigLike
     from lanes.governor.ledger import TreeState
     from lanes.governor.payload import HookPayload
 
@@ -81,7 +81,7 @@ def release_own_lock(
 def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the torture lane
     env: Environment,
     state_dir: str | None,
-    config: Config,
+    config: ConfigLike,
     classification: Classification,
     payload: HookPayload,
     tree: TreeState | None,
@@ -145,7 +145,7 @@ def post_tool_use(
     classification: Classification,
     *,
     agent: str,
-    config: Config | None = None,
+    config: ConfigLike | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> PostResult:
     """The hook's PostToolUse/PostToolUseFailure against the real world. Never raises."""
@@ -160,11 +160,11 @@ def _post(
     payload: HookPayload,
     classification: Classification,
     agent: str,
-    config: Config | None,
+    config: ConfigLike | None,
     environ: Mapping[str, str] | None,
 ) -> PostResult:
     from lanes.governor._env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.gate import load_config_failing_open  # noqa: PLC0415
+    from lanes.governor.gate_config import gate_config  # noqa: PLC0415
     from lanes.governor.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
 
     env_vars = os.environ if environ is None else environ
@@ -176,7 +176,7 @@ def _post(
             return PostResult({}, released=False)
         os.makedirs(state, exist_ok=True)
     if config is None:
-        config = load_config_failing_open(cwd)
+        config = gate_config(cwd)
     tree = None
     if not payload.interrupted and resolve(classification, config, cwd=payload.cwd):
         repo = find_repo(cwd)

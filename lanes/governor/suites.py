@@ -22,8 +22,8 @@ from lanes.governor._names import COMMAND_RUNNER
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
-    from lanes.config import Config, Suite
     from lanes.governor._model import Classification, Invocation, Segment
+    from lanes.governor.gate_config import ConfigLike, SuiteLike
 
 __all__ = ["SuiteMatch", "normalise_path", "resolve"]
 
@@ -33,7 +33,7 @@ class SuiteMatch:
 
     __slots__ = ("invocation", "segment", "suite")
 
-    def __init__(self, suite: Suite, segment: Segment, invocation: Invocation | None) -> None:
+    def __init__(self, suite: SuiteLike, segment: Segment, invocation: Invocation | None) -> None:
         self.suite = suite
         self.segment = segment
         self.invocation = invocation
@@ -81,7 +81,7 @@ class _SuiteShape:
 _shapes: dict[tuple[str, str, str], _SuiteShape] = {}
 
 
-def _shape(suite: Suite, root: str) -> _SuiteShape:
+def _shape(suite: SuiteLike, root: str) -> _SuiteShape:
     key = (suite.name, suite.command, root)
     shape = _shapes.get(key)
     if shape is not None:
@@ -109,7 +109,7 @@ def _shape(suite: Suite, root: str) -> _SuiteShape:
     return shape
 
 
-def _is_suite(inv: Invocation, suite: Suite, shape: _SuiteShape, cwd: str, root: str) -> bool:
+def _is_suite(inv: Invocation, suite: SuiteLike, shape: _SuiteShape, cwd: str, root: str) -> bool:
     if inv.runner != suite.runner or inv.name_filters:
         return False
     if inv.markers != shape.markers:
@@ -120,7 +120,9 @@ def _is_suite(inv: Invocation, suite: Suite, shape: _SuiteShape, cwd: str, root:
     return paths == shape.paths
 
 
-def resolve(classification: Classification, config: Config, *, cwd: str | None) -> list[SuiteMatch]:
+def resolve(
+    classification: Classification, config: ConfigLike, *, cwd: str | None
+) -> list[SuiteMatch]:
     """Every (suite, segment) the command runs, in command order, each suite once."""
     root = str(config.root)
     here = cwd or root

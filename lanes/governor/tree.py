@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-from typing import TYPE_CHECKING
 
 from lanes.governor._debug import debug_log
+from lanes.governor._git import read_head, run_all
 from lanes.governor.ledger import CLEAN, TreeState
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -133,45 +133,25 @@ def tree_state(top: str, *, exclude: str | None = None) -> TreeState | None:
     ``exclude`` is a directory inside the work tree whose files are left out
     (a ``LANES_STATE_DIR`` there must not change the tree it describes).
     """
-    env = _git_env()
-    argvs = (
-        ["git", "rev-parse", "--verify", "-q", "HEAD"],
+    repo = find_repo(top)
+    head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
+    argvs = [
         ["git", "diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv", "--no-color"],
         ["git", "ls-files", "--others", "--exclude-standard", "-z"],
-    )
+    ]
+    if head is None:
+        argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
     try:
-        # Started together and read afterwards: the three git processes
-        # overlap, so the hook waits for the slowest, not for the sum.
-        procs = [
-            subprocess.Popen(
-                argv,
-                cwd=top,
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-            )
-            for argv in argvs
-        ]
+        outputs = run_all(argvs, cwd=top, env=_git_env(), timeout=_GIT_TIMEOUT)
     except OSError as exc:
         debug_log("tree-state", error=f"git not runnable: {exc}")
         return None
-    outputs: list[bytes] = []
-    failed = False
-    for proc in procs:
-        try:
-            out, _ = proc.communicate(timeout=_GIT_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            failed = True
-        outputs.append(out)
-        failed = failed or proc.returncode != 0
-    if failed:
+    if outputs is None:
         debug_log("tree-state", error="git failed (not a work tree, or no commit yet)", top=top)
         return None
-    head = outputs[0].decode("ascii", errors="replace").strip()
-    diff, untracked_raw = outputs[1], outputs[2]
+    if head is None:
+        head = outputs[2].decode("ascii", errors="replace").strip()
+    diff, untracked_raw = outputs[0], outputs[1]
     prefix = None
     if exclude is not None:
         rel = os.path.relpath(exclude, top)

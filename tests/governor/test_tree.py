@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from governor_helpers import git, make_repo
 
+from lanes.governor._git import read_head, run_all
 from lanes.governor.ledger import CLEAN
 from lanes.governor.tree import find_repo, state_dir, tree_state
 
@@ -123,3 +125,53 @@ def test_lanes_state_dir_overrides(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     assert state_dir(str(repo), {"LANES_STATE_DIR": str(tmp_path / "s")}) == str(tmp_path / "s")
     assert state_dir(str(repo), {"LANES_STATE_DIR": "rel"}) == str(repo / "rel")
+
+
+# ----------------------------------------------------------------- HEAD without git
+
+
+def _head_from_files(repo: Path) -> str | None:
+    found = find_repo(str(repo))
+    assert found is not None
+    return read_head(found.git_dir, found.common_dir)
+
+
+def test_head_is_read_from_loose_packed_and_detached_refs(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    expected = git(repo, "rev-parse", "HEAD").strip()
+    assert _head_from_files(repo) == expected
+    git(repo, "pack-refs", "--all", "--prune")
+    assert not (repo / ".git" / "refs" / "heads" / "main").exists()
+    assert _head_from_files(repo) == expected
+    git(repo, "checkout", "-q", "--detach")
+    assert _head_from_files(repo) == expected
+
+
+def test_head_of_a_linked_worktree(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    git(repo, "worktree", "add", "-q", "-b", "side", str(tmp_path / "wt"))
+    (tmp_path / "wt" / "x.py").write_text("x = 1\n", "utf-8")
+    git(tmp_path / "wt", "add", "x.py")
+    git(tmp_path / "wt", "commit", "-q", "-m", "side")
+    assert _head_from_files(tmp_path / "wt") == git(tmp_path / "wt", "rev-parse", "HEAD").strip()
+    assert _head_from_files(repo) == git(repo, "rev-parse", "HEAD").strip()
+
+
+def test_an_unborn_branch_has_no_head(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git(fresh, "init", "-q")
+    assert _head_from_files(fresh) is None
+
+
+def test_run_all_reports_failure_and_timeout(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    env = dict(os.environ)
+    ok = run_all([["git", "rev-parse", "HEAD"]], cwd=str(repo), env=env, timeout=30)
+    assert ok is not None
+    assert ok[0].strip() == git(repo, "rev-parse", "HEAD").strip().encode()
+    failed = [["git", "rev-parse", "HEAD"], ["git", "no-such-command"]]
+    assert run_all(failed, cwd=str(repo), env=env, timeout=30) is None
+    # A git that outlives the deadline is killed and counts as a failure.
+    slow = [["git", "-c", "alias.w=!sleep 3", "w"]]
+    assert run_all(slow, cwd=str(repo), env=env, timeout=0.3) is None

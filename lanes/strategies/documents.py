@@ -161,18 +161,19 @@ def _dumps(value: object) -> str:
 def json_texts(documents: st.SearchStrategy[Any] | None = None) -> st.SearchStrategy[str]:
     """JSON text of ``documents`` (default: any JSON value), damaged or not, or not JSON at all."""
     values = json_values() if documents is None else documents
+    texts = values.map(_dumps)
     return st.one_of(
-        mangled(values.map(_dumps)),
+        texts,  # twice: the documents themselves are where the deep paths are
+        texts,
+        texts.flatmap(_mangled_text),
         json_values().map(_dumps),  # the wrong top-level type
         nested_json(),
         hostile_strings(),
     )
 
 
-# A field is kept four times in six: often enough that a document with every
-# field valid but one (the path deep validation takes) is common, and "keep"
-# comes first, so shrinking heads for the well-formed document.
-_FATES: Final = st.sampled_from(("keep", "keep", "keep", "keep", "wrong", "drop"))
+_DAMAGES: Final = st.integers(min_value=0, max_value=3)
+_FIELD_FATES: Final = st.sampled_from(("wrong", "drop"))
 
 
 @st.composite
@@ -181,16 +182,21 @@ def _shaped(
     fields: tuple[tuple[str, st.SearchStrategy[Any]], ...],
     wrong: st.SearchStrategy[Any],
     extras: st.SearchStrategy[dict[str, Any]],
+    pick: st.SearchStrategy[str],
 ) -> dict[str, Any]:
-    # Every strategy drawn here was built once, in shaped(): building one per
-    # draw cost more than drawing from it.
-    out: dict[str, Any] = {}
-    for name, valid in fields:
-        fate = draw(_FATES)
-        if fate == "keep":
-            out[name] = draw(valid)
-        elif fate == "wrong":
+    # A valid document first, then up to three fields broken: a document valid
+    # in all but one field is common, and that is the path deep validation
+    # takes (with ten fields broken independently it almost never happens).
+    # Zero damages comes first, so shrinking heads for the well-formed
+    # document and the one field that breaks it. Every strategy drawn here was
+    # built once, in shaped(): building one per draw cost more than drawing.
+    out = {name: draw(valid) for name, valid in fields}
+    for _ in range(draw(_DAMAGES)):
+        name = draw(pick)
+        if draw(_FIELD_FATES) == "wrong":
             out[name] = draw(wrong)
+        else:
+            out.pop(name, None)
     for key, value in draw(extras).items():
         out.setdefault(key, value)
     return out
@@ -201,10 +207,10 @@ def shaped(
     *,
     wrong: st.SearchStrategy[Any] | None = None,
 ) -> st.SearchStrategy[dict[str, Any]]:
-    """Objects with these fields, each kept, wrongly typed or dropped, plus unknown keys."""
+    """Objects with these fields (at least one), a few wrongly typed or dropped, plus unknown keys."""
     wrong_values = json_values(max_leaves=4) if wrong is None else wrong
     extras = st.dictionaries(hostile_text(max_size=10), wrong_values, max_size=2)
-    return _shaped(tuple(fields.items()), wrong_values, extras)
+    return _shaped(tuple(fields.items()), wrong_values, extras, st.sampled_from(tuple(fields)))
 
 
 # --------------------------------------------------------------------------- hook payloads

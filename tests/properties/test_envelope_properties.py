@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lanes.envelope import Envelope, Subject, validate_envelope
+from lanes.envelope import Envelope, Result, Stage, Subject, validate_envelope
 
 _hex = "0123456789abcdef"
 _json_values = st.recursive(
@@ -42,7 +42,9 @@ _timestamps = st.datetimes(
 
 @st.composite
 def envelopes(draw: st.DrawFn) -> Envelope:
-    stage = draw(st.sampled_from(("complete", "error")))
+    stages: tuple[Stage, ...] = ("complete", "error")
+    results: tuple[Result, ...] = ("pass", "fail")
+    stage = draw(st.sampled_from(stages))
     error = (
         None
         if stage == "complete"
@@ -55,7 +57,7 @@ def envelopes(draw: st.DrawFn) -> Envelope:
         config_hash="sha256:" + draw(st.text(_hex, min_size=64, max_size=64)),
         started_at=draw(_timestamps),
         duration_ms=draw(st.integers(0, 10**10)),
-        result="fail" if stage == "error" else draw(st.sampled_from(("pass", "fail"))),
+        result="fail" if stage == "error" else draw(st.sampled_from(results)),
         stage=stage,
         seed=draw(_seeds),
         error=error,

@@ -1,4 +1,8 @@
-"""The ledger's freshness rule and the ledger/lock file readers, over generated records."""
+"""The ledger's freshness rule and the ledger/lock files' round trips, over generated records.
+
+"Any text is read or rejected with a typed error" for these readers is the fuzz
+lane's job (targets ``ledger`` and ``lock``, same strategies, 2,000 cases).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,8 @@ import json
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from lanes.governor.ledger import LedgerEntry, LedgerError, TreeState, freshness, parse_ledger
-from lanes.governor.lock import LockError, LockRecord, parse_lock
-from lanes.strategies.documents import ledger_texts, lock_texts
+from lanes.governor.ledger import LedgerEntry, TreeState, freshness, parse_ledger
+from lanes.governor.lock import LockRecord, parse_lock
 
 _hex40 = st.text("0123456789abcdef", min_size=40, max_size=40)
 _digests = st.one_of(st.just("clean"), _hex40)
@@ -50,13 +53,15 @@ def test_changing_the_digest_makes_a_pass_stale(
     assert freshness(_pass_on(tree, ts), edited, ts, max_age) == (False, "tree changed")
 
 
-@given(_trees, _times, _ages, st.floats(min_value=0, max_value=1))
+@given(_trees, st.integers(0, 4 * 10**9), st.integers(1, 10**6), st.data())
 def test_a_pass_on_this_tree_is_fresh_exactly_while_young(
-    tree: TreeState, ts: float, max_age: float, share: float
+    tree: TreeState, ts: int, max_age: int, data: st.DataObject
 ) -> None:
-    entry = _pass_on(tree, ts)
-    assert freshness(entry, tree, ts + max_age * share, max_age) == (True, "fresh")
-    assert freshness(entry, tree, ts + max_age * 2 + 1, max_age) == (False, "too old")
+    # Whole seconds: float rounding must not decide which side of max_age we are on.
+    entry = _pass_on(tree, float(ts))
+    age = data.draw(st.integers(0, max_age), label="age")
+    assert freshness(entry, tree, float(ts + age), max_age) == (True, "fresh")
+    assert freshness(entry, tree, float(ts + max_age + 1), max_age) == (False, "too old")
 
 
 _entries = st.builds(
@@ -77,17 +82,6 @@ def test_ledger_file_round_trip(entries: dict[str, LedgerEntry]) -> None:
     assert parse_ledger(text) == entries
 
 
-@given(ledger_texts())
-def test_ledger_reader_rejects_only_with_ledger_error(text: str) -> None:
-    try:
-        parse_ledger(text)
-    except LedgerError as exc:
-        rejection = exc
-    else:
-        return
-    assert rejection.hint.strip()
-
-
 _records = st.builds(
     LockRecord,
     suite=st.text(max_size=10),
@@ -106,14 +100,3 @@ _records = st.builds(
 @given(_records)
 def test_lock_record_round_trip(record: LockRecord) -> None:
     assert parse_lock(record.serialise()) == record
-
-
-@given(lock_texts())
-def test_lock_reader_rejects_only_with_lock_error(text: str) -> None:
-    try:
-        parse_lock(text)
-    except LockError as exc:
-        rejection = exc
-    else:
-        return
-    assert rejection.hint.strip()

@@ -18,6 +18,7 @@ from lanes.governor._argscan import (
     words,
 )
 from lanes.governor._roots import covers_whole_tree
+from lanes.governor._shell import split_commands
 
 __all__ = ["pytest_rule", "relative_to_root", "unittest_rule"]
 
@@ -117,6 +118,12 @@ def relative_to_root(word: str, root: str | None) -> str:
 
 def pytest_rule(call: Call) -> Match | None:
     argv, dynamic, root = call.argv, call.dynamic, call.root
+    addopts = call.env.get("PYTEST_ADDOPTS")
+    if addopts:
+        # pytest reads these options as if written first on its command line.
+        extra = [word for command in split_commands(addopts) for word in command.words]
+        argv = [argv[0], *(word.value for word in extra), *argv[1:]]
+        dynamic = [dynamic[0], *(word.dynamic for word in extra), *dynamic[1:]]
     match = Match("pytest")
     positionals: list[tuple[int, str, str]] = []  # (index, as written, normalised)
     names: list[tuple[int, list[str], str]] = []  # (index, as written, name filter)

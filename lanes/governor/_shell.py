@@ -266,7 +266,7 @@ class _Lexer:
             end,
             quoted=quoted,
             dynamic=dynamic,
-            assignment=_is_assignment(src[start:end]),
+            assignment="=" in value and _is_assignment(src[start:end]),
         )
         if self._delimiter_for is not None:
             token, strip_tabs = self._delimiter_for

@@ -52,7 +52,11 @@ class Script:
 
 def basename(word: str) -> str:
     """``./node_modules/.bin/jest`` -> ``jest``; ``gradlew.bat`` -> ``gradlew``."""
-    name = word.rpartition("/")[2].rpartition("\\")[2]
+    name = word.rpartition("/")[2]
+    if "\\" in name:
+        name = name.rpartition("\\")[2]
+    if "." not in name:
+        return name
     lower = name.lower()
     for suffix in _EXECUTABLE_SUFFIXES:
         if lower.endswith(suffix) and len(name) > len(suffix):

@@ -374,3 +374,10 @@ def test_inline_env_selects_a_rake_test() -> None:
 
 def test_rake_testopts_without_a_name_filter_stays_full() -> None:
     assert classify('rake test TESTOPTS="-v"').scope == "full"
+
+
+def test_pytest_addopts_from_inline_env_count_as_written() -> None:
+    (invocation,) = classify('PYTEST_ADDOPTS="-k smoke -n 4" pytest').invocations
+    assert (invocation.scope, invocation.selectors) == ("filtered", ("-k", "smoke"))
+    assert classify("PYTEST_ADDOPTS='-x -n 4' pytest").scope == "full"
+    assert classify("PYTEST_ADDOPTS=--version pytest").scope == "none"

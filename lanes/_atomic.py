@@ -17,8 +17,10 @@ from __future__ import annotations
 import fcntl
 import os
 from contextlib import contextmanager, suppress
-from typing import TYPE_CHECKING
 
+# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
+# start, and the governor imports this module on the hook's path.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 

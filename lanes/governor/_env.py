@@ -20,66 +20,70 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Protocol
 
 from lanes._atomic import flocked, read_text_nofollow, write_atomic
 
+# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
+# start and this module is on the hook's path, so the protocol below exists for
+# type checkers only (every user imports it under TYPE_CHECKING).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
+    from typing import Protocol
 
-__all__ = ["UNKNOWN_START", "Environment", "OSEnvironment"]
+    class Environment(Protocol):
+        """What the lock and ledger may ask of the world."""
+
+        def now(self) -> float:
+            """Seconds since the epoch."""
+            ...
+
+        def host(self) -> str: ...
+
+        def boot_id(self) -> str:
+            """Changes at every reboot; '' when unknown."""
+            ...
+
+        def process_start(self, pid: int) -> str | None:
+            """An opaque token of ``pid``'s start time; None when no such process
+            exists; :data:`UNKNOWN_START` when it exists but the start is unreadable."""
+            ...
+
+        def read(self, path: str) -> str | None:
+            """The file's text (symlinks refused), or None when it does not exist."""
+            ...
+
+        def create_exclusive(self, path: str, text: str) -> bool:
+            """Create ``path`` holding ``text`` iff it does not exist (O_EXCL|O_NOFOLLOW)."""
+            ...
+
+        def replace(self, path: str, text: str) -> None:
+            """Atomically replace ``path`` (temp + fsync + rename)."""
+            ...
+
+        def unlink(self, path: str) -> bool:
+            """Remove ``path``; False when it was already gone."""
+            ...
+
+        def append(self, path: str, line: str) -> None:
+            """Append one line (an audit record) with a single write."""
+            ...
+
+        def locked(self, path: str) -> AbstractContextManager[None]:
+            """Hold an exclusive flock on the sidecar ``path`` for the block."""
+            ...
+
+        def new_token(self) -> str:
+            """A unique opaque string: who owns a run lock."""
+            ...
+
+
+__all__ = ["UNKNOWN_START", "OSEnvironment"]
 
 # process_start() of a process that is alive but whose start time cannot be
 # read. It never equals a recorded start, so callers must treat it as "alive,
 # identity unknown" — never as proof of death.
 UNKNOWN_START = "?"
-
-
-class Environment(Protocol):
-    """What the lock and ledger may ask of the world."""
-
-    def now(self) -> float:
-        """Seconds since the epoch."""
-        ...
-
-    def host(self) -> str: ...
-
-    def boot_id(self) -> str:
-        """Changes at every reboot; '' when unknown."""
-        ...
-
-    def process_start(self, pid: int) -> str | None:
-        """An opaque token of ``pid``'s start time; None when no such process
-        exists; :data:`UNKNOWN_START` when it exists but the start is unreadable."""
-        ...
-
-    def read(self, path: str) -> str | None:
-        """The file's text (symlinks refused), or None when it does not exist."""
-        ...
-
-    def create_exclusive(self, path: str, text: str) -> bool:
-        """Create ``path`` holding ``text`` iff it does not exist (O_EXCL|O_NOFOLLOW)."""
-        ...
-
-    def replace(self, path: str, text: str) -> None:
-        """Atomically replace ``path`` (temp + fsync + rename)."""
-        ...
-
-    def unlink(self, path: str) -> bool:
-        """Remove ``path``; False when it was already gone."""
-        ...
-
-    def append(self, path: str, line: str) -> None:
-        """Append one line (an audit record) with a single write."""
-        ...
-
-    def locked(self, path: str) -> AbstractContextManager[None]:
-        """Hold an exclusive flock on the sidecar ``path`` for the block."""
-        ...
-
-    def new_token(self) -> str:
-        """A unique opaque string: who owns a run lock."""
-        ...
 
 
 def _read_boot_id() -> str:

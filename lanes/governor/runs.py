@@ -10,7 +10,6 @@ only when the tree is still the same.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 
@@ -24,6 +23,8 @@ __all__ = ["note_start", "run_path", "take_start"]
 
 
 def run_path(state_dir: str, session_tail: str, command: str) -> str:
+    import hashlib  # noqa: PLC0415  # not on the dedup-hit path, which ends before a run
+
     key = hashlib.sha256(f"{session_tail}\0{command}".encode()).hexdigest()[:20]
     return os.path.join(state_dir, f"run-{key}.json")
 

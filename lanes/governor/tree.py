@@ -18,7 +18,6 @@ overrides it.
 
 from __future__ import annotations
 
-import hashlib
 import os
 
 from lanes.governor._debug import debug_log
@@ -110,6 +109,8 @@ def _file_digest(path: str) -> bytes:
 
     Fixed length, so no file's bytes can impersonate the next path's record.
     """
+    import hashlib  # noqa: PLC0415  # only for a dirty tree (see tree_state)
+
     digest = hashlib.sha256()
     try:
         if os.path.islink(path):
@@ -164,6 +165,9 @@ def tree_state(top: str, *, exclude: str | None = None) -> TreeState | None:
     )
     if not diff and not untracked:
         return TreeState(head, CLEAN)
+    # Imported here: a clean tree (the common case on a re-run) needs no hashing.
+    import hashlib  # noqa: PLC0415
+
     digest = hashlib.sha256()
     digest.update(b"diff\0%d\0" % len(diff))
     digest.update(diff)

@@ -16,14 +16,33 @@ embedded interpreters and console scripts with side effects.
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
+import time
 from multiprocessing.connection import Connection
 
 from lanes.errors import LanesError
 from lanes.fuzz.watchdog import load_target, run_case
 
+_ORPHAN_CHECK_SECONDS = 1.0
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """Exit once the parent is gone, even while a wedged case holds the main thread.
+
+    A parent killed outright (SIGKILL, a CI timeout) cannot kill its worker;
+    without this a worker stuck in a hang would outlive the lane forever.
+    """
+    while os.getppid() == parent:
+        time.sleep(_ORPHAN_CHECK_SECONDS)
+    os._exit(1)
+
 
 def main(fd: int) -> int:
+    threading.Thread(
+        target=_exit_when_orphaned, args=(os.getppid(),), name="orphan-check", daemon=True
+    ).start()
     conn = Connection(fd)
     sys_path, target = conn.recv()
     sys.path[:] = sys_path

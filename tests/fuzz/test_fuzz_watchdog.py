@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
-from typing import TYPE_CHECKING
+import time
+from pathlib import Path
 
 import pytest
 
@@ -11,9 +15,6 @@ from lanes.errors import ConfigError
 from lanes.fuzz.selfcheck import SELF_CHECK_TARGETS
 from lanes.fuzz.targets import Target
 from lanes.fuzz.watchdog import Watchdog
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 pytestmark = pytest.mark.integration  # every test starts real worker processes
 
@@ -146,3 +147,40 @@ def test_unimportable_target_is_a_config_error_naming_the_key() -> None:
         watchdog.start()
     assert "[tool.lanes.fuzz.targets.mine] callable" in caught.value.message
     assert caught.value.hint.strip()
+
+
+_ORPHAN_PARENT = """
+from lanes.fuzz.targets import Target
+from lanes.fuzz.watchdog import Watchdog
+
+watchdog = Watchdog(Target(name="w", callable="lanes.fuzz.selfcheck:wedged", strategy="x:y"), budget=600)
+watchdog.start()
+print(watchdog._process.pid, flush=True)
+watchdog.run("hang")
+"""
+
+
+def test_a_wedged_worker_exits_when_its_parent_is_killed() -> None:
+    # SIGKILL gives the parent no chance to clean up; the worker must notice
+    # on its own instead of hanging in the case forever.
+    with subprocess.Popen(
+        [sys.executable, "-c", _ORPHAN_PARENT], stdout=subprocess.PIPE, text=True
+    ) as parent:
+        assert parent.stdout is not None
+        worker = int(parent.stdout.readline())
+        parent.kill()
+    for _ in range(100):
+        if not _alive(worker):
+            break
+        time.sleep(0.1)
+    assert not _alive(worker)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie still answers kill(0): it is dead, just not reaped (by init).
+    stat = Path(f"/proc/{pid}/stat")
+    return stat.exists() and stat.read_text().split(") ", 1)[1][0] != "Z"

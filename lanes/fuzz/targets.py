@@ -75,6 +75,13 @@ _STRATEGIES: Final = f"{_STRATEGY_PACKAGE}.documents"
 
 BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
     Target(
+        name="classify",
+        callable="lanes.governor.classify:classify",
+        strategy=f"{_STRATEGY_PACKAGE}.shell:shell_commands",
+        # The classifier runs on every agent command: it must accept any text.
+        may_reject=False,
+    ),
+    Target(
         name="payload",
         callable="lanes.governor.payload:parse_payload",
         strategy=f"{_STRATEGIES}:hook_payload_texts",

@@ -12,6 +12,25 @@ this package.
 
 from __future__ import annotations
 
+from lanes.strategies.documents import (
+    config_tables,
+    envelope_documents,
+    envelope_texts,
+    hook_payload_texts,
+    hook_payloads,
+    hostile_strings,
+    hostile_text,
+    json_texts,
+    json_values,
+    ledger_texts,
+    lock_records,
+    lock_texts,
+    pyproject_texts,
+    toml_values,
+    torture_schedule_texts,
+    torture_schedules,
+)
+from lanes.strategies.profiles import load_profile, register_profiles
 from lanes.strategies.shell import (
     SCOPE_PRESERVING_PREFIXES,
     as_data,
@@ -24,8 +43,26 @@ from lanes.strategies.shell import (
 __all__ = [
     "SCOPE_PRESERVING_PREFIXES",
     "as_data",
+    "config_tables",
+    "envelope_documents",
+    "envelope_texts",
+    "hook_payload_texts",
+    "hook_payloads",
+    "hostile_strings",
+    "hostile_text",
+    "json_texts",
+    "json_values",
+    "ledger_texts",
+    "load_profile",
+    "lock_records",
+    "lock_texts",
     "non_test_commands",
+    "pyproject_texts",
+    "register_profiles",
     "runner_commands",
     "shell_commands",
     "simple_commands",
+    "toml_values",
+    "torture_schedule_texts",
+    "torture_schedules",
 ]

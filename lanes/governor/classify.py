@@ -55,12 +55,14 @@ def _root_dir(root: os.PathLike[str] | str | None) -> str | None:
 class _Collector:
     """Walks the command's simple commands, collecting segments and test runs."""
 
-    __slots__ = ("invocations", "root", "segments")
+    __slots__ = ("exported", "invocations", "root", "segments")
 
     def __init__(self, root: str | None) -> None:
         self.root = root
         self.segments: list[Segment] = []
         self.invocations: list[Invocation] = []
+        # `export A=1; pytest`: later commands of the text inherit A=1.
+        self.exported: dict[str, str] = {}
 
     def script(self, text: str, env: dict[str, str], depth: int) -> None:
         if depth > _MAX_SCRIPT_DEPTH or not isinstance(text, str):
@@ -70,7 +72,7 @@ class _Collector:
 
     def simple(self, simple: SimpleCommand, inherited: dict[str, str], depth: int) -> None:
         words = simple.words
-        env = dict(inherited)
+        env = {**self.exported, **inherited}
         i = 0
         while i < len(words) and words[i].assignment:
             name, _, value = words[i].value.partition("=")
@@ -112,6 +114,8 @@ class _Collector:
             return
         segment = Segment(tuple(argv), env, simple.text)
         self.segments.append(segment)
+        if argv[0] in ("export", "unset"):
+            self._export(argv)
         if isinstance(outcome, Match):
             selectors = (*narrowed, *outcome.selectors)
             self.invocations.append(
@@ -125,6 +129,16 @@ class _Collector:
                     markers=outcome.markers,
                 )
             )
+
+    def _export(self, argv: list[str]) -> None:
+        for arg in argv[1:]:
+            if arg.startswith("-"):
+                continue
+            name, eq, value = arg.partition("=")
+            if argv[0] == "unset":
+                self.exported.pop(name, None)
+            elif eq and name.isidentifier():
+                self.exported[name] = value
 
 
 def _reads_script_from_stdin(argv: list[str]) -> bool:

@@ -202,3 +202,10 @@ def test_non_string_input_is_no_test_run() -> None:
 
 def test_array_assignment_is_not_a_subshell() -> None:
     assert classify("args=(pytest -q)").scope == "none"
+
+
+def test_exported_variables_reach_later_commands() -> None:
+    result = classify("export LANES_TEST_FORCE=1 CI=1; pytest; unset CI && make verify")
+    assert result.invocations[0].env == {"LANES_TEST_FORCE": "1", "CI": "1"}
+    assert result.segments[-1].argv == ("make", "verify")
+    assert result.segments[-1].env == {"LANES_TEST_FORCE": "1"}

@@ -6,6 +6,8 @@ Both agents send a JSON object on stdin. What differs:
   code inside ``tool_response``.
 - An interrupted call carries ``is_interrupt`` (failure event) or
   ``tool_response.interrupted``.
+- A backgrounded call (Claude Code ``tool_input.run_in_background``) reaches
+  the post event as soon as it starts: no outcome yet.
 
 Anything that is not a shell-tool call is rejected with :class:`PayloadError`,
 which the hook turns into a silent exit 0 (the governor fails open).
@@ -34,7 +36,16 @@ class PayloadError(LanesError, ValueError):
 class HookPayload:
     """The parts of a hook payload the governor uses."""
 
-    __slots__ = ("command", "cwd", "event", "exit_code", "interrupted", "session_id", "tool_name")
+    __slots__ = (
+        "background",
+        "command",
+        "cwd",
+        "event",
+        "exit_code",
+        "interrupted",
+        "session_id",
+        "tool_name",
+    )
 
     def __init__(
         self,
@@ -46,6 +57,7 @@ class HookPayload:
         cwd: str | None,
         exit_code: int | None,
         interrupted: bool,
+        background: bool = False,
     ) -> None:
         self.event = event
         self.tool_name = tool_name
@@ -54,6 +66,9 @@ class HookPayload:
         self.cwd = cwd
         self.exit_code = exit_code
         self.interrupted = interrupted
+        # Claude Code's `run_in_background`: the post event arrives when the
+        # command was *started*, so it says nothing about the outcome.
+        self.background = background
 
     @property
     def session_tail(self) -> str:
@@ -180,4 +195,5 @@ def parse_payload(raw: str | bytes) -> HookPayload:
         cwd=cwd if isinstance(cwd, str) and cwd else None,
         exit_code=_exit_code(data),
         interrupted=interrupted,
+        background=isinstance(tool_input, dict) and tool_input.get("run_in_background") is True,
     )

@@ -8,6 +8,8 @@ mention, heredoc or ``echo`` never counts):
 - ``PostToolUseFailure`` records FAIL (Claude Code); the event itself is the
   failure signal, so a missing exit code never becomes a phantom PASS;
 - an interrupted call records nothing;
+- a backgrounded call (``run_in_background``) records nothing and keeps the
+  lock: its post event only says the command started;
 - a command with several suites records each; on failure all of them FAIL.
 
 A result is recorded only if the tree is the one the run started on (noted
@@ -89,6 +91,12 @@ def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the
 ) -> PostResult:
     """Record and release for one finished command; ``tree`` is the tree now."""
     if state_dir is None:
+        return PostResult({}, released=False)
+    if payload.background:
+        # Still running: recording PASS now would be a phantom, and releasing
+        # the lock would let a sibling start a second heavy run beside it. The
+        # lock frees at the TTL, when the agent exits, or at its next run.
+        debug_log("record-skipped", reason="backgrounded", command=payload.command)
         return PostResult({}, released=False)
     files = paths_in(state_dir)
     # Read the lock before releasing it: its start time is the run's duration.

@@ -148,3 +148,16 @@ def test_the_start_note_is_consumed_whatever_the_outcome(project: Project) -> No
     assert len(list(Path(project.state).glob("run-*.json"))) == 1
     project.post(COMMAND, event="PostToolUseFailure", is_interrupt=True)
     assert list(Path(project.state).glob("run-*.json")) == []
+
+
+def test_a_backgrounded_run_records_nothing_and_keeps_the_lock(project: Project) -> None:
+    project.pre(COMMAND)
+    # Claude Code answers a run_in_background call at once: no outcome yet.
+    result = project.post(
+        COMMAND,
+        tool_input={"command": COMMAND, "run_in_background": True},
+        tool_response={"backgroundTaskId": "bash_1"},
+    )
+    assert result.recorded == {}
+    assert not result.released
+    assert project.lock_path.exists()

@@ -18,7 +18,15 @@ if TYPE_CHECKING:
 
     _Unwrapper = Callable[[list[str]], "Unwrapped | Script | None"]
 
-__all__ = ["SHELLS", "Script", "Unwrapped", "basename", "skip_options", "unwrap"]
+__all__ = [
+    "CONTAINER_PROGRAMS",
+    "SHELLS",
+    "Script",
+    "Unwrapped",
+    "basename",
+    "skip_options",
+    "unwrap",
+]
 
 _EXECUTABLE_SUFFIXES = (".exe", ".cmd", ".bat", ".js", ".mjs", ".cjs")
 
@@ -192,6 +200,10 @@ _NODE_NO_SCRIPT = frozenset(
 _SHELL_VALUES = frozenset(("-o", "+o", "--rcfile", "--init-file", "-O", "+O"))
 SHELLS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"))
 _PYTHONS = frozenset(("python", "python3", "python2", "pypy", "pypy3", "py"))
+# Programs that run a command in a container (lanes.governor._containers).
+CONTAINER_PROGRAMS = frozenset(
+    ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "kubectl", "oc")
+)
 _CAFFEINATE_VALUES = frozenset(("-t", "-w"))
 
 
@@ -497,6 +509,10 @@ def unwrap(argv: list[str]) -> Unwrapped | Script | None:
         return handler(argv)
     if name in SHELLS:
         return _unwrap_shell(argv)
+    if name in CONTAINER_PROGRAMS:
+        from lanes.governor._containers import unwrap_container  # noqa: PLC0415  # rare: load on use
+
+        return unwrap_container(argv, name)
     if name in _PYTHONS or _is_versioned_python(name):
         return _unwrap_python(argv)
     return None

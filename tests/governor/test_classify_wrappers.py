@@ -168,3 +168,31 @@ def test_segment_argv_is_the_wrapped_command() -> None:
     assert segment.env == {"LANES_TEST_FORCE": "1"}
     (segment,) = classify("python -m pytest -q").segments
     assert segment.argv == ("pytest", "-q")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "docker compose run --rm app pytest tests/a.py",
+        "docker compose -f ci.yml run --rm -e CI=1 -T app pytest tests/a.py",
+        "docker-compose exec -T web pytest tests/a.py",
+        "docker compose exec -u app -w /src web python -m pytest tests/a.py",
+        "docker run --rm -v $PWD:/src -w /src python:3.12 pytest tests/a.py",
+        "docker run -it --rm --network host -e CI=1 img:1 pytest tests/a.py",
+        "docker exec -it ci pytest tests/a.py",
+        "podman run --rm img pytest tests/a.py",
+        "docker container exec ci pytest tests/a.py",
+        "kubectl exec -n ci pod/x -- pytest tests/a.py",
+    ],
+)
+def test_container_commands_run_what_they_wrap(command: str) -> None:
+    (invocation,) = classify(command).invocations
+    assert (invocation.runner, invocation.paths) == ("pytest", ("tests/a.py",))
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["docker compose up -d", "docker build -t x .", "docker ps", "kubectl get pods"],
+)
+def test_container_commands_that_run_no_test(command: str) -> None:
+    assert classify(command).scope == "none"

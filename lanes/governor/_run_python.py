@@ -20,7 +20,7 @@ from lanes.governor._argscan import (
 from lanes.governor._roots import covers_whole_tree
 from lanes.governor._shell import split_commands
 
-__all__ = ["pytest_rule", "relative_to_root", "unittest_rule"]
+__all__ = ["django_rule", "pytest_rule", "relative_to_root", "unittest_rule"]
 
 # pytest's own value-taking options plus those of the most used plugins
 # (pytest-cov, -xdist, -timeout, -rerunfailures, -django, -benchmark, -html,
@@ -102,6 +102,23 @@ _UNITTEST = OptionSpec(
     ),
     flags=frozenset(("--locals", "--verbose", "--quiet", "--failfast", "--catch", "--buffer")),
     short_values="kspt",
+)
+
+_DJANGO_TEST = OptionSpec(
+    words(
+        """
+        --settings --pythonpath -v --verbosity --testrunner -t --top-level-directory -p
+        --pattern --tag --exclude-tag -k --durations
+        """
+    ),
+    flags=words(
+        """
+        --noinput --no-input --failfast --keepdb --reverse --debug-mode --debug-sql
+        --buffer -b --pdb --timing --traceback --no-color --force-color
+        """
+    ),
+    optional=words("--parallel --shuffle"),
+    short_values="vtpk",
 )
 
 
@@ -195,4 +212,29 @@ def unittest_rule(call: Call) -> Match | None:
                     match.path([word], path)
                 else:
                     match.name([word], word)
+    return match
+
+
+def django_rule(call: Call) -> Match | None:
+    """``manage.py test [labels]`` / ``django-admin test``: Django's runner is unittest."""
+    argv, dynamic, root = call.argv, call.dynamic, call.root
+    if len(argv) < 2 or argv[1] != "test":
+        return None
+    match = Match("unittest")
+    labels: list[str] = []
+    for option, value, index, end in scan(argv, 2, _DJANGO_TEST):
+        if option is None:
+            if not dynamic[index]:
+                labels.append(value)
+        elif option in ("-h", "--help"):
+            return None
+        elif option == "-k":
+            match.name(argv[index:end], value)
+    normalised = [normalise_path(relative_to_root(label, root)) for label in labels]
+    if labels and not covers_whole_tree(normalised, root):
+        for label, path in zip(labels, normalised, strict=True):
+            if looks_like_path(label):
+                match.path([label], path)
+            else:
+                match.name([label], label)
     return match

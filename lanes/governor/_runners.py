@@ -34,6 +34,9 @@ _RULES: dict[str, tuple[str, str]] = {
     "pytest-3": ("_run_python", "pytest_rule"),
     "py.test-3": ("_run_python", "pytest_rule"),
     "unittest": ("_run_python", "unittest_rule"),  # only reachable as `python -m unittest`
+    "manage.py": ("_run_python", "django_rule"),
+    "django-admin": ("_run_python", "django_rule"),
+    "django": ("_run_python", "django_rule"),  # `python -m django test`
     "go": ("_run_native", "go_rule"),
     "gotestsum": ("_run_native", "gotestsum_rule"),
     "cargo": ("_run_native", "cargo_rule"),

@@ -381,3 +381,23 @@ def test_pytest_addopts_from_inline_env_count_as_written() -> None:
     assert (invocation.scope, invocation.selectors) == ("filtered", ("-k", "smoke"))
     assert classify("PYTEST_ADDOPTS='-x -n 4' pytest").scope == "full"
     assert classify("PYTEST_ADDOPTS=--version pytest").scope == "none"
+
+
+@pytest.mark.parametrize(
+    ("command", "scope", "selectors"),
+    [
+        ("python manage.py test", "full", []),
+        ("python manage.py test --parallel --keepdb", "full", []),
+        ("./manage.py test --settings app.settings.ci -v 2", "full", []),
+        ("python manage.py test polls", "filtered", ["polls"]),
+        ("python manage.py test polls.tests.QuestionTests -k recent", "filtered",
+         ["polls.tests.QuestionTests", "-k", "recent"]),
+        ("django-admin test --settings x.settings", "full", []),
+        ("python -m django test", "full", []),
+    ],
+)  # fmt: skip
+def test_django_test_is_a_unittest_run(command: str, scope: str, selectors: list[str]) -> None:
+    (invocation,) = classify(command).invocations
+    assert (invocation.runner, invocation.scope) == ("unittest", scope)
+    assert sorted(invocation.selectors) == sorted(selectors)
+    assert classify("python manage.py migrate").scope == "none"

@@ -46,6 +46,8 @@ _GO = OptionSpec(_GO_VALUES, clusters=False, single_dash_long=True)
 _GO_NOT_A_RUN = words("-c --c -list --list -test.list -n --n -h -help --help")
 _GO_RUN = words("-run --run -test.run --test.run")
 _GO_WHOLE = frozenset(("./...", "...", "all"))
+# The conventional "match no test" patterns of benchmark-only runs.
+_GO_RUN_NOTHING = frozenset(("^$", "^$$", "XXX", "NONE", "none", "^#$"))
 
 _GOTESTSUM_VALUES = words(
     """
@@ -152,16 +154,15 @@ def go_rule(call: Call) -> Match | None:
     argv, dynamic = call.argv, call.dynamic
     if len(argv) < 2 or argv[1] != "test":
         return None
-    return _go_test(Match("go"), argv, 2, dynamic)
+    return _go_test(argv, 2, dynamic)
 
 
-def _go_test(match: Match, argv: list[str], start: int, dynamic: list[bool]) -> Match | None:
+def _go_test(argv: list[str], start: int, dynamic: list[bool]) -> Match | None:
+    match = Match("go")
     packages: list[int] = []
     whole = False
     for option, value, index, end in scan(argv, start, _GO):
         if option is None:
-            if value == "-args":
-                break  # the rest goes to the test binary
             if value in _GO_WHOLE:
                 whole = True
             elif not dynamic[index]:
@@ -171,11 +172,11 @@ def _go_test(match: Match, argv: list[str], start: int, dynamic: list[bool]) -> 
         elif option in _GO_NOT_A_RUN:
             return None
         elif option in _GO_RUN:
-            if value in ("^$", "^$$", "XXX", "NONE", "^#"):
+            if value in _GO_RUN_NOTHING:
                 return None  # `-run '^$' -bench .`: benchmarks only, no tests
             match.name(argv[index:end], value)
-        elif option == "-args":
-            break
+        elif option in ("-args", "--args"):
+            break  # the rest goes to the test binary
     if not whole:
         for index in packages:
             match.path([argv[index]], normalise_path(argv[index]))

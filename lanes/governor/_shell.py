@@ -44,7 +44,6 @@ _REDIR = 2
 # Words that are syntax, not commands, when they start a simple command.
 _PREFIX_KEYWORDS = frozenset(("if", "then", "else", "elif", "do", "while", "until", "!", "{"))
 _CLOSING_KEYWORDS = frozenset(("fi", "done", "esac", "}"))
-_SEPARATORS = frozenset((";", "&&", "||", "|", "|&", "&", "\n", "(", ")", ";;", ";&", ";;&"))
 _CASE_ARM_END = frozenset((";;", ";&", ";;&"))
 
 
@@ -486,8 +485,6 @@ def _parse(tokens: list[_Token], src: str) -> list[SimpleCommand]:  # noqa: PLR0
             if value == "case":
                 case_depth += 1
                 case_want_in = True
-                continue
-            if value == "esac" and case_depth:  # pragma: no cover - handled above
                 continue
         if first is None:
             first = token.start

@@ -157,7 +157,6 @@ _CONDA_VALUES = frozenset(("-n", "--name", "-p", "--prefix", "--cwd"))
 _NPX_VALUES = frozenset(
     ("-p", "--package", "--cache", "--registry", "-w", "--workspace", "--userconfig", "--prefix")
 )
-_PNPM_EXEC_VALUES = frozenset(("--resume-from", "--package", "--allow-build", "--reporter"))
 _COVERAGE_VALUES = words(
     """
     --rcfile --source --omit --include --concurrency --context --data-file --debug

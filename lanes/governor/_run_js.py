@@ -237,12 +237,11 @@ def _script_run(
     """``argv[i]`` names a script (or a binary); the rest are passed to it."""
     name = argv[i]
     if name in _RUNNER_BINARIES:
-        return Delegate(i, None, [word for pair in narrowed for word in pair])
+        return Delegate(i, None, _flat(narrowed))
     if not _is_test_script(name):
         return None
     match = Match(runner)
-    for written in narrowed:
-        match.name(written, written[-1])
+    _narrow(match, narrowed)
     start = i + 1
     if start < len(argv) and argv[start] == DASHDASH:
         start += 1
@@ -287,8 +286,7 @@ def npm_rule(call: Call) -> Match | Delegate | None:
     ):
         return None
     match = Match("npm")
-    for written in narrowed:
-        match.name(written, written[-1].rpartition("=")[2])
+    _narrow(match, narrowed)
     for index in extra:
         if not dynamic[index]:
             _select(match, [argv[index]], argv[index])
@@ -315,6 +313,12 @@ def _strip_version(program: str) -> str:
 
 def _flat(narrowed: list[list[str]]) -> list[str]:
     return [word for pair in narrowed for word in pair]
+
+
+def _narrow(match: Match, narrowed: list[list[str]]) -> None:
+    """Workspace selectors as written (``-w api``, ``--filter=web``) -> name filters."""
+    for written in narrowed:
+        match.name(written, written[-1].rpartition("=")[2])
 
 
 def yarn_rule(call: Call) -> Match | Delegate | None:
@@ -387,8 +391,7 @@ def pnpm_rule(call: Call) -> Match | Delegate | None:
             return Delegate(j, _strip_version(argv[j]), _flat(narrowed)) if j < n else None
         elif arg in _TEST_ALIASES:
             match = Match("pnpm")
-            for written in narrowed:
-                match.name(written, written[-1].rpartition("=")[2])
+            _narrow(match, narrowed)
             return match if passthrough(match, argv, i + 1, dynamic) else None
         elif arg in ("run", "run-script") and i + 1 < n:
             return _script_run("pnpm", argv, _skip_flags(argv, i + 1), dynamic, narrowed)

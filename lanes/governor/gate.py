@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from lanes.governor._env import Environment
-    from lanes.governor._model import Classification, Invocation
+    from lanes.governor._model import Classification, Invocation, Segment
     from lanes.governor.gate_config import ConfigLike
     from lanes.governor.ledger import TreeState
     from lanes.governor.payload import HookPayload
@@ -46,6 +46,7 @@ __all__ = [
     "LOCK",
     "MIN_REASON",
     "Decision",
+    "ago",
     "decide_pre",
     "env_flag",
     "paths_in",
@@ -107,21 +108,33 @@ class Decision:
         return f"Decision({self.action!r}, step={self.step!r}, message={self.message!r})"
 
 
-def env_flag(name: str, classification: Classification, environ: Mapping[str, str]) -> str | None:
-    """``name``'s value: an inline prefix (``VAR=v cmd``, ``export VAR=v; cmd``) wins
-    over the hook's environment (agents put overrides in the command string)."""
-    for segment in classification.segments:
-        if name in segment.env:
-            return segment.env[name]
-        if segment.argv[:1] == ("export",):
-            for arg in segment.argv[1:]:
+def env_flag(
+    name: str,
+    classification: Classification,
+    environ: Mapping[str, str],
+    segment: Segment | None = None,
+) -> str | None:
+    """``name``'s value for ``segment``: its own inline prefix (``VAR=v cmd``),
+    else an ``export VAR=v`` earlier in the command, else the hook's
+    environment. Agents put overrides in the command string, and a prefix of
+    one simple command applies to that command only, as in the shell.
+    Without ``segment``, any segment's prefix counts."""
+    for candidate in classification.segments:
+        if candidate is segment:
+            break
+        if segment is None and name in candidate.env:
+            return candidate.env[name]
+        if candidate.argv[:1] == ("export",):
+            for arg in candidate.argv[1:]:
                 key, sep, value = arg.partition("=")
                 if sep and key == name:
                     return value
+    if segment is not None and name in segment.env:
+        return segment.env[name]
     return environ.get(name)
 
 
-def _ago(seconds: float) -> str:
+def ago(seconds: float) -> str:
     seconds = max(0.0, seconds)
     if seconds < 60:
         return f"{int(seconds)} s"
@@ -192,7 +205,7 @@ def _audit(
 def _dedup_message(match: SuiteMatch, entry: ledger_mod.LedgerEntry, now: float) -> str:
     tail = entry.session_tail[-4:] or "????"
     return (
-        f"{match.name} green {_ago(now - entry.ts)} ago by {entry.agent or 'someone'} "
+        f"{match.name} green {ago(now - entry.ts)} ago by {entry.agent or 'someone'} "
         f"(session …{tail}) on this exact tree — reuse that result, "
         "or prefix LANES_TEST_FORCE=1 to re-run"
     )
@@ -207,9 +220,9 @@ def _lock_message(holder: lock_mod.LockRecord | None, now: float, ttl: float) ->
     age = holder.age(now)
     return (
         f"run lock held: {holder.agent} (session …{holder.session_tail[-4:] or '????'}, "
-        f"pid {holder.agent_pid}) has been running {holder.suite} for {_ago(age)} "
+        f"pid {holder.agent_pid}) has been running {holder.suite} for {ago(age)} "
         f"(`{holder.command.strip()[:120]}`). It frees when that run finishes, when its agent "
-        f"exits, or at the latest in {_ago(ttl - age)} (lock_ttl). Do something else "
+        f"exits, or at the latest in {ago(ttl - age)} (lock_ttl). Do something else "
         "meanwhile and retry; heavy suites belong under `nice -n 19`. "
         "`lanes governor status` shows the holder."
     )
@@ -229,18 +242,19 @@ def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane c
     """The PreToolUse decision for one command (see the module docstring)."""
     # 1. Full-sweep gate: fail-closed, so deliberately outside any try.
     sweep_allowed = False
+    reasons: list[str] = []
     for inv in classification.invocations:
         why = _why_full(inv, config)
         if why is None:
             continue
-        flag = env_flag("LANES_FULL_SWEEP_OK", classification, environ)
-        reason = env_flag("LANES_OVERRIDE_REASON", classification, environ)
+        flag = env_flag("LANES_FULL_SWEEP_OK", classification, environ, inv.segment)
+        reason = env_flag("LANES_OVERRIDE_REASON", classification, environ, inv.segment)
         if flag != "1" or reason is None or len(reason.strip()) < MIN_REASON:
             return Decision("block", _sweep_message(inv, why, reason, flag), step="sweep")
         sweep_allowed = True
+        reasons.append(reason.strip())
     if sweep_allowed:
-        reason = env_flag("LANES_OVERRIDE_REASON", classification, environ) or ""
-        _audit(env, state_dir, payload, agent, reason.strip())
+        _audit(env, state_dir, payload, agent, "; ".join(dict.fromkeys(reasons)))
     try:
         return _dedup_and_lock(
             env,
@@ -276,12 +290,17 @@ def _dedup_and_lock(
         return Decision("allow")
     files = paths_in(state_dir)
     matches = resolve(classification, config, cwd=payload.cwd)
-    # 2. Dedup.
-    if matches and env_flag("LANES_TEST_FORCE", classification, environ) != "1":
+    # 2. Dedup: a forced suite segment is never deduplicated.
+    unforced = [
+        m
+        for m in matches
+        if env_flag("LANES_TEST_FORCE", classification, environ, m.segment) != "1"
+    ]
+    if unforced:
         entries = ledger_mod.read(env, files["ledger"])
         now = env.now()
         blocks = []
-        for match in matches:
+        for match in unforced:
             entry = entries.get(match.name)
             fresh, _ = ledger_mod.freshness(entry, tree, now, match.suite.max_age)
             if fresh and entry is not None:

@@ -16,7 +16,7 @@ from lanes.errors import StateError, UsageError
 from lanes.governor import ledger as ledger_mod
 from lanes.governor import lock as lock_mod
 from lanes.governor._env import OSEnvironment
-from lanes.governor.gate import paths_in
+from lanes.governor.gate import ago, paths_in
 from lanes.governor.tree import find_repo, state_dir, tree_state
 
 if TYPE_CHECKING:
@@ -45,15 +45,6 @@ def _where(config: Config) -> tuple[str, str | None, TreeState | None]:
     repo = find_repo(str(config.root))
     tree = None if repo is None else tree_state(repo.top, exclude=state)
     return cwd, state, tree
-
-
-def _ago(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    if seconds < 60:
-        return f"{int(seconds)} s"
-    if seconds < 7200:
-        return f"{int(seconds // 60)} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
@@ -103,7 +94,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
 def _entry_line(entry: dict[str, object], age: object) -> str:
     tail = str(entry.get("session_tail") or "")[-4:] or "????"
     text = (
-        f"{entry['status']} {_ago(float(age))} ago by {entry.get('agent') or '?'} (session …{tail})"  # type: ignore[arg-type]  # age_s is a float whenever entry is set
+        f"{entry['status']} {ago(float(age))} ago by {entry.get('agent') or '?'} (session …{tail})"  # type: ignore[arg-type]  # age_s is a float whenever entry is set
     )
     duration = entry.get("duration_ms")
     if isinstance(duration, int):
@@ -146,12 +137,12 @@ def render_status(view: dict[str, object]) -> str:
         who = (
             f"{holder['agent']} (session …{str(holder['session_tail'])[-4:]}, "
             f"pid {holder['agent_pid']} on {holder['host']}) running {holder['suite']} "
-            f"for {_ago(age)}"
+            f"for {ago(age)}"
         )
         if status == "held":
             lines.append(
                 f"run lock   held by {who}; frees when the run ends, its agent exits, "
-                f"or in {_ago(float(lock_view['ttl']) - age)} at the latest"
+                f"or in {ago(float(lock_view['ttl']) - age)} at the latest"
             )
         else:
             label = {"expired": "expired", "owner-dead": "owner dead"}.get(str(status), status)
@@ -232,7 +223,7 @@ def run_unlock(ns: argparse.Namespace) -> int:
         assert holder is not None  # noqa: S101  # "held" always carries its record
         msg = (
             f"the run lock is held by a live owner: {holder.agent} (pid {holder.agent_pid}) "
-            f"running {holder.suite} for {_ago(seen.age or 0.0)}"
+            f"running {holder.suite} for {ago(seen.age or 0.0)}"
         )
         raise UsageError(
             msg,

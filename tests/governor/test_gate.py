@@ -102,6 +102,7 @@ def test_a_14_character_reason_is_refused_and_15_accepted(project: Project) -> N
         f'LANES_FULL_SWEEP_OK=0 LANES_OVERRIDE_REASON="{REASON}" pytest',
         f'LANES_OVERRIDE_REASON="{REASON}" pytest',
         f'echo LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="{REASON}"; pytest',
+        f'LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="{REASON}" true && pytest',
     ],
 )
 def test_incomplete_overrides_are_refused(project: Project, command: str) -> None:
@@ -170,11 +171,19 @@ def test_the_marker_expression_is_part_of_the_suite(project: Project) -> None:
     [
         ("LANES_TEST_FORCE=1 pytest tests/unit -q", {}),
         ("pytest tests/unit -q", {"LANES_TEST_FORCE": "1"}),
+        ("export LANES_TEST_FORCE=1 && pytest tests/unit -q", {}),
     ],
 )
 def test_force_skips_dedup(project: Project, command: str, environ: dict[str, str]) -> None:
     project.run("pytest tests/unit -q")
     assert project.pre(command, session=SESSION_B, environ=environ).action == "allow"
+
+
+def test_a_prefix_of_another_command_does_not_force(project: Project) -> None:
+    project.run("pytest tests/unit -q")
+    # In the shell, `VAR=1 true` sets VAR for `true` only.
+    decision = project.pre("LANES_TEST_FORCE=1 true; pytest tests/unit -q", session=SESSION_B)
+    assert decision.step == "dedup"
 
 
 def test_a_tracked_edit_invalidates_the_pass(project: Project) -> None:

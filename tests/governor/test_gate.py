@@ -294,3 +294,36 @@ def test_lock_false_suites_take_no_lock(tmp_path: Path) -> None:
     project.env = OSEnvironment()
     assert project.pre("pytest tests/unit").action == "allow"
     assert not project.lock_path.exists()
+
+
+def test_the_dedup_message_reads_as_in_the_issue(project: Project) -> None:
+    from lanes.governor.ledger import LedgerEntry, record  # noqa: PLC0415
+    from lanes.governor.tree import tree_state  # noqa: PLC0415
+
+    tree = tree_state(str(project.root))
+    assert tree is not None
+    files = paths_in(project.state)
+    entry = LedgerEntry(
+        status="PASS", ts=project.env.now() - 7 * 60 - 5, git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest, agent="claude", session_tail="0000-a1b2",
+    )  # fmt: skip
+    record(project.env, files["ledger"], files["ledger_guard"], "unit", entry)
+    assert project.pre("pytest tests/unit -q").message == (
+        "unit green 7 min ago by claude (session …a1b2) on this exact tree — "
+        "reuse that result, or prefix LANES_TEST_FORCE=1 to re-run"
+    )
+
+
+def test_a_pass_older_than_max_age_does_not_block(project: Project) -> None:
+    from lanes.governor.ledger import LedgerEntry, record  # noqa: PLC0415
+    from lanes.governor.tree import tree_state  # noqa: PLC0415
+
+    tree = tree_state(str(project.root))
+    assert tree is not None
+    files = paths_in(project.state)
+    entry = LedgerEntry(
+        status="PASS", ts=project.env.now() - 3601, git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest, agent="claude", session_tail="0000-a1b2",
+    )  # fmt: skip
+    record(project.env, files["ledger"], files["ledger_guard"], "unit", entry)
+    assert project.pre("pytest tests/unit -q").action == "allow"

@@ -61,6 +61,7 @@ class TraceStep:
     client: int
     label: str
     now: float
+    op: int
 
 
 @dataclass
@@ -71,8 +72,14 @@ class RunResult:
     violations: list[Violation]
     counters: Counters
     choices: list[int]
-    trace: list[TraceStep] = field(repr=False)
+    # (step, client, label, now, op) per step, turned into TraceSteps on
+    # demand: a dataclass per step is measurable over a 700,000-step sweep.
+    steps_taken: list[tuple[int, int, str, float, int]] = field(repr=False)
     ops_started: list[int] = field(repr=False)
+
+    @property
+    def trace(self) -> list[TraceStep]:
+        return [TraceStep(*step) for step in self.steps_taken]
 
     @property
     def failed(self) -> bool:
@@ -123,7 +130,7 @@ class _Run:
         for index, spec in enumerate(specs):
             self.world.clients.append(Client(index, spec))
         self.digest = hashlib.blake2b(digest_size=16)
-        self.trace: list[TraceStep] = []
+        self.steps: list[tuple[int, int, str, float, int]] = []
         self.choices: list[int] = []
 
     # ------------------------------------------------------------------ clients
@@ -139,8 +146,9 @@ class _Run:
         world = self.world
         world.spawn(client)
         for index, op in enumerate(client.program):
+            client.op_index = index
             env.pause(op.text())
-            client.op_index = index + 1
+            client.ops_started = index + 1
             if not client.alive:
                 world.spawn(client)  # the agent was restarted after its crash
             self._execute(env, client, op)
@@ -268,8 +276,8 @@ class _Run:
 
     def _loop(self, active: list[Client], budget: int) -> None:
         world = self.world
+        active = list(active)
         while not world.violations:
-            active = [c for c in active if not c.finished]
             runnable = [
                 c.id for c in active if c.waits_for is None or c.waits_for not in world.mutex
             ]
@@ -284,9 +292,11 @@ class _Run:
             chosen = self.scheduler.choose(runnable, world.step)
             client = world.clients[chosen]
             self.digest.update(f"{runnable}{chosen}{client.pending};".encode())
-            self.trace.append(TraceStep(world.step, chosen, client.pending, world.now))
+            self.steps.append((world.step, chosen, client.pending, world.now, client.op_index))
             self.choices.append(chosen)
             self._switch(client)
+            if client.finished:
+                active.remove(client)
             if len(world.in_cs) > 1:
                 invariants.check_overlap(world)
             world.step += 1
@@ -356,6 +366,6 @@ def run_clients(
         violations=world.violations,
         counters=world.counters,
         choices=run.choices,
-        trace=run.trace,
-        ops_started=[c.op_index for c in world.clients[: len(specs)]],
+        steps_taken=run.steps,
+        ops_started=[c.ops_started for c in world.clients[: len(specs)]],
     )

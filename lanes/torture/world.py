@@ -109,7 +109,10 @@ class Client:
         self.last_ledger_text: str | None = None
         self.last_lock_text: str | None = None
         self.recording: tuple[str, dict[str, object]] | None = None
-        self.op_index = 0
+        # The program op this client is at (its boundary or inside it), and
+        # how many ops it has started: the shrinker maps steps to ops by these.
+        self.op_index = -1
+        self.ops_started = 0
 
 
 class World:

@@ -41,8 +41,10 @@ def test_shrunk_schedule_is_smaller_and_still_fails_the_same_way() -> None:
     original = run_seed(0, SETTINGS, variant)
     assert original.failed
     shrunk, _ = _failing()
-    assert len(shrunk.choices) < len(original.choices)
-    assert shrunk.ops < SETTINGS.clients * SETTINGS.ops
+    # Dropping ops together with the choices made while running them keeps
+    # the other clients aligned: the shrink is large, not cosmetic.
+    assert len(shrunk.choices) * 3 < len(original.choices)
+    assert shrunk.ops <= 10
     replayed = run_schedule(shrunk)
     assert replayed.violations[0].invariant == shrunk.invariant
 

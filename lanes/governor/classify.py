@@ -46,10 +46,12 @@ def classify(command: str, root: os.PathLike[str] | str | None = None) -> Classi
 
 
 def _root_dir(root: os.PathLike[str] | str | None) -> str | None:
-    if root is None:
+    """``root`` as a string; anything unusable means "no root" (never an error)."""
+    try:
+        path = os.fspath(root) if root is not None else None
+    except TypeError:
         return None
-    path = os.fspath(root)
-    return (path.rstrip("/") or "/") if isinstance(path, str) else None
+    return (path.rstrip("/") or "/") if isinstance(path, str) and path else None
 
 
 class _Collector:

@@ -128,3 +128,9 @@ def test_whole_tree_with_a_name_filter_is_filtered(tmp_path: Path) -> None:
     assert invocation.scope == "filtered"
     assert invocation.paths == ()
     assert invocation.name_filters == ("smoke",)
+
+
+def test_an_unusable_root_is_no_root() -> None:
+    for root in (42, b"/tmp", "", object()):
+        assert classify("pytest tests/unit", root).scope == "filtered"  # type: ignore[arg-type]  # junk on purpose
+        assert classify("pytest tests", root).scope == "full"  # type: ignore[arg-type]  # junk on purpose

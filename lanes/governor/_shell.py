@@ -462,7 +462,12 @@ def _parse(tokens: list[_Token], src: str) -> list[SimpleCommand]:  # noqa: PLR0
             skip_target = False
             last = token.end
             continue
-        if skip_to_separator or in_pattern:
+        if in_pattern:
+            if word.value == "esac" and not word.quoted:  # `a) x;; esac`: no next arm
+                in_pattern = False
+                case_depth -= 1
+            continue
+        if skip_to_separator:
             if word.value == "{" and not word.quoted:  # `function f {`: the body follows
                 skip_to_separator = False
             continue

@@ -209,3 +209,9 @@ def test_exported_variables_reach_later_commands() -> None:
     assert result.invocations[0].env == {"LANES_TEST_FORCE": "1", "CI": "1"}
     assert result.segments[-1].argv == ("make", "verify")
     assert result.segments[-1].env == {"LANES_TEST_FORCE": "1"}
+
+
+def test_commands_after_esac_run() -> None:
+    assert _runs("case x in a) echo;; esac; pytest") == [("pytest", "full")]
+    command = "case $1 in\n  unit) pytest tests/unit ;;\n  *) echo ;;\nesac\ngo test ./..."
+    assert _runs(command) == [("pytest", "filtered"), ("go", "full")]

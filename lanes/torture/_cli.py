@@ -37,7 +37,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     torture.add_argument(
         "--self-check",
         action="store_true",
-        help="also sweep every planted bug under both schedulers; each must be caught",
+        help="also sweep every planted bug under both schedulers; each must be caught by one",
     )
     torture.add_argument(
         "--self-check-runs",
@@ -49,9 +49,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     torture.add_argument(
         "--real", action="store_true", help="also run the real-process guard (not seeded)"
     )
-    torture.add_argument("--procs", type=int, default=8, metavar="N", help="real guard processes")
     torture.add_argument(
-        "--iterations", type=int, default=200, metavar="N", help="critical sections per process"
+        "--procs", type=int, default=8, metavar="N", help="real guard processes (default 8)"
+    )
+    torture.add_argument(
+        "--iterations",
+        type=int,
+        default=200,
+        metavar="N",
+        help="critical sections per real guard process (default 200)",
     )
     torture.add_argument(
         "--envelope",

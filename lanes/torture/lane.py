@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from lanes.config import Config, TortureConfig, load_config
@@ -244,7 +244,7 @@ class _Lane:
             executions=2,
             steps=result.steps,
             runs_per_second=None,
-            contention=_contention(result.counters.__dict__),
+            contention=_contention(asdict(result.counters)),
             ttl_overlaps=result.counters.ttl_overlaps,
             scenario=None,
             signature=result.signature,

@@ -244,14 +244,16 @@ def _tally(
     for worker in workers:
         out, _ = worker.communicate()
         if worker.returncode != 0 or not out.strip():
-            continue  # killed: its critical sections show in the acquisition logs
+            continue  # killed: its critical sections are in the acquisition journals
         stats = json.loads(out.strip().splitlines()[-1])
-        report.critical_sections += stats["cs"]
         report.blocked += stats["blocked"]
         report.overlaps += stats["overlaps"]
         report.stale_sentinels += stats["stale"]
     report.kills = len(kills)
+    # Every acquisition is journalled before the critical section, so the
+    # count includes the sections of workers that were killed.
     acquired = _acquisitions(logs)
+    report.critical_sections = len(acquired)
     for killed_at in kills:
         after = next((t for t in acquired if t > killed_at), None)
         if after is None:

@@ -7,9 +7,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.governor import lock
+from lanes.torture.invariants import check_overlap
 from lanes.torture.kernel import Decision, GovernorKernel
 from lanes.torture.planted import PLANTED
-from lanes.torture.program import generate_programs
+from lanes.torture.program import ClientSpec, generate_programs
 from lanes.torture.scheduler import PCTScheduler, RandomScheduler, pct_bound
 from lanes.torture.sweep import (
     Settings,
@@ -18,11 +19,11 @@ from lanes.torture.sweep import (
     run_seed,
     sweep,
 )
+from lanes.torture.world import EPOCH, Client, StatePaths, World
 
 if TYPE_CHECKING:
     from lanes.governor._env import Environment
     from lanes.torture.harness import RunResult
-    from lanes.torture.world import Client
 
 TTL = 1800
 SMALL = Settings(clients=4, ops=20, scheduler="random", ttl=TTL)
@@ -161,3 +162,32 @@ def test_programs_are_a_function_of_the_seed() -> None:
     assert first == generate_programs(11, clients=3, ops=10, ttl=TTL)
     assert first != generate_programs(12, clients=3, ops=10, ttl=TTL)
     assert first[0].host == "h-local"
+
+
+def _world_with_two_runners(started: tuple[float, float]) -> World:
+    paths = StatePaths(lock="l", guard="g", ledger="d", ledger_guard="dg")
+    world = World(0, ttl=TTL, paths=paths)
+    for index, when in enumerate(started):
+        client = Client(index, ClientSpec("h-local", ()))
+        client.in_cs = True
+        client.cs_started = when
+        client.cs_token = f"tok{index}"
+        world.clients.append(client)
+        world.in_cs.append(client)
+    return world
+
+
+def test_two_unexpired_holders_inside_is_a_mutual_exclusion_violation() -> None:
+    world = _world_with_two_runners((EPOCH, EPOCH + 10))
+    world.now = EPOCH + 20
+    check_overlap(world)
+    assert [v.invariant for v in world.violations] == ["mutual-exclusion"]
+
+
+def test_overlap_after_a_holders_ttl_is_counted_once_not_failed() -> None:
+    world = _world_with_two_runners((EPOCH, EPOCH + TTL))
+    world.now = EPOCH + TTL + 5
+    check_overlap(world)
+    check_overlap(world)
+    assert world.violations == []
+    assert world.counters.ttl_overlaps == 1

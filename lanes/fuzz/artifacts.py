@@ -63,6 +63,8 @@ class SavedCase:
     value: object
     kind: str
     source: Path
+    # What it raised when it was saved ("ValueError: ..."), for the corpus note.
+    error: str = ""
 
 
 @dataclass(frozen=True)
@@ -165,8 +167,13 @@ def load_artifact(path: Path) -> SavedCase:
     except CodecError as exc:
         msg = f"{path}: {exc.message}"
         raise UsageError(msg, hint=exc.hint) from None
+    raised = ": ".join(str(data[key]) for key in ("error_type", "message") if data.get(key))
     return SavedCase(
-        target=data["target"], value=value, kind=str(data.get("kind", "")), source=path
+        target=data["target"],
+        value=value,
+        kind=str(data.get("kind", "")),
+        source=path,
+        error=raised,
     )
 
 

@@ -338,7 +338,7 @@ def _replay(
         }
         if mode == "promote":
             corpus = corpus_path(config)
-            note = f"{case.kind}: {outcome.error_type or ''} {outcome.message}".strip()[:200]
+            note = f"{case.kind}: {case.error}"[:200] if case.error else case.kind
             added = append_to_corpus(corpus, case, note=note)
             run.data["corpus"] = {"path": str(corpus.relative_to(config.root)), "added": added}
             print(f"  {'appended to' if added else 'already in'} {corpus}", file=stream)

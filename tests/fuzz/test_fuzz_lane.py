@@ -141,6 +141,7 @@ def test_planted_bug_is_found_shrunk_saved_replayed_and_promoted(
     assert _run(config, input_file=artifact, append_corpus=True)[0] == ExitCode.FAIL
     [entry] = load_corpus(corpus_path(config))
     assert (entry.target, entry.value, entry.kind) == ("buggy", "", "untyped")
+    assert entry.note.startswith("untyped: IndexError: ")
     assert _envelope(config, "fuzz-replay.json")["data"]["corpus"] == {
         "path": "baselines/fuzz-regressions.json",
         "added": False,

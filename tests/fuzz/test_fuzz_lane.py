@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.cli import main
 from lanes.config import Config, parse_config
 from lanes.envelope import validate_envelope
 from lanes.errors import ConfigError, UsageError
@@ -219,3 +220,40 @@ def test_usage_errors_say_what_to_do(tmp_path: Path, options: dict[str, Any]) ->
     with pytest.raises(UsageError) as caught:
         _run(config, **options)
     assert caught.value.hint.strip()
+
+
+def _pyproject(tmp_path: Path, fuzz_table: str) -> Path:
+    path = tmp_path / "pyproject.toml"
+    path.write_text(f'[project]\nname = "p"\n\n{textwrap.dedent(fuzz_table)}', encoding="utf-8")
+    return path
+
+
+def test_cli_exit_codes_follow_the_contract(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _project(tmp_path, monkeypatch)  # writes the parsers module and puts it on sys.path
+    config = _pyproject(
+        tmp_path,
+        """
+        [tool.lanes.fuzz]
+        iterations = 20
+
+        [tool.lanes.fuzz.targets.strict]
+        callable = "fuzz_project_parsers:strict"
+        strategy = "fuzz_project_parsers:words"
+        error = "lanes.errors:UsageError"
+
+        [tool.lanes.fuzz.targets.broken-strategy]
+        callable = "fuzz_project_parsers:strict"
+        strategy = "fuzz_project_parsers:broken_strategy"
+        """,
+    )
+    assert main(["fuzz", "--config", str(config), "--target", "strict"]) == ExitCode.OK
+    assert main(["fuzz", "--config", str(config), "--append-corpus"]) == ExitCode.USAGE
+    assert "hint: " in capsys.readouterr().err
+    assert main(["fuzz", "--config", str(config), "--target", "broken-strategy"]) == ExitCode.CRASH
+    assert "the fuzz lane crashed: ZeroDivisionError" in capsys.readouterr().err
+    assert (
+        json.loads((tmp_path / "envelopes" / "fuzz.json").read_text(encoding="utf-8"))["stage"]
+        == "error"
+    )

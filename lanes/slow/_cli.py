@@ -40,6 +40,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     run.add_argument(
         "--envelope", type=Path, metavar="PATH", help="envelope path (default: envelopes/slow.json)"
     )
+    run.add_argument(
+        "--self-check",
+        action="store_true",
+        help="first run a planted project whose slow test the ratchet must fail; "
+        "the lane fails if it does not",
+    )
     run.add_argument("pytest_args", nargs="*", metavar="PYTEST_ARG")
     run.set_defaults(handler=_run)
 

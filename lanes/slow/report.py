@@ -110,6 +110,11 @@ def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
     ]
     if moves:
         fix.append("  or move it to a slower tier: " + "; ".join(moves))
+    else:
+        fix.append(
+            "  or move it to a slower tier: add [tool.lanes.slow.tiers.<name>] with a budget "
+            'and markers = ["<marker>"], and mark the test'
+        )
     fix.append("  or pin it with a reason:")
     fix.append(
         f"  lanes slow pin {quoted} --reason '<why it is slow>' --tracking '<issue>' "

@@ -21,6 +21,7 @@ from lanes.config import Config, fingerprint, load_config
 from lanes.envelope import lane_run
 from lanes.errors import LanesError
 from lanes.exitcodes import ExitCode
+from lanes.slow.selfcheck import run_self_check
 
 if TYPE_CHECKING:
     import argparse
@@ -112,12 +113,24 @@ def run_slow(ns: argparse.Namespace) -> int:
             ) as run,
         ):
             run.tools.update(_tool_versions())
+            self_check = run_self_check() if ns.self_check else None
+            if self_check is not None and not self_check["passed"]:
+                print(
+                    "slow self-check FAILED: the ratchet did not fail a planted slow test as "
+                    f"expected: {self_check['observed']} != {self_check['expected']}",
+                    file=sys.stderr,
+                )
             data = _run_pytest(Path(tmp) / "slow.json", pytest_args)
             run.data.update(data)
+            run.data["self_check"] = self_check
             ratchet_passed = data.get("verdict") == "pass"
             # The lane passes when the suite passes and keeps its budget: the
             # durations of a failing suite are not a measurement to trust.
-            run.verdict(passed=ratchet_passed and data["pytest_exit"] == 0)
+            run.verdict(
+                passed=ratchet_passed
+                and data["pytest_exit"] == 0
+                and (self_check is None or bool(self_check["passed"]))
+            )
     except SlowRunError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         print(f"hint: {exc.hint}", file=sys.stderr)

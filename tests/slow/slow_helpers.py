@@ -1,12 +1,11 @@
 """Scratch projects for the ratchet's acceptance tests.
 
 Timing margins: every planted duration sits at least 3× away from the
-boundary it is meant to land beyond (budget 0.01 s, fail_factor 9 => the band
-is 0.01-0.09 s): a fast test takes microseconds (budget / 3 = 3.3 ms), the
-band test sleeps 0.03 s (3× the budget, 3× under the limit) and the slow one
-0.3 s (3.3× the limit). A loaded machine can stretch a sleep, not shrink it, so
-only the fast test could be pushed across, and it has 3 ms of slack for a body
-that does nothing.
+boundary it must not cross (budget 0.02 s, fail_factor 9 => the band is
+0.02-0.18 s): a fast test takes microseconds (budget / 3 = 6.7 ms), the band
+test sleeps 0.06 s (3× the budget, 3× under the limit) and the slow one 0.6 s
+(3.3× the limit). A loaded machine can stretch a sleep, never shorten it: the
+band test tolerates 120 ms of stretch, the fast one 20 ms of stall.
 """
 
 from __future__ import annotations
@@ -19,10 +18,10 @@ if TYPE_CHECKING:
 
     import pytest
 
-BUDGET = 0.01
+BUDGET = 0.02
 FAIL_FACTOR = 9
-BAND_SLEEP = 0.03
-SLOW_SLEEP = 0.3
+BAND_SLEEP = 0.06
+SLOW_SLEEP = 0.6
 
 PYPROJECT = f"""
 [tool.pytest.ini_options]

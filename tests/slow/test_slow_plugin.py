@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from slow_helpers import SLOW_SLEEP, make_project, read_json, verdicts, write_pins
+from slow_helpers import BAND_SLEEP, SLOW_SLEEP, make_project, read_json, verdicts, write_pins
 
 from lanes.envelope import validate_envelope
 
@@ -35,11 +35,11 @@ def test_the_run_fails_naming_only_the_test_past_the_limit(pytester: pytest.Pyte
     result.stdout.fnmatch_lines(
         [
             "*slow-test ratchet*",
-            f"FAIL {SLOW} took * s: past 9 × the 'unit' tier budget 0.01 s (limit 0.09 s)",
+            f"FAIL {SLOW} took * s: past 9 × the 'unit' tier budget 0.02 s (limit 0.18 s)",
             "*fix: speed it up*",
             "*or move it to a slower tier: @pytest.mark.integration (tier 'integration', 5 s)*",
             f"*lanes slow pin {SLOW} --reason '<why it is slow>' --tracking '<issue>' --ceiling *",
-            f"band {BAND} took * s: over the 'unit' budget 0.01 s; fails past 0.09 s",
+            f"band {BAND} took * s: over the 'unit' budget 0.02 s; fails past 0.18 s",
             "slow-test ratchet FAILED: 3 tests judged, 1 past their limit, 1 in the band*",
             "*3 passed, 1 past slow budget*",
         ]
@@ -58,25 +58,25 @@ def test_enabled_from_pyproject_and_passes_once_pinned(pytester: pytest.Pytester
     out = pytester.path / "slow.json"
     result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["slow-test ratchet: unit 0.01 s, integration 5 s; *1 pinned*"])
+    result.stdout.fnmatch_lines(["slow-test ratchet: unit 0.02 s, integration 5 s; *1 pinned*"])
     result.stdout.fnmatch_lines(["slow-test ratchet passed: *1 pinned (0 removable)"])
     assert verdicts(read_json(out))["pins"] == [f"{SLOW}=holding"]
 
 
 def test_a_pinned_test_past_its_own_ceiling_fails(pytester: pytest.Pytester) -> None:
     make_project(pytester)
-    # Ceiling = the budget: limit 0.09 s, the test sleeps 0.3 s.
-    write_pins(pytester, {"nodeid": SLOW, "ceiling": 0.01}, {"nodeid": FAST, "ceiling": 1.0})
+    # Ceiling = the budget: limit 0.18 s, the test sleeps 0.6 s.
+    write_pins(pytester, {"nodeid": SLOW, "ceiling": 0.02}, {"nodeid": FAST, "ceiling": 1.0})
     out = pytester.path / "slow.json"
     result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
         [
             (
-                f"FAIL {SLOW} took * s: past 9 × its pin ceiling 0.01 s (limit 0.09 s; pinned for "
+                f"FAIL {SLOW} took * s: past 9 × its pin ceiling 0.02 s (limit 0.18 s; pinned for "
                 "'sleeps on purpose', tracked in '#1')"
             ),
-            f"pin removable: {FAST} took * s, within its tier budget 0.01 s: lanes slow unpin {FAST}",
+            f"pin removable: {FAST} took * s, within its tier budget 0.02 s: lanes slow unpin {FAST}",
         ]
     )
     assert verdicts(read_json(out))["pins"] == [f"{FAST}=removable", f"{SLOW}=broken"]
@@ -88,15 +88,16 @@ def test_tier_by_marker_and_by_path_glob(pytester: pytest.Pytester) -> None:
     pytester.path.joinpath("tests", "test_marked.py").write_text(
         "import time, pytest\n"
         "@pytest.mark.integration\n"
-        f"def test_marked():\n    time.sleep({SLOW_SLEEP})\n"
+        f"def test_marked():\n    time.sleep({BAND_SLEEP})\n"
     )
     integration = pytester.mkdir("tests/integration")
     integration.joinpath("test_globbed.py").write_text(
-        f"import time\ndef test_globbed():\n    time.sleep({SLOW_SLEEP})\n"
+        f"import time\ndef test_globbed():\n    time.sleep({BAND_SLEEP})\n"
     )
     out = pytester.path / "slow.json"
     result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
     assert result.ret == 0, result.stdout.str()
+    assert verdicts(read_json(out))["band"] == []  # each would be in the unit tier's band
     assert verdicts(read_json(out))["tiers"] == [
         "tests/integration/test_globbed.py::test_globbed=integration",
         "tests/test_marked.py::test_marked=integration",
@@ -137,7 +138,8 @@ def test_the_result_is_a_valid_slow_envelope_payload(pytester: pytest.Pytester) 
     out = pytester.path / "slow.json"
     pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
     data = read_json(out)
-    data["pytest_exit"] = 1
+    data["pytest_exit"] = 1  # added by `lanes slow run`, as is self_check
+    data["self_check"] = None
     envelope = {
         "format": "lanekit.envelope",
         "schema_version": "1.0.0",

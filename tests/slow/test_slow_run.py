@@ -10,6 +10,7 @@ from slow_helpers import make_project, read_json, write_pins
 
 from lanes.cli import main
 from lanes.envelope import validate_envelope
+from lanes.slow.selfcheck import EXPECTED, run_self_check
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -120,3 +121,34 @@ def test_pin_rejects_an_unknown_tier(project: Path, capsys: pytest.CaptureFixtur
     assert "error: --tier 'nightly' is not a configured tier" in err
     assert "hint: use one of: unit, integration" in err
     assert not (project / "baselines").exists()
+
+
+@pytest.mark.integration
+def test_self_check_passes_with_a_working_ratchet(project: Path) -> None:
+    assert main(["slow", "run", "--self-check", *PYTEST]) == 1  # the planted project's suite fails
+    data = _envelope(project)["data"]
+    assert isinstance(data, dict)
+    assert data["self_check"] == {
+        "passed": True,
+        "expected": EXPECTED,
+        "observed": EXPECTED,
+    }
+
+
+@pytest.mark.integration
+def test_self_check_goes_red_when_the_ratchet_cannot_fail_a_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A sabotaged ratchet: it still reports, but a later plugin resets the exit
+    # status, so the planted slow test no longer fails the run.
+    tmp_path.joinpath("sabotage.py").write_text(
+        "import pytest\n"
+        "@pytest.hookimpl(trylast=True)\n"
+        "def pytest_sessionfinish(session):\n"
+        "    session.exitstatus = 0\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("PYTEST_PLUGINS", "sabotage")
+    result = run_self_check()
+    assert result["passed"] is False
+    assert result["observed"] == {**EXPECTED, "pytest_exit": 0}

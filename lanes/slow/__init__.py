@@ -1,12 +1,15 @@
 """The slow-test ratchet: per-tier duration budgets for a pytest suite, and a pin list
 that may only shrink.
 
-Modules: :mod:`~lanes.slow.plugin` (the pytest plugin), :mod:`~lanes.slow.tiers`
-(which budget a test belongs to), :mod:`~lanes.slow.verdicts` (the pure
-judgement), :mod:`~lanes.slow.pins` (``baselines/slow-tests.json``),
-:mod:`~lanes.slow.report` (terminal and envelope views), :mod:`~lanes.slow.run`
-(``lanes slow run``: the envelope), :mod:`~lanes.slow.check` (``lanes slow
-check``), :mod:`~lanes.slow._cli` (parsers).
+Modules: :mod:`~lanes.slow.plugin` (the pytest entry point, inert until
+enabled), :mod:`~lanes.slow.session` (the enabled plugin's hooks),
+:mod:`~lanes.slow.tiers` (which budget a test belongs to),
+:mod:`~lanes.slow.verdicts` (the pure judgement), :mod:`~lanes.slow.pins`
+(``baselines/slow-tests.json``), :mod:`~lanes.slow.report` (terminal and
+envelope views), :mod:`~lanes.slow.run` (``lanes slow run``: the envelope),
+:mod:`~lanes.slow.selfcheck` (proof the ratchet can fail),
+:mod:`~lanes.slow.edit` (``pin``/``unpin``), :mod:`~lanes.slow.check` (``lanes
+slow check``), :mod:`~lanes.slow._cli` (parsers).
 
 Importing this package imports nothing from pytest: ``lanes slow`` commands
 must stay cheap.

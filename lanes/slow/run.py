@@ -26,7 +26,7 @@ from lanes.slow.selfcheck import run_self_check
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["SlowRunError", "pytest_command", "run_slow", "slow_config_hash"]
+__all__ = ["SlowRunError", "run_slow", "slow_config_hash"]
 
 
 class SlowRunError(LanesError):
@@ -47,7 +47,7 @@ def slow_config_hash(config: Config) -> str:
     return fingerprint({"slow": config.to_dict()["slow"], "pins": pins_text})
 
 
-def pytest_command(json_path: Path, pytest_args: list[str]) -> list[str]:
+def _pytest_command(json_path: Path, pytest_args: list[str]) -> list[str]:
     return [sys.executable, "-m", "pytest", "--slow-json", str(json_path), *pytest_args]
 
 
@@ -63,7 +63,7 @@ def _tool_versions() -> dict[str, str]:
 
 def _run_pytest(json_path: Path, pytest_args: list[str]) -> dict[str, Any]:
     """Run the suite under the ratchet; the result with ``pytest_exit`` (0 or 1)."""
-    returncode = subprocess.run(pytest_command(json_path, pytest_args), check=False).returncode
+    returncode = subprocess.run(_pytest_command(json_path, pytest_args), check=False).returncode
     if returncode not in (0, 1):
         usage = returncode == 4
         what = "a usage or configuration error" if usage else "it did not complete"

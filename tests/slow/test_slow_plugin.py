@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+
 import pytest
 from slow_helpers import BAND_SLEEP, SLOW_SLEEP, make_project, read_json, verdicts, write_pins
 
@@ -209,3 +211,17 @@ def test_a_bad_tier_table_is_a_usage_error(
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}", "hint: *"])
+
+
+def test_dash_p_lanes_slow_works_without_the_entry_point(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A source checkout on PYTHONPATH: no installed distribution, so no entry
+    # point; `-p lanes.slow` imports the package, which pulls in the plugin.
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda **_: iter([]))
+    make_project(pytester)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "lanes.slow", "--slow-ratchet")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines([f"FAIL {SLOW} took *"])
+    config = pytester.parseconfigure("-p", "lanes.slow")
+    assert config.pluginmanager.has_plugin("lanes.slow.plugin")

@@ -29,6 +29,7 @@ __all__ = [
     "SCOPE_PRESERVING_PREFIXES",
     "WRAPPERS",
     "as_data",
+    "compound_commands",
     "go_commands",
     "hostile_words",
     "non_test_commands",
@@ -325,7 +326,7 @@ def as_data(draw: st.DrawFn, text: str) -> str:
         return f"note={quote(text)}"
     if form == 5:
         comment = text.replace("\n", " ").replace("\r", " ")
-        return f"ls # {comment}"
+        return f"ls # {comment}\n:"  # a comment ends its line; `:` ends the form
     delimiter = "LANES_EOF"
     strip_tabs = form == 6
     quoted_delimiter = draw(st.sampled_from((delimiter, f"'{delimiter}'", f'"{delimiter}"')))
@@ -341,6 +342,38 @@ def as_data(draw: st.DrawFn, text: str) -> str:
 
 
 # --------------------------------------------------------------------- hazards
+
+
+def _compound(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+    """Well-formed compound commands around ``children``."""
+    return st.one_of(
+        st.tuples(children, st.sampled_from(OPERATORS), children).map("".join),
+        children.map(lambda c: f"( {c} )"),
+        children.map(lambda c: f"{{ {c}; }}"),
+        children.map(lambda c: f"if {c}; then {c}; elif {c}; then :; else {c}; fi"),
+        children.map(lambda c: f"for f in a b; do {c}; done"),
+        children.map(lambda c: f"for ((i = 0; i < 3; i++)); do {c}; done"),
+        children.map(lambda c: f"while {c}; do {c}; done"),
+        children.map(lambda c: f"until {c}; do break; done"),
+        children.map(lambda c: f"case $x in\n  a|b) {c} ;;\n  (c) {c};;\n  *) :\nesac"),
+        children.map(lambda c: f"case $x in a) {c};; esac"),
+        children.map(lambda c: f"f() {{ {c}; }}"),
+        children.map(lambda c: f"function g {{ {c}; }}"),
+        children.map(lambda c: f"! {c}"),
+        children.map(lambda c: f"time {c}"),
+        children.map(lambda c: f"x=$({c})"),
+        children.map(lambda c: f"{c} 2>&1 | tee log.txt"),
+        # The delimiter line must stand alone; `:` gives what follows a command.
+        children.map(lambda c: f"{c} <<'EOF'\nany text\nEOF\n:"),
+        children.map(lambda c: f"bash -c {quote(c)}"),
+        children.flatmap(as_data),
+    )
+
+
+def compound_commands() -> st.SearchStrategy[str]:
+    """Well-formed shell: simple commands nested in every compound construct."""
+    leaves = simple_commands().map(lambda pair: pair[0])
+    return st.recursive(leaves, _compound, max_leaves=6)
 
 
 def _pieces() -> st.SearchStrategy[str]:

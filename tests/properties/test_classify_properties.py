@@ -14,6 +14,7 @@ from lanes.strategies.shell import (
     SCOPE_PRESERVING_PREFIXES,
     WRAPPERS,
     as_data,
+    compound_commands,
     runner_commands,
     shell_commands,
     simple_commands,
@@ -90,3 +91,16 @@ def test_an_unrecognised_flag_never_demotes(case: tuple[str, str]) -> None:
 def test_text_inside_quotes_or_heredocs_never_runs(data: st.DataObject, text: str) -> None:
     command = data.draw(as_data(text))
     assert classify(command).invocations == ()
+
+
+@given(compound_commands(), runner_commands(), st.sampled_from(("\n", "; ", " && ", " || ")))
+def test_no_construct_swallows_the_command_after_it(
+    before: str, case: tuple[str, str], operator: str
+) -> None:
+    command, scope = case
+    result = classify(before + operator + command)
+    _assert_consistent(result)
+    assert result.invocations, result
+    last = result.invocations[-1]
+    (expected,) = classify(command).invocations
+    assert (last.runner, last.scope, last.selectors) == (expected.runner, scope, expected.selectors)

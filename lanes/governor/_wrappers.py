@@ -147,6 +147,7 @@ _UV_VALUES = words(
     --allow-insecure-host --fork-strategy --no-sources-package -w
     """
 )
+_PIPX_RUN_VALUES = words("--spec --python --pip-args --index-url --backend")
 _POETRY_VALUES = frozenset(("-C", "--directory", "-P", "--project"))
 _PDM_VALUES = frozenset(("-p", "--project", "--venv", "-c", "--config"))
 _HATCH_VALUES = frozenset(
@@ -283,6 +284,14 @@ def _unwrap_uv(argv: list[str]) -> Unwrapped | None:
 
 def _unwrap_uvx(argv: list[str]) -> Unwrapped | None:
     return _run_options(argv, 1, tool=True)
+
+
+def _unwrap_pipx(argv: list[str]) -> Unwrapped | None:
+    """``pipx run [--spec X] pytest ...``: like ``uvx``."""
+    if len(argv) < 2 or argv[1] != "run":
+        return None
+    i = skip_options(argv, 2, _PIPX_RUN_VALUES)
+    return Unwrapped(i, program=_strip_version(argv[i])) if i < len(argv) else None
 
 
 def _run_options(argv: list[str], i: int, *, tool: bool = False) -> Unwrapped | None:
@@ -482,6 +491,7 @@ _TABLE: dict[str, _Unwrapper] = {
     "taskset": _unwrap_taskset,
     "uv": _unwrap_uv,
     "uvx": _unwrap_uvx,
+    "pipx": _unwrap_pipx,
     "poetry": lambda argv: _unwrap_subcommand(argv, ("run",), _POETRY_VALUES),
     "pdm": lambda argv: _unwrap_subcommand(argv, ("run",), _PDM_VALUES),
     "pipenv": lambda argv: _unwrap_subcommand(argv, ("run",), frozenset()),

@@ -50,6 +50,8 @@ from lanes.governor.classify import classify
         "uvx pytest tests/a.py",
         "uvx --from pytest==8.3 pytest tests/a.py",
         "uv tool run pytest@8 tests/a.py",
+        "pipx run pytest tests/a.py",
+        "pipx run --spec pytest==8.3 pytest tests/a.py",
         "poetry run pytest tests/a.py",
         "poetry -C sub run pytest tests/a.py",
         "pdm run pytest tests/a.py",

@@ -220,7 +220,7 @@ def _unwrap_env(argv: list[str]) -> Unwrapped | Script | None:
         if arg == "--":
             i += 1
             break
-        if len(arg) < 2 or arg[0] != "-":
+        if arg[:1] != "-":  # a lone `-` is POSIX for -i
             break
         i += 2 if arg in _ENV_VALUES else 1
     i, env = _assignments(argv, i)

@@ -15,6 +15,7 @@ from lanes.governor.classify import classify
         "env -i PATH=/usr/bin pytest tests/a.py",
         "env -u HOME -C /tmp A=1 pytest tests/a.py",
         "env -S 'pytest tests/a.py'",
+        "env - PATH=/bin pytest tests/a.py",
         "time pytest tests/a.py",
         "time -p pytest tests/a.py",
         "/usr/bin/time -v -o t.txt pytest tests/a.py",

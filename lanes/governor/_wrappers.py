@@ -224,6 +224,12 @@ def _unwrap_env(argv: list[str]) -> Unwrapped | Script | None:
             break
         i += 2 if arg in _ENV_VALUES else 1
     i, env = _assignments(argv, i)
+    # `env $(cat .env | xargs) npm test`: an expansion before the command is
+    # (by all odds) more assignments, not the program.
+    while i + 1 < n and argv[i].startswith("$"):
+        i += 1
+        i, more = _assignments(argv, i)
+        env.update(more)
     return Unwrapped(i, env=env) if i < n else None
 
 

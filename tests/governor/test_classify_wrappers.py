@@ -16,6 +16,8 @@ from lanes.governor.classify import classify
         "env -u HOME -C /tmp A=1 pytest tests/a.py",
         "env -S 'pytest tests/a.py'",
         "env - PATH=/bin pytest tests/a.py",
+        "env $(cat .env | xargs) pytest tests/a.py",
+        'env "$EXTRA" A=1 pytest tests/a.py',
         "time pytest tests/a.py",
         "time -p pytest tests/a.py",
         "/usr/bin/time -v -o t.txt pytest tests/a.py",

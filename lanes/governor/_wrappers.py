@@ -147,6 +147,12 @@ _UV_VALUES = words(
     --allow-insecure-host --fork-strategy --no-sources-package -w
     """
 )
+_XARGS_VALUES = words(
+    """
+    -I -L -n -P -s -d -E -a --max-args --max-lines --max-procs --max-chars --delimiter
+    --eof --arg-file --process-slot-var
+    """
+)
 _PIPX_RUN_VALUES = words("--spec --python --pip-args --index-url --backend")
 _POETRY_VALUES = frozenset(("-C", "--directory", "-P", "--project"))
 _PDM_VALUES = frozenset(("-p", "--project", "--venv", "-c", "--config"))
@@ -490,6 +496,9 @@ _TABLE: dict[str, _Unwrapper] = {
     "builtin": _simple(),
     "exec": _simple(frozenset(("-a",)), "a"),
     "nohup": _simple(),
+    # `git diff --name-only | xargs pytest`: the appended arguments are unknown,
+    # and an unknown never makes a run filtered (as with `pytest $FILES`).
+    "xargs": _simple(_XARGS_VALUES, "ILnPsdEa"),
     "chronic": _simple(),
     "unbuffer": _simple(),
     "caffeinate": _simple(_CAFFEINATE_VALUES, "tw"),

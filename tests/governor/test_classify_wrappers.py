@@ -124,6 +124,8 @@ def test_wrapper_is_stripped(command: str) -> None:
         ("time dotnet test", "dotnet"),
         ("nice mix test", "mix"),
         ("doas swift test", "swift"),
+        ("git diff --name-only | xargs -r pytest", "pytest"),
+        ("find . -name '*_test.go' -print0 | xargs -0 -n 1 go test", "go"),
     ],
 )
 def test_wrapped_runners_of_every_ecosystem(command: str, runner: str) -> None:
@@ -201,3 +203,8 @@ def test_container_commands_run_what_they_wrap(command: str) -> None:
 )
 def test_container_commands_that_run_no_test(command: str) -> None:
     assert classify(command).scope == "none"
+
+
+def test_xargs_arguments_are_unknown_so_the_run_stays_full() -> None:
+    assert classify("git ls-files tests | xargs pytest -q").scope == "full"
+    assert classify("ls tests | xargs -I{} pytest tests/{}").scope == "filtered"

@@ -147,7 +147,7 @@ def _ini_value(text: str, section: str, key: str) -> list[str] | None:
             continue
         if collecting:
             if raw[:1] in (" ", "\t") and stripped:
-                words.extend(stripped.split())
+                words.extend(_uncommented(stripped).split())
                 continue
             if stripped:
                 break
@@ -156,6 +156,13 @@ def _ini_value(text: str, section: str, key: str) -> list[str] | None:
         if not sep:
             name, sep, value = stripped.partition(":")
         if sep and name.strip() == key:
-            words.extend(value.split())
+            words.extend(_uncommented(value).split())
             collecting = True
     return words if collecting else None
+
+
+def _uncommented(value: str) -> str:
+    """``tests  # the suite`` -> ``tests``: an inline comment is no test path."""
+    for marker in (" #", " ;", "\t#", "\t;"):
+        value = value.partition(marker)[0]
+    return "" if value.lstrip().startswith(("#", ";")) else value

@@ -134,3 +134,10 @@ def test_an_unusable_root_is_no_root() -> None:
     for root in (42, b"/tmp", "", object()):
         assert classify("pytest tests/unit", root).scope == "filtered"  # type: ignore[arg-type]  # junk on purpose
         assert classify("pytest tests", root).scope == "full"  # type: ignore[arg-type]  # junk on purpose
+
+
+def test_inline_comments_in_ini_files_are_not_testpaths(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\ntestpaths = qa  # the suite\n    more ; and this\n", encoding="utf-8"
+    )
+    assert _scope("pytest qa more", tmp_path) == "full"

@@ -58,7 +58,9 @@ def _run(ns: argparse.Namespace) -> int:
         if ns.command is not None:
             msg = f"--jsonl reads commands from stdin, but a COMMAND was given too: {ns.command!r}"
             raise UsageError(msg, hint="drop COMMAND, or drop --jsonl to classify just it")
-        bad = classify_lines(sys.stdin, sys.stdout, root)
+        # Bytes in, decoded per line: one undecodable line must not end the stream.
+        lines = (raw.decode("utf-8", "replace") for raw in sys.stdin.buffer)
+        bad = classify_lines(lines, sys.stdout, root)
         if bad:
             msg = f"{bad} input line(s) were not JSON strings (their result lines hold an error)"
             raise UsageError(msg, hint='write each command as a JSON string: "pytest -q"')

@@ -12,11 +12,11 @@ import pytest
 from lanes.cli import main
 
 
-def _lanes(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _lanes(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
     script = Path(sys.executable).with_name("lanes")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "lanes"]
     return subprocess.run(
-        [*command, *args], input=stdin, capture_output=True, text=True, timeout=60, check=False
+        [*command, *args], input=stdin, capture_output=True, timeout=60, check=False
     )
 
 
@@ -83,8 +83,13 @@ def test_jsonl_with_a_command_is_a_usage_error(capsys: pytest.CaptureFixture[str
 @pytest.mark.integration
 def test_jsonl_answers_line_by_line_in_one_process() -> None:
     lines = ["pytest", "not json", "42", '"go test ./..."', '["pytest"]', '"echo pytest"', ""]
-    done = _lanes("classify", "--jsonl", stdin="\n".join(lines) + "\n")
+    stdin = "\n".join(lines).encode() + b"\n" + b'"pyt\xffest"\n' + b"\xfe\xff\n"
+    done = _lanes("classify", "--jsonl", stdin=stdin)
     results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(results) == len(lines) + 2
+    assert results[-2] == {"scope": "none", "invocations": []}  # undecodable, still answered
+    assert "error" in results[-1]
+    results = results[: len(lines)]
     assert len(results) == len(lines)
     assert "error" in results[0]  # a bare word is not a JSON string
     assert "line 2" in results[1]["error"]
@@ -105,4 +110,4 @@ def test_jsonl_answers_line_by_line_in_one_process() -> None:
     assert results[5] == {"scope": "none", "invocations": []}
     assert "error" in results[6]
     assert done.returncode == 2  # bad lines are reported, after every line was answered
-    assert "hint: " in done.stderr
+    assert b"hint: " in done.stderr

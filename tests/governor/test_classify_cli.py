@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,10 @@ from lanes.cli import main
 def _lanes(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
     script = Path(sys.executable).with_name("lanes")
     command = [str(script)] if script.exists() else [sys.executable, "-m", "lanes"]
+    # A strict stdin decoder, as under a UTF-8 locale without surrogateescape.
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     return subprocess.run(
-        [*command, *args], input=stdin, capture_output=True, timeout=60, check=False
+        [*command, *args], input=stdin, capture_output=True, timeout=60, check=False, env=env
     )
 
 

@@ -9,6 +9,9 @@ call, not a convenient cousin of it.
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Final
@@ -16,21 +19,35 @@ from typing import Final
 from lanes.config import Config, load_config, parse_config
 from lanes.envelope import Envelope, read_envelope, validate_envelope
 
-__all__ = ["load_pyproject_text", "parse_config_table", "read_and_validate_envelope"]
+__all__ = ["SCRATCH_ENV", "load_pyproject_text", "parse_config_table", "read_and_validate_envelope"]
 
 # Never created: parse_config only records the root, and a fixed path keeps
 # every case independent of the machine.
 _ROOT: Final = Path("/nonexistent/fuzzed-project")
 
+# Set by the watchdog for each worker it starts, and removed by it when the
+# worker goes, so a worker killed mid-case leaves nothing behind in /tmp.
+SCRATCH_ENV: Final = "LANES_FUZZ_SCRATCH"
+
 _scratch: Path | None = None
+
+
+def _scratch_dir() -> Path:
+    global _scratch
+    if _scratch is None:
+        given = os.environ.get(SCRATCH_ENV)
+        if given:
+            _scratch = Path(given)
+        else:
+            # In-process use (the overhead measurement, a test): ours to clean.
+            _scratch = Path(tempfile.mkdtemp(prefix="lanes-fuzz-"))
+            atexit.register(shutil.rmtree, _scratch, ignore_errors=True)
+    return _scratch
 
 
 def _scratch_file(name: str, text: str) -> Path:
     """``text`` written to a file in this process's private scratch directory."""
-    global _scratch
-    if _scratch is None:
-        _scratch = Path(tempfile.mkdtemp(prefix="lanes-fuzz-"))
-    path = _scratch / name
+    path = _scratch_dir() / name
     # surrogatepass: a generated lone surrogate must reach the reader as the
     # bytes a broken writer would leave, not crash the adapter.
     path.write_bytes(text.encode("utf-8", "surrogatepass"))

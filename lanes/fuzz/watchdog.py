@@ -18,9 +18,12 @@ pay only for the target under test.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
@@ -53,6 +56,9 @@ FAILURE_KINDS: Final[frozenset[str]] = frozenset(
 # A target's callable: one generated input in, anything out.
 TargetFunction = Callable[[Any], object]
 
+# Mirrors lanes.fuzz.adapters.SCRATCH_ENV (not imported: the adapters pull in
+# the config and envelope modules, which the watchdog itself never needs).
+_SCRATCH_ENV: Final = "LANES_FUZZ_SCRATCH"
 _MESSAGE_LIMIT: Final = 500
 _TRACEBACK_FRAMES: Final = 6
 
@@ -162,6 +168,7 @@ class Watchdog:
         self.restarts = 0
         self.last_roundtrip = 0.0
         self._process: subprocess.Popen[bytes] | None = None
+        self._scratch: str | None = None
         self._conn: Connection | None = None
         self._next_id = 0
 
@@ -175,11 +182,15 @@ class Watchdog:
         """Start a worker and wait until it reports ready (idempotent)."""
         if self._process is not None:
             return
+        # A private scratch directory per worker (for adapters that must
+        # write the input to a file), removed when the worker goes.
+        self._scratch = tempfile.mkdtemp(prefix="lanes-fuzz-")
         ours, theirs = socket.socketpair()
         with ours, theirs:
             process = subprocess.Popen(
                 [sys.executable, "-m", "lanes.fuzz._worker", str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
+                env={**os.environ, _SCRATCH_ENV: self._scratch},
                 stdin=subprocess.DEVNULL,
                 # A chatty parser must not interleave with the lane's report;
                 # stderr stays, so a worker that cannot start says why.
@@ -252,6 +263,9 @@ class Watchdog:
             process.kill()
         if process is not None:
             process.wait(timeout=10)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
     def close(self) -> None:
         """Stop the worker politely (it exits on the sentinel), forcefully if it must."""

@@ -17,6 +17,7 @@ embedded interpreters and console scripts with side effects.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import threading
 import time
@@ -36,6 +37,10 @@ def _exit_when_orphaned(parent: int) -> None:
     """
     while os.getppid() == parent:
         time.sleep(_ORPHAN_CHECK_SECONDS)
+    # The parent would have removed our scratch directory; it cannot now.
+    scratch = os.environ.get("LANES_FUZZ_SCRATCH")
+    if scratch:
+        shutil.rmtree(scratch, ignore_errors=True)
     os._exit(1)
 
 

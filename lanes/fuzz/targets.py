@@ -89,12 +89,12 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
     Target(
         name="config",
         callable="lanes.fuzz.adapters:parse_config_table",
-        strategy=f"{_STRATEGIES}:config_tables",
+        strategy=f"{_STRATEGY_PACKAGE}.tables:config_tables",
     ),
     Target(
         name="config-file",
         callable="lanes.fuzz.adapters:load_pyproject_text",
-        strategy=f"{_STRATEGIES}:pyproject_texts",
+        strategy=f"{_STRATEGY_PACKAGE}.tables:pyproject_texts",
     ),
     Target(
         name="ledger",

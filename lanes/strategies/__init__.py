@@ -3,8 +3,9 @@
 The property suite (``tests/properties/``) and the fuzz lane draw from these
 same strategies, so a hazard added for one reaches the other. One module per
 input family: :mod:`.shell` (shell commands, for the classifier),
-:mod:`.documents` (JSON, TOML and text documents), :mod:`.profiles` (the
-Hypothesis settings profiles).
+:mod:`.documents` (JSON documents and text), :mod:`.tables` (``[tool.lanes]``
+tables and ``pyproject.toml`` text), :mod:`.profiles` (the Hypothesis settings
+profiles).
 
 Hypothesis is a lane dependency: nothing under ``lanes.governor`` imports
 this package.
@@ -13,7 +14,6 @@ this package.
 from __future__ import annotations
 
 from lanes.strategies.documents import (
-    config_tables,
     envelope_documents,
     envelope_texts,
     hook_payload_texts,
@@ -25,8 +25,6 @@ from lanes.strategies.documents import (
     ledger_texts,
     lock_records,
     lock_texts,
-    pyproject_texts,
-    toml_values,
     torture_schedule_texts,
     torture_schedules,
 )
@@ -39,6 +37,7 @@ from lanes.strategies.shell import (
     shell_commands,
     simple_commands,
 )
+from lanes.strategies.tables import config_tables, pyproject_texts, toml_values
 
 __all__ = [
     "SCOPE_PRESERVING_PREFIXES",

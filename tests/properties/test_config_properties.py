@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from lanes.config import SCHEDULERS, Config, parse_config
 from lanes.errors import ConfigError
 from lanes.governor._names import COMMAND_RUNNER, RUNNERS
-from lanes.strategies.documents import config_tables
+from lanes.strategies.tables import config_tables
 
 ROOT = Path("/nonexistent/project")
 

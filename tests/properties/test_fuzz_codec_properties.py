@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from lanes.fuzz._codec import canonical, decode, encode
-from lanes.strategies.documents import json_values, toml_values
+from lanes.strategies.documents import json_values
+from lanes.strategies.tables import toml_values
 
 inputs = st.one_of(
     json_values(),

@@ -12,10 +12,11 @@ Programs are looked up by basename, so path prefixes (``.venv/bin/pytest``,
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lanes.governor._wrappers import basename
 
+# Not `from typing import TYPE_CHECKING`: typing costs ~3 ms to import on the
+# hook's path, and type checkers honour any name TYPE_CHECKING.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -105,6 +105,8 @@ class TargetReport:
     restarts: int = 0
     failures: list[Failure] = field(default_factory=list)
     watchdog_s: float = 0.0
+    # The slowest case that finished: how much of the per-case budget is headroom.
+    slowest_s: float = 0.0
     in_process_s: float | None = None
     shrink_cut_short: bool = False
     completed: list[object] = field(default_factory=list, repr=False)
@@ -178,6 +180,7 @@ def fuzz_target(
             if not outcome.failed:
                 report.completed.append(value)
                 report.watchdog_s += watchdog.last_roundtrip
+                report.slowest_s = max(report.slowest_s, outcome.elapsed)
                 return
             report.stalls += outcome.kind == "stall"
             failing[key] = outcome

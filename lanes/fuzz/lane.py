@@ -261,6 +261,7 @@ def _target_data(report: TargetReport) -> dict[str, Any]:
         "duration_ms": round(report.duration_s * 1000),
         "cases_per_second": round(report.cases_per_second, 1),
         "shrink_cut_short": report.shrink_cut_short,
+        "slowest_case_ms": round(report.slowest_s * 1000, 3),
         "overhead": _overhead([report]),
     }
 
@@ -325,6 +326,7 @@ def _replay(
                 "duration_ms": round(outcome.elapsed * 1000),
                 "cases_per_second": None,
                 "shrink_cut_short": False,
+                "slowest_case_ms": round(outcome.elapsed * 1000, 3),
                 "overhead": None,
             }
         )

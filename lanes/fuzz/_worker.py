@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -45,6 +46,9 @@ def _exit_when_orphaned(parent: int) -> None:
 
 
 def main(fd: int) -> int:
+    # Ctrl-C reaches the whole process group; the parent handles it (and stops
+    # this worker), so the worker must not die first with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(
         target=_exit_when_orphaned, args=(os.getppid(),), name="orphan-check", daemon=True
     ).start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -184,3 +185,33 @@ def _alive(pid: int) -> bool:
     # A zombie still answers kill(0): it is dead, just not reaped (by init).
     stat = Path(f"/proc/{pid}/stat")
     return stat.exists() and stat.read_text().split(") ", 1)[1][0] != "Z"
+
+
+_CTRL_C_PARENT = """
+import time
+from lanes.fuzz.targets import Target
+from lanes.fuzz.watchdog import Watchdog
+
+with Watchdog(Target(name="t", callable="json:loads", strategy="x:y"), budget=5) as watchdog:
+    watchdog.start()
+    print("ready", flush=True)
+    time.sleep(60)
+"""
+
+
+def test_ctrl_c_is_the_parents_to_handle_not_the_workers() -> None:
+    # Ctrl-C signals the whole process group: the lane stops its worker; a
+    # worker dying of it on its own only adds a confusing second traceback.
+    with subprocess.Popen(
+        [sys.executable, "-c", _CTRL_C_PARENT],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as parent:
+        assert parent.stdout is not None
+        assert parent.stdout.readline() == "ready\n"
+        os.killpg(parent.pid, signal.SIGINT)
+        _, stderr = parent.communicate(timeout=30)
+    assert "KeyboardInterrupt" in stderr  # the parent's own
+    assert "_worker.py" not in stderr

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 import hypothesis
 from hypothesis import HealthCheck, Verbosity, given, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import InvalidArgument, Unsatisfiable
 from hypothesis.reporting import with_reporter
 from hypothesis.strategies import SearchStrategy
 
@@ -205,8 +205,9 @@ def fuzz_target(
     try:
         with with_reporter(lambda _message: None):
             test()
-    except HypothesisException as exc:
-        # InvalidArgument and friends: the target's strategy is unusable.
+    except (InvalidArgument, Unsatisfiable) as exc:
+        # The target's strategy is unusable (a Flaky failure is not this: it
+        # carries our CaseFailures and is sorted below like any other group).
         msg = f"{target.origin} strategy = {target.strategy!r}: Hypothesis refused it: {exc}"
         raise ConfigError(
             msg, hint="fix the strategy; run it with .example() to see the problem"
@@ -214,6 +215,8 @@ def fuzz_target(
     except BaseException as exc:  # sorted below: findings vs harness faults
         leaves = _flatten(exc)
         strangers = [leaf for leaf in leaves if not isinstance(leaf, CaseFailure)]
+        if strangers == [exc]:
+            raise  # Ctrl-C, SIGTERM, a harness bug: not a finding
         if strangers:
             raise strangers[0] from exc
         blob = _reproduce_blob(exc)

@@ -53,6 +53,10 @@ def hangs_on_z(text):
 
 def broken_strategy():
     return st.text().map(lambda _text: 1 // 0)
+
+
+def impossible():
+    return st.text().filter(lambda _text: False)
 '''
 
 
@@ -78,6 +82,7 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, iterations: int
                 "buggy": target("buggy"),
                 "hangs": target("hangs_on_z"),
                 "broken-strategy": target("strict", "broken_strategy"),
+                "impossible": target("strict", "impossible"),
             },
         }
     }
@@ -191,6 +196,16 @@ def test_harness_crash_leaves_an_error_envelope(
     envelope = _envelope(config, "fuzz.json")
     assert envelope["stage"] == "error"
     assert envelope["error"]["type"] == "ZeroDivisionError"
+
+
+def test_a_strategy_hypothesis_cannot_satisfy_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _project(tmp_path, monkeypatch, iterations=5)
+    with pytest.raises(ConfigError) as caught:
+        _run(config, targets=("impossible",))
+    assert "[tool.lanes.fuzz.targets.impossible] strategy" in caught.value.message
+    assert _envelope(config, "fuzz.json")["stage"] == "error"
 
 
 def test_bad_user_reference_is_a_config_error_with_an_error_envelope(tmp_path: Path) -> None:

@@ -1,13 +1,20 @@
-"""The enabled ratchet's two pytest plugins (registered by :mod:`lanes.slow.plugin`).
+"""The enabled ratchet's pytest plugins (registered by :mod:`lanes.slow.plugin`).
 
 - :class:`Stopwatch` runs wherever tests run (in-process, or on each xdist
-  worker): it times function-scoped fixture setup and resolves each test's
-  tier while the item — with its real markers and path — still exists, and
-  writes both onto the test reports. Extra keys in a report's ``__dict__``
+  worker): it resolves every collected test's tier once, at the end of
+  collection, while the items — with their real markers and paths — exist,
+  and times function-scoped fixture setup as it happens.
+- :class:`WorkerStopwatch` (on an xdist worker) also writes both onto each
+  test report before xdist sends it: extra keys in a report's ``__dict__``
   travel through xdist's report serialisation unchanged.
 - :class:`Ratchet` runs on the controller only: it reads the reports — local
-  ones, or the ones xdist replays from its workers — and judges at session
-  end. Verdicts therefore come from the same data with ``-n 0`` and ``-n 2``.
+  ones, with the local stopwatch's figures, or the annotated ones xdist replays
+  from its workers — and judges at session end. Verdicts therefore come from
+  the same data with ``-n 0`` and ``-n 2``.
+
+Cost matters (the bench lane holds the plugin to 2% of a suite's CPU time):
+every per-test hook here is a plain function; the only wrapper is the one
+around fixture setup, which timing requires.
 
 What a test's time covers (``PHASES``): its call phase plus the setup of its
 own function-scoped fixtures. Fixtures of wider scope (class, module, package,
@@ -40,7 +47,7 @@ from lanes.slow.verdicts import Judgement, Measurement, judge
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-__all__ = ["Ratchet", "Stopwatch", "start"]
+__all__ = ["Ratchet", "Stopwatch", "WorkerStopwatch", "start"]
 
 # Report attributes the Stopwatch adds (worker -> controller).
 _FIXTURES = "lanes_slow_fixtures"
@@ -67,25 +74,44 @@ def start(
     except LanesError as exc:
         msg = f"{exc.message}\nhint: {exc.hint}"
         raise pytest.UsageError(msg) from None
-    config.pluginmanager.register(Stopwatch(lanes_config), "lanes-slow-stopwatch")
-    if not is_worker:
-        json_path = config.getoption("slow_json")
-        ratchet = Ratchet(lanes_config, pins, None if json_path is None else Path(json_path))
-        config.pluginmanager.register(ratchet, "lanes-slow-ratchet")
+    if is_worker:
+        config.pluginmanager.register(WorkerStopwatch(lanes_config), "lanes-slow-stopwatch")
+        return
+    stopwatch = Stopwatch(lanes_config)
+    config.pluginmanager.register(stopwatch, "lanes-slow-stopwatch")
+    json_path = config.getoption("slow_json")
+    ratchet = Ratchet(lanes_config, pins, stopwatch, None if json_path is None else Path(json_path))
+    config.pluginmanager.register(ratchet, "lanes-slow-ratchet")
 
 
 class Stopwatch:
-    """Runs where tests run: fixture timing and tier resolution onto the reports."""
+    """Runs where tests run: tiers from the collected items, fixture setup timing."""
 
     def __init__(self, config: Config) -> None:
         self._root = config.root
         self._resolver = TierResolver(config.slow)
-        self._paths: dict[Path, str] = {}
+        self.tiers: dict[str, str] = {}
         # Exclusive timing: a fixture that requests another inside its own body
         # (request.getfixturevalue) must not be charged for the inner one too.
         self._stack: list[float] = []
         self._function = 0.0
         self._shared: list[tuple[str, str, float]] = []
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        resolver = self._resolver
+        if not resolver.has_rules:
+            return  # every test is in the default tier
+        paths: dict[Path, str] = {}
+        for item in session.items:
+            path = paths.get(item.path)
+            if path is None:
+                try:
+                    path = item.path.relative_to(self._root).as_posix()
+                except ValueError:
+                    path = item.nodeid.partition("::")[0]
+                paths[item.path] = path
+            names = [m.name for m in item.iter_markers()] if resolver.markers else ()
+            self.tiers[item.nodeid] = resolver.resolve(path, names)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(
@@ -106,42 +132,37 @@ class Stopwatch:
             else:
                 self._shared.append((fixturedef.argname, fixturedef.scope, own))
 
-    def _relative(self, item: pytest.Item) -> str:
-        path = item.path
-        relative = self._paths.get(path)
-        if relative is None:
-            try:
-                relative = path.relative_to(self._root).as_posix()
-            except ValueError:
-                relative = item.nodeid.partition("::")[0]
-            self._paths[path] = relative
-        return relative
+    def take(self) -> tuple[float, list[tuple[str, str, float]]]:
+        """The fixture setup timed since the last call (function seconds, shared setups).
 
-    def tier_of(self, item: pytest.Item) -> str:
-        resolver = self._resolver
-        if not resolver.has_rules:
-            return resolver.default
-        names = (m.name for m in item.iter_markers()) if resolver.markers else ()
-        return resolver.resolve(self._relative(item), names)
+        Called at every phase's report: what the setup phase accumulated is that
+        test's; fixtures requested lazily inside the call are already in the
+        call's duration and are dropped with the call's report.
+        """
+        taken = self._function, self._shared
+        if taken[0] or taken[1]:
+            self._function = 0.0
+            self._shared = []
+        return taken
 
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-        report = yield
-        when = call.when
+
+class WorkerStopwatch(Stopwatch):
+    """On an xdist worker: the stopwatch's figures onto each report, for the controller."""
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist's own hook serialises the report
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        function_s, shared = self.take()
         # Written into __dict__ on purpose: that is what xdist serialises.
+        when = report.when
         if when == "call":
-            report.__dict__[_TIER] = self.tier_of(item)
+            tier = self.tiers.get(report.nodeid)
+            if tier is not None:
+                report.__dict__[_TIER] = tier
         elif when == "setup":
-            if self._function:
-                report.__dict__[_FIXTURES] = self._function
-            if self._shared:
-                report.__dict__[_SHARED] = self._shared
-        # Fixtures set up lazily inside the call are already in its duration.
-        self._function = 0.0
-        self._shared = []
-        return report
+            if function_s:
+                report.__dict__[_FIXTURES] = function_s
+            if shared:
+                report.__dict__[_SHARED] = shared
 
 
 @dataclass
@@ -156,10 +177,14 @@ class _Shared:
 class Ratchet:
     """Judges on the controller; fails the session past the limits."""
 
-    def __init__(self, config: Config, pins: PinList, json_path: Path | None) -> None:
+    def __init__(
+        self, config: Config, pins: PinList, stopwatch: Stopwatch, json_path: Path | None
+    ) -> None:
         self.config = config
         self.pins = pins
         self.json_path = json_path
+        self._stopwatch = stopwatch
+        self._default_tier = config.slow.default_tier
         self.judgement: Judgement | None = None
         # (call seconds, tier, outcome) and function-fixture seconds by node id.
         self._calls: dict[str, tuple[float, str, str]] = {}
@@ -176,23 +201,30 @@ class Ratchet:
         )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        when = report.when
         extra = report.__dict__
+        worker = extra.get("worker_id")
+        if worker is None:
+            # Run in this process: the local stopwatch timed it.
+            function_s, shared = self._stopwatch.take()
+            tier = self._stopwatch.tiers.get(report.nodeid)
+        else:
+            # Replayed from an xdist worker: its stopwatch wrote onto the report.
+            function_s, shared = extra.get(_FIXTURES, 0.0), extra.get(_SHARED, ())
+            tier = extra.get(_TIER)
+        when = report.when
         if when == "call":
-            tier = extra.get(_TIER) or self.config.slow.default_tier
+            tier = tier or self._default_tier
             self._calls[report.nodeid] = (report.duration, tier, report.outcome)
         elif when == "setup":
-            fixtures = extra.get(_FIXTURES)
-            if fixtures:
-                self._fixtures[report.nodeid] = fixtures
-            for name, scope, seconds in extra.get(_SHARED, ()):
-                shared = self._shared.get((scope, name))
-                if shared is None:
-                    shared = self._shared[scope, name] = _Shared(scope=scope, first=report.nodeid)
-                shared.count += 1
-                shared.total += seconds
-                shared.max = max(shared.max, seconds)
-            worker = extra.get("worker_id")
+            if function_s:
+                self._fixtures[report.nodeid] = function_s
+            for name, scope, seconds in shared:
+                entry = self._shared.get((scope, name))
+                if entry is None:
+                    entry = self._shared[scope, name] = _Shared(scope=scope, first=report.nodeid)
+                entry.count += 1
+                entry.total += seconds
+                entry.max = max(entry.max, seconds)
             if worker is not None:
                 self._workers.add(str(worker))
 

@@ -201,20 +201,21 @@ class Ratchet:
         )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # Hot path (three calls per test): read report.nodeid, a property that
+        # builds a string, only where it is needed.
         extra = report.__dict__
         worker = extra.get("worker_id")
         if worker is None:
             # Run in this process: the local stopwatch timed it.
             function_s, shared = self._stopwatch.take()
-            tier = self._stopwatch.tiers.get(report.nodeid)
         else:
             # Replayed from an xdist worker: its stopwatch wrote onto the report.
             function_s, shared = extra.get(_FIXTURES, 0.0), extra.get(_SHARED, ())
-            tier = extra.get(_TIER)
         when = report.when
         if when == "call":
-            tier = tier or self._default_tier
-            self._calls[report.nodeid] = (report.duration, tier, report.outcome)
+            nodeid = report.nodeid
+            tier = self._stopwatch.tiers.get(nodeid) if worker is None else extra.get(_TIER)
+            self._calls[nodeid] = (report.duration, tier or self._default_tier, report.outcome)
         elif when == "setup":
             if function_s:
                 self._fixtures[report.nodeid] = function_s

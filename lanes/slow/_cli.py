@@ -59,7 +59,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--ceiling",
         type=_seconds,
         metavar="SECONDS",
-        help="the test's own budget (default: its last measurement, rounded up)",
+        help="the test's own budget (default: its last measurement + 25%%, rounded up)",
     )
     pin.add_argument(
         "--tier",

@@ -17,7 +17,7 @@ from lanes.config import Config, load_config
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
 from lanes.slow.pins import add_pin, remove_pin
-from lanes.slow.verdicts import round_up
+from lanes.slow.verdicts import suggested_ceiling
 
 if TYPE_CHECKING:
     import argparse
@@ -62,7 +62,7 @@ def run_pin(ns: argparse.Namespace) -> int:
                 hint="pass --ceiling SECONDS (the ratchet's failure message suggests one), "
                 "or run `lanes slow run` first",
             )
-        ceiling = round_up(measured[1])
+        ceiling = suggested_ceiling(measured[1])
     if tier is None:
         tier = measured[0] if measured is not None else config.slow.default_tier
     pin, previous = add_pin(

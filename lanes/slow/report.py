@@ -11,7 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from lanes.slow.verdicts import Judged, Judgement, PinState, Verdict, round_up
+from lanes.slow.verdicts import Judged, Judgement, PinState, Verdict, suggested_ceiling
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -82,7 +82,7 @@ def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
     """What failed, by how much, and the three ways to fix it."""
     m = judged.measurement
     quoted = shlex.quote(m.nodeid)
-    ceiling = round_up(judged.seconds)
+    ceiling = suggested_ceiling(judged.seconds)
     if judged.pin is not None:
         head = (
             f"{m.nodeid} took {_s(judged.seconds)}: past {slow.fail_factor:g} × its pin ceiling "

@@ -32,6 +32,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -275,4 +276,8 @@ class Ratchet:
             terminalreporter.write_line(line.text, **_STYLES[line.style])
         if judgement.failures:
             # Shown in pytest's final "N passed, 1 past slow budget" line.
-            terminalreporter.stats.setdefault(_STAT_KEY, []).extend(judgement.failures)
+            # pytest reads attributes off stats entries through __dict__, so
+            # plain namespaces rather than the (tuple) verdicts themselves.
+            terminalreporter.stats.setdefault(_STAT_KEY, []).extend(
+                SimpleNamespace(nodeid=j.nodeid) for j in judgement.failures
+            )

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from lanes.slow.pins import Pin, PinList
 
@@ -38,6 +38,7 @@ __all__ = [
     "Verdict",
     "judge",
     "round_up",
+    "suggested_ceiling",
 ]
 
 
@@ -60,9 +61,12 @@ class PinState(StrEnum):
     """The pinned test did not run in this session (deselected, or gone: see `lanes slow check`)."""
 
 
-@dataclass(frozen=True)
-class Measurement:
-    """What one test cost. ``seconds`` is what the budget judges."""
+class Measurement(NamedTuple):
+    """What one test cost. ``seconds`` is what the budget judges.
+
+    A named tuple, like :class:`Judged`: one exists per test, and the bench lane
+    holds the plugin to 2% of a suite's CPU time.
+    """
 
     nodeid: str
     tier: str
@@ -77,9 +81,10 @@ class Measurement:
         return self.call + self.fixtures
 
 
-@dataclass(frozen=True)
-class Judged:
+class Judged(NamedTuple):
     measurement: Measurement
+    seconds: float
+    """What the budget judged: ``measurement.seconds``."""
     budget: float
     """The tier's budget."""
     allowance: float
@@ -92,10 +97,6 @@ class Judged:
     @property
     def nodeid(self) -> str:
         return self.measurement.nodeid
-
-    @property
-    def seconds(self) -> float:
-        return self.measurement.seconds
 
 
 @dataclass(frozen=True)
@@ -138,17 +139,11 @@ class TightenHint:
 class Judgement:
     fail_factor: float
     judged: tuple[Judged, ...]
+    failures: tuple[Judged, ...]
+    band: tuple[Judged, ...]
     pins: tuple[PinReport, ...]
     tiers: tuple[TierStats, ...]
     tighten: tuple[TightenHint, ...]
-
-    @property
-    def failures(self) -> tuple[Judged, ...]:
-        return tuple(j for j in self.judged if j.verdict is Verdict.FAIL)
-
-    @property
-    def band(self) -> tuple[Judged, ...]:
-        return tuple(j for j in self.judged if j.verdict is Verdict.BAND)
 
     @property
     def passed(self) -> bool:
@@ -165,6 +160,16 @@ def round_up(seconds: float, digits: int = 2) -> float:
     exponent = math.floor(math.log10(seconds)) - (digits - 1)
     step = 10.0**exponent
     return round(math.ceil(seconds / step - 1e-9) * step, max(0, -exponent))
+
+
+CEILING_HEADROOM = 1.25
+"""A suggested pin ceiling leaves a quarter on top of the measurement, so that
+ordinary jitter does not put a freshly pinned test straight into the band."""
+
+
+def suggested_ceiling(seconds: float) -> float:
+    """The ceiling ``lanes slow pin`` defaults to (and failure messages suggest)."""
+    return round_up(seconds * CEILING_HEADROOM)
 
 
 def _percentile(ordered: list[float], share: float) -> float:
@@ -184,7 +189,7 @@ def _judge_one(m: Measurement, budget: float, factor: float, pin: Pin | None) ->
         verdict = Verdict.BAND
     else:
         verdict = Verdict.FAIL
-    return Judged(m, budget, allowance, limit, verdict, pin)
+    return Judged(m, seconds, budget, allowance, limit, verdict, pin)
 
 
 def _pin_state(judged: Judged) -> PinState:
@@ -265,6 +270,8 @@ def judge(
     return Judgement(
         fail_factor=factor,
         judged=tuple(judged),
+        failures=tuple(j for j in judged if j.verdict is Verdict.FAIL),
+        band=tuple(j for j in judged if j.verdict is Verdict.BAND),
         pins=tuple(reports),
         tiers=stats,
         tighten=_tighten(slow, stats),

@@ -117,8 +117,12 @@ def test_function_fixtures_are_charged_and_shared_fixtures_reported(
         f"def slow_function_fixture():\n    time.sleep({SLOW_SLEEP})\n"
         "@pytest.fixture(scope='module')\n"
         f"def slow_module_fixture():\n    time.sleep({SLOW_SLEEP})\n"
+        # A function fixture over the slow module fixture: pytest sets the module
+        # one up first, and only the function fixture's own time is charged.
+        "@pytest.fixture\n"
+        "def fast_function_fixture(slow_module_fixture):\n    pass\n"
         "def test_charged(slow_function_fixture):\n    pass\n"
-        "def test_not_charged(slow_module_fixture):\n    pass\n"
+        "def test_not_charged(fast_function_fixture):\n    pass\n"
     )
     out = pytester.path / "slow.json"
     result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))

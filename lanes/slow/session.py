@@ -198,6 +198,9 @@ class Ratchet:
             f"{len(self.pins)} pinned ({slow.pins})"
         )
 
+    # tryfirst: the stopwatch's last fixture interval ends when this runs, so
+    # the terminal's progress output must not land in it.
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Hot path (three calls per test): read report.nodeid, a property that
         # builds a string, only where it is needed.

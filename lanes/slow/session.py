@@ -13,12 +13,10 @@
   the same data with ``-n 0`` and ``-n 2``.
 
 Cost matters (the bench lane holds the plugin to 2% of a suite's CPU time):
-every hook here is a plain function, no hook wrappers. Fixture setup is timed
-from the start of each fixture's setup to the start of the next one (or the
-end of the setup phase): pytest sets up a fixture's dependencies before
-calling its setup hook, so that interval is the fixture's own body. (A fixture
-that calls ``request.getfixturevalue`` inside its body shares its remaining
-time with the fixture it asked for.)
+every per-test hook here is a plain function; the only wrapper is the one
+around fixture setup, which exact timing requires. (A plain hook timing from
+one fixture's start to the next measured no cheaper under callgrind, and
+misattributes a fixture that calls ``request.getfixturevalue``.)
 
 What a test's time covers (``PHASES``): its call phase plus the setup of its
 own function-scoped fixtures. Fixtures of wider scope (class, module, package,
@@ -37,7 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -48,6 +46,9 @@ from lanes.slow.pins import PinList, load_pins
 from lanes.slow.report import FixtureCost, envelope_data, terminal_lines
 from lanes.slow.tiers import TierResolver
 from lanes.slow.verdicts import Judgement, Measurement, judge
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
 
 __all__ = ["Ratchet", "Stopwatch", "WorkerStopwatch", "start"]
 
@@ -93,8 +94,11 @@ class Stopwatch:
         self._root = config.root
         self._resolver = TierResolver(config.slow)
         self.tiers: dict[str, str] = {}
-        # (start, scope, name) of every fixture setup since the last report.
-        self._starts: list[tuple[float, str, str]] = []
+        # Exclusive timing: a fixture that requests another inside its own body
+        # (request.getfixturevalue) must not be charged for the inner one too.
+        self._stack: list[float] = []
+        self._function = 0.0
+        self._shared: list[tuple[str, str, float]] = []
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         resolver = self._resolver
@@ -112,36 +116,37 @@ class Stopwatch:
             names = [m.name for m in item.iter_markers()] if resolver.markers else ()
             self.tiers[item.nodeid] = resolver.resolve(path, names)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef[Any]) -> None:
-        # A plain hook, not a wrapper: a wrapper costs several times more per
-        # fixture (a generator and a StopIteration each), and suites set up
-        # several fixtures per test. pytest runs a fixture's dependencies before
-        # its own hook, so a fixture's body fills the time from its start to
-        # the next fixture's start, or to the end of the setup phase.
-        self._starts.append((time.perf_counter(), fixturedef.scope, fixturedef.argname))
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(
+        self, fixturedef: pytest.FixtureDef[Any]
+    ) -> Generator[None, object, object]:
+        stack = self._stack
+        stack.append(0.0)
+        start = time.perf_counter()
+        try:
+            return (yield)
+        finally:
+            elapsed = time.perf_counter() - start
+            own = elapsed - stack.pop()
+            if stack:
+                stack[-1] += elapsed
+            if fixturedef.scope == "function":
+                self._function += own
+            else:
+                self._shared.append((fixturedef.argname, fixturedef.scope, own))
 
     def take(self) -> tuple[float, list[tuple[str, str, float]]]:
-        """Fixture setup since the last report: (function-scoped seconds, shared setups).
+        """The fixture setup timed since the last call (function seconds, shared setups).
 
-        Called at every phase's report, so what the setup phase accumulated is
-        that test's; fixtures requested lazily inside the call are already in
-        the call's duration and are dropped with the call's report.
+        Called at every phase's report: what the setup phase accumulated is that
+        test's; fixtures requested lazily inside the call are already in the
+        call's duration and are dropped with the call's report.
         """
-        starts = self._starts
-        if not starts:
-            return 0.0, []
-        self._starts = []
-        ends = [start for start, _, _ in starts[1:]]
-        ends.append(time.perf_counter())
-        function_s = 0.0
-        shared: list[tuple[str, str, float]] = []
-        for (start, scope, name), end in zip(starts, ends, strict=True):
-            if scope == "function":
-                function_s += end - start
-            else:
-                shared.append((name, scope, end - start))
-        return function_s, shared
+        taken = self._function, self._shared
+        if taken[0] or taken[1]:
+            self._function = 0.0
+            self._shared = []
+        return taken
 
 
 class WorkerStopwatch(Stopwatch):
@@ -198,8 +203,8 @@ class Ratchet:
             f"{len(self.pins)} pinned ({slow.pins})"
         )
 
-    # tryfirst: the stopwatch's last fixture interval ends when this runs, so
-    # the terminal's progress output must not land in it.
+    # tryfirst: the stopwatch hands over what it timed when this runs, so keep
+    # other plugins' report handling (the terminal's progress output) out of it.
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Hot path (three calls per test): read report.nodeid, a property that

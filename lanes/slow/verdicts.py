@@ -73,7 +73,7 @@ class Measurement(NamedTuple):
     call: float
     """Duration of the call phase (the test function's body)."""
     fixtures: float = 0.0
-    """Setup of the test's function-scoped fixtures (their bodies, not shared fixtures')."""
+    """Setup of the test's function-scoped fixtures (their own, exclusive time)."""
     outcome: str = "passed"
 
     @property

@@ -19,10 +19,10 @@ All I/O goes through :class:`~lanes.governor._env.Environment`.
 from __future__ import annotations
 
 import json
-import math
 
 from lanes.errors import LanesError
 from lanes.governor._debug import debug_log
+from lanes.governor._numbers import finite_float
 
 # Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
 # start, and this module runs on the hook's path. Type checkers treat any name
@@ -120,9 +120,10 @@ class LedgerEntry:
         if status not in _OUTCOMES:
             msg = f"status must be 'PASS' or 'FAIL', got {status!r}"
             raise bad(msg)
-        ts = data.get("ts")
-        if isinstance(ts, bool) or not isinstance(ts, int | float) or not math.isfinite(ts):
-            msg = f"ts must be a finite number of seconds, got {ts!r}"
+        raw_ts = data.get("ts")
+        ts = finite_float(raw_ts)
+        if ts is None:
+            msg = f"ts must be a finite number of seconds, got {raw_ts!r}"
             raise bad(msg)
         strings: dict[str, str | None] = {}
         for key in ("git_head", "dirty_digest", "agent", "session_tail"):
@@ -139,7 +140,7 @@ class LedgerEntry:
             raise bad(msg)
         return cls(
             status=status,
-            ts=float(ts),
+            ts=ts,
             git_head=strings["git_head"],
             dirty_digest=strings["dirty_digest"],
             agent=strings["agent"] or "",

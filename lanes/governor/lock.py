@@ -20,10 +20,10 @@ so the torture lane drives exactly this code through a modelled world.
 from __future__ import annotations
 
 import json
-import math
 
 from lanes.errors import LanesError
 from lanes.governor._env import UNKNOWN_START
+from lanes.governor._numbers import finite_float
 
 # Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
 # start, and this module runs on the hook's path. Type checkers treat any name
@@ -148,18 +148,17 @@ def parse_lock(text: str) -> LockRecord:
         value = data[name]
         if name in _INT_FIELDS:
             # bool is an int subclass; `"agent_pid": true` is damage, not pid 1.
-            if isinstance(value, bool) or not isinstance(value, int):
-                msg = f"{name} must be an integer, got {value!r}"
+            # A pid beyond a C int cannot exist, and os.kill() would raise
+            # OverflowError on it rather than answer.
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**31:
+                msg = f"{name} must be an integer from 0 to 2**31-1, got {value!r}"
                 raise _bad(msg)
         elif name in _NUMBER_FIELDS:
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int | float)
-                or not math.isfinite(value)
-            ):
+            number = finite_float(value)
+            if number is None:
                 msg = f"{name} must be a finite number, got {value!r}"
                 raise _bad(msg)
-            value = float(value)
+            value = number
         elif not isinstance(value, str):
             msg = f"{name} must be a string, got {value!r}"
             raise _bad(msg)

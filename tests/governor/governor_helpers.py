@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hook_io_helpers import clean_env, git
+
 from lanes.config import Config, load_config
 from lanes.governor._env import OSEnvironment
 from lanes.governor.classify import classify
@@ -30,26 +32,6 @@ command = "pytest tests/integ -m 'not slow'"
 runner = "command"
 command = "make verify"
 """
-
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "t",
-    "GIT_AUTHOR_EMAIL": "t@example.invalid",
-    "GIT_COMMITTER_NAME": "t",
-    "GIT_COMMITTER_EMAIL": "t@example.invalid",
-    "GIT_CONFIG_GLOBAL": os.devnull,
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        env={**os.environ, **GIT_ENV},
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
 
 
 def make_repo(path: Path, pyproject: str = PYPROJECT) -> Path:
@@ -90,17 +72,12 @@ def run_hook(
     data: dict[str, object], *, xdg: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Pipe one payload into a real `lanes hook` process (state in <git common dir>/lanes)."""
-    environ = {
-        key: value for key, value in os.environ.items() if not key.startswith(("LANES_", "CLAUDE_"))
-    }
-    environ["XDG_STATE_HOME"] = str(xdg)
-    environ.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "lanes", "hook"],
         input=json.dumps(data),
         capture_output=True,
         text=True,
-        env=environ,
+        env=clean_env(xdg, **(env or {})),
         cwd=str(data.get("cwd", ".")),
         check=False,
         timeout=60,

@@ -24,7 +24,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["flocked", "read_text_nofollow", "write_atomic"]
+__all__ = ["flocked", "flocked_directory", "read_text_nofollow", "write_atomic"]
 
 _counter = 0
 
@@ -78,4 +78,21 @@ def flocked(lock_path: str | os.PathLike[str]) -> Iterator[None]:
         yield
     finally:
         # Closing the descriptor releases the flock.
+        os.close(fd)
+
+
+@contextmanager
+def flocked_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold an exclusive ``fcntl.flock`` on ``directory`` itself for the block.
+
+    For committed baselines: a sidecar lock file next to a committed baseline
+    is one ``git add .`` away from being committed, while the directory needs
+    no new file. Two agents editing at once would otherwise lose one edit.
+    """
+    os.makedirs(directory, exist_ok=True)
+    fd = os.open(os.fspath(directory), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
         os.close(fd)

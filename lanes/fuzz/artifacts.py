@@ -13,23 +13,19 @@ promoted hang fails against its budget instead of wedging the suite.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
-import os
 import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import hypothesis
 
-from lanes._atomic import write_atomic
+from lanes._atomic import flocked_directory, write_atomic
 from lanes.errors import StateError, UsageError
 from lanes.fuzz._codec import CodecError, canonical, decode, encode
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from pathlib import Path
 
     from lanes.fuzz.engine import Failure
@@ -221,23 +217,11 @@ def load_corpus(path: Path) -> list[CorpusEntry]:
     return out
 
 
-@contextlib.contextmanager
-def _directory_locked(directory: Path) -> Iterator[None]:
-    # flock on the directory itself rather than a sidecar file: the baselines
-    # directory is committed, and a stray lock file would show up in git.
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def append_to_corpus(path: Path, case: SavedCase, *, note: str) -> bool:
     """Add ``case`` to the corpus unless an equal input of the same target is there (True when added)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     entry_id = _case_id(case.target, case.value)
-    with _directory_locked(path.parent):
+    with flocked_directory(path.parent):
         existing = load_corpus(path)
         if any(entry.id == entry_id for entry in existing):
             return False

@@ -20,16 +20,13 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import fcntl
 import json
 import math
-import os
 import re
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from lanes._atomic import write_atomic
+from lanes._atomic import flocked_directory, write_atomic
 from lanes.errors import ConfigError, StateError, UsageError
 
 if TYPE_CHECKING:
@@ -282,20 +279,6 @@ def write_pins(path: Path, pins: Sequence[Pin]) -> None:
     write_atomic(path, dump_pins(pins))
 
 
-@contextmanager
-def _directory_lock(directory: Path) -> Iterator[None]:
-    # Lock the baselines directory itself rather than a sidecar file: a sidecar
-    # next to a committed baseline is one `git add .` away from being committed.
-    # Two agents pinning at once would otherwise lose one of the two edits.
-    directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
-
-
 def _today() -> str:
     return dt.datetime.now(tz=dt.UTC).date().isoformat()
 
@@ -334,7 +317,7 @@ def add_pin(
             msg,
             hint="pass the seconds the test may take, e.g. --ceiling 4.5",
         )
-    with _directory_lock(path.parent):
+    with flocked_directory(path.parent):
         current = load_pins(path, slow=slow)
         previous = current.get(nodeid)
         pin = Pin(
@@ -353,7 +336,7 @@ def add_pin(
 
 def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str) -> Pin:
     """Unpin ``nodeid``; a node id that is not pinned is a usage error with a guess."""
-    with _directory_lock(path.parent):
+    with flocked_directory(path.parent):
         current = load_pins(path, slow=slow)
         pin = current.get(nodeid)
         if pin is None:

@@ -94,3 +94,19 @@ def test_schema_file_is_valid_2020_12() -> None:
     )
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    keys = [key for key, _ in pairs]
+    duplicated = sorted({key for key in keys if keys.count(key) > 1})
+    assert not duplicated, f"duplicate keys in the schema: {duplicated}"
+    return dict(pairs)
+
+
+def test_schema_file_has_no_duplicate_keys() -> None:
+    # json.loads keeps the last of two equal keys, so a lane's $defs or allOf
+    # block pasted twice (it happened while lanes were added in parallel)
+    # silently drops the first copy's rules.
+    from lanes.envelope import SCHEMA_PATH  # noqa: PLC0415
+
+    json.loads(SCHEMA_PATH.read_text(encoding="utf-8"), object_pairs_hook=_refuse_duplicate_keys)

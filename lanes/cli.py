@@ -79,6 +79,17 @@ def _main_argparse(args: list[str]) -> int:
     except BrokenPipeError:
         # `lanes classify --jsonl | head`: the reader left; nothing to report.
         return ExitCode.OK
+    except Exception as exc:  # noqa: BLE001  # a crash is exit 3 by contract, not Python's 1
+        import traceback  # noqa: PLC0415
+
+        # The traceback stays: a crash is a lanekit bug and this is its report.
+        traceback.print_exc()
+        print(f"error: lanes {ns.command} crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(
+            "hint: this is a bug in lanekit, not in your input; please report it with the traceback above",
+            file=sys.stderr,
+        )
+        return ExitCode.CRASH
 
 
 if __name__ == "__main__":  # pragma: no cover

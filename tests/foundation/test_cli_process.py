@@ -160,3 +160,25 @@ def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
     assert any(line.startswith(f"{missing}: $:") and "does not exist" in line for line in out)
     assert any(line.startswith(f"{deep}: $:") and "nested too deeply" in line for line in out)
     assert not any(line.startswith(str(good)) for line in out)
+
+
+def test_a_crash_in_a_subcommand_is_exit_3_with_the_traceback_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # DESIGN.md: 3 = could not complete (crash). Python's own unhandled-error
+    # status is 1, which callers would read as "the lane's verdict is fail".
+    (tmp_path / "crashing_cli.py").write_text(
+        "def add_parser(sub):\n"
+        "    parser = sub.add_parser('crash')\n"
+        "    parser.set_defaults(handler=lambda ns: {}['missing'])\n",
+        encoding="utf-8",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from lanes import cli  # noqa: PLC0415
+
+    monkeypatch.setattr(cli, "_SUBCOMMANDS", (*cli._SUBCOMMANDS, ("crash", "crashing_cli")))
+    assert cli.main(["crash"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err
+    assert "error: lanes crash crashed: KeyError: 'missing'" in err
+    assert "hint: this is a bug in lanekit" in err

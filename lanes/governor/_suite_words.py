@@ -12,8 +12,6 @@ picked up by the very next hook call.
 from __future__ import annotations
 
 import os
-import shlex
-from pathlib import Path
 
 from lanes._atomic import flocked, write_atomic
 from lanes.governor._debug import debug_log
@@ -37,6 +35,11 @@ def suite_words(pyproject: str) -> list[bytes]:
     command that matches, and finding *any* of them is enough to pass it on.
     ``[*]`` when the config cannot be read (then nothing may be dropped).
     """
+    # Imported here, on a cache miss only: pathlib and shlex (which imports re)
+    # would cost the full path half an interpreter start on every test command.
+    import shlex  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
     from lanes.config import load_config  # noqa: PLC0415  # off the screen's path
     from lanes.errors import LanesError  # noqa: PLC0415
 

@@ -184,9 +184,10 @@ def _load_strict(cwd: str) -> tuple[ConfigLike, dict[str, object] | None]:
 def gate_config(cwd: str) -> ConfigLike:
     """The config governing ``cwd``: from the cache when its pyproject.toml is unchanged."""
     found = _nearest_pyproject(cwd)
-    if found is None:
-        return _load_strict(cwd)[0]
-    path, stamp = found
+    # A project without pyproject.toml (an npm or Go repository) gets the
+    # defaults, cached per directory too: building them imports lanes.config,
+    # which would otherwise cost two interpreter starts on every test command.
+    path, stamp = found if found is not None else (f"no-pyproject:{os.path.abspath(cwd)}", "absent")
     projects = _read_cache()
     row = projects.get(path)
     if isinstance(row, dict) and row.get("stamp") == stamp:

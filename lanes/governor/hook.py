@@ -74,8 +74,6 @@ def run_hook(args: list[str]) -> int:
 
 
 def _dispatch(raw: bytes, agent: str) -> int:
-    from pathlib import Path  # noqa: PLC0415  # the full path only
-
     from lanes.governor._debug import debug_log  # noqa: PLC0415
     from lanes.governor._suite_words import refresh  # noqa: PLC0415
     from lanes.governor.classify import classify  # noqa: PLC0415
@@ -89,7 +87,9 @@ def _dispatch(raw: bytes, agent: str) -> int:
     # The screen passed this payload on; if that was because a config changed,
     # refresh its suite words so the next unrelated command takes the fast path.
     _guarded("suite-words", refresh, payload.cwd)
-    classification = classify(payload.command, Path(payload.cwd) if payload.cwd else None)
+    # The cwd as a string: classify takes any path-like, and pathlib (with re
+    # behind it) would cost half an interpreter start on every test command.
+    classification = classify(payload.command, payload.cwd)
     if payload.event == "PreToolUse":
         return _on_pre(payload, classification, agent)
     return _on_post(payload, classification, agent)

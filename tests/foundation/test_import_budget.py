@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -67,3 +68,47 @@ def test_the_parser_loads_no_lane_dependency(startup: set[str]) -> None:
     code = "import contextlib, lanes.cli\nwith contextlib.suppress(SystemExit): lanes.cli.main(['--help'])"
     added = {name.split(".")[0] for name in _imported(code) - startup}
     assert added <= set(sys.stdlib_module_names) | {"lanes"}, sorted(added)
+
+
+def test_a_gated_test_command_does_not_import_pathlib(tmp_path: Path) -> None:
+    # The full hook path (a test run: parse, classify, gate) used to import
+    # pathlib (with fnmatch, re's compiler, urllib.parse) on every test command,
+    # and in a project without pyproject.toml lanes.config too. The first call
+    # may fill the per-user caches; the second must stay lean. `-S` keeps
+    # site (and an editable install's finder, which imports pathlib) out.
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    repo = Path(__file__).resolve().parents[2]
+    payload = json.dumps(
+        {
+            "session_id": "import-budget-0001",
+            "cwd": str(tmp_path),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "pytest tests/unit -q"},
+        }
+    )
+    code = (
+        "import sys\n"
+        "from lanes.cli import main\n"
+        "main(['hook'])\n"
+        "print(sorted(m for m in ('pathlib', 'subprocess', 'dataclasses') if m in sys.modules))\n"
+    )
+    env = {
+        "PYTHONPATH": str(repo),
+        "XDG_STATE_HOME": str(tmp_path / "xdg"),
+        "LANES_STATE_DIR": str(tmp_path / "state"),
+        "PATH": os.environ.get("PATH", ""),
+    }
+    for _warm_then_measure in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-S", "-c", code],
+            input=payload,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+            timeout=60,
+        )
+    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout + proc.stderr

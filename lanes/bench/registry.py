@@ -39,7 +39,7 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.slow",
 )
 
-Verdict = Literal["pass", "fail", "info"]
+Verdict = Literal["pass", "miss", "fail", "info"]
 Figure = float | int | str | bool | None
 
 
@@ -61,8 +61,9 @@ class BenchContext:
 class BenchResult:
     """One benchmark's outcome (the runner adds its name and description).
 
-    ``verdict`` is ``"fail"`` only when the goal is missed beyond noise (see
-    :mod:`lanes.bench._stats`); ``"info"`` for a figure without a goal.
+    ``verdict`` is ``"fail"`` only when a gating goal is missed beyond noise,
+    ``"miss"`` for a tracked goal missed or a gating one missed within noise
+    (see :mod:`lanes.bench._stats`); ``"info"`` for a figure without a goal.
     """
 
     __slots__ = ("figures", "goal", "note", "verdict")

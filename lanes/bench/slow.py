@@ -35,8 +35,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from lanes.bench._stats import median_interval
-from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
+from lanes.bench._stats import goal_verdict, median_interval
+from lanes.bench.registry import BenchContext, BenchResult, benchmark
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -204,11 +204,7 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
             verdict="fail",
             note=f"the generated suite did not pass in every run (exit codes {sorted(codes)})",
         )
-    verdict: Verdict = "pass"
-    note = ""
-    if low > OVERHEAD_GOAL:
-        verdict = "fail"
-        note = f"the whole 95% interval ({low:.1%} to {high:.1%}) is above the goal"
-    elif median > OVERHEAD_GOAL:
-        note = f"median {median:.1%} over the goal but within noise (interval from {low:.1%})"
+    # A tracked goal: on a generated suite of empty tests pytest's own per-test
+    # cost is tiny, so the plugin's share is the worst case any suite sees.
+    verdict, note = goal_verdict(median, low, high, OVERHEAD_GOAL, gating=False)
     return BenchResult(figures=figures, goal=goal, verdict=verdict, note=note)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lanes.bench import registry
-from lanes.bench._stats import median_interval
+from lanes.bench._stats import goal_verdict, median_interval
 from lanes.bench.registry import BenchContext, BenchResult
 from lanes.bench.runner import run_bench
 from lanes.envelope import validate_envelope
@@ -108,6 +108,35 @@ def test_a_missed_goal_fails_the_lane(project: Path, monkeypatch: pytest.MonkeyP
     assert (document["result"], document["stage"]) == ("fail", "complete")
     assert run_bench(_ns(project, "always-fine")) == 0
     assert _envelope(project)["result"] == "pass"
+
+
+def test_a_missed_tracked_goal_is_reported_but_does_not_fail_the_lane(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(registry, "BENCHMARK_MODULES", ())
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    registry.benchmark("tracked", "a tracked goal, missed")(_fixed("miss"))
+    assert run_bench(_ns(project)) == 0
+    document = _envelope(project)
+    assert document["result"] == "pass"
+    data = document["data"]
+    assert isinstance(data, dict)
+    assert [b["verdict"] for b in data["benchmarks"]] == ["miss"]
+
+
+@pytest.mark.parametrize(
+    ("median", "low", "gating", "verdict"),
+    [
+        (1.5, 1.2, True, "pass"),
+        (2.5, 2.1, True, "fail"),  # the whole interval above a gating goal
+        (2.5, 1.9, True, "miss"),  # within noise
+        (3.1, 2.9, False, "miss"),  # a tracked goal never fails the lane
+    ],
+)
+def test_goal_verdict(median: float, low: float, gating: bool, verdict: str) -> None:
+    got, note = goal_verdict(median, low, median + 0.5, 2.0, gating=gating)
+    assert got == verdict
+    assert bool(note) == (verdict != "pass")
 
 
 def test_a_crashing_benchmark_leaves_an_error_envelope(

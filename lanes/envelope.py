@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FORMAT",
+    "MAX_DATA_DEPTH",
     "SCHEMA_VERSION",
     "Envelope",
     "LaneRun",
@@ -55,6 +56,7 @@ __all__ = [
     "Terminated",
     "git_subject",
     "lane_run",
+    "nesting_exceeds",
     "read_envelope",
     "validate_envelope",
 ]
@@ -255,9 +257,34 @@ def _signals_as_exceptions() -> Iterator[bool]:
             signal.signal(signum, handler)
 
 
+# Deeper lane data is refused. An explicit limit, not Python's recursion
+# limit: how deep json.dumps can go differs between interpreters (3.12 moved
+# it to the C stack), and an envelope must be readable by every reader.
+MAX_DATA_DEPTH: Final = 100
+
+
+def nesting_exceeds(value: object, limit: int) -> bool:
+    """Whether JSON-like ``value`` nests deeper than ``limit`` containers (iterative)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Iterable[object] = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 def _unholdable(data: Mapping[str, Any]) -> str | None:
     """Why ``data`` cannot be written as strict JSON, naming the first bad key; None if it can."""
     for key, value in data.items():
+        if nesting_exceeds(value, MAX_DATA_DEPTH):
+            return f"data[{key!r}] is nested deeper than {MAX_DATA_DEPTH} levels"
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError, RecursionError) as exc:

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lanes.envelope import nesting_exceeds
+
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
 
@@ -26,6 +28,8 @@ MAX_ROWS = 60
 MAX_LIST_ITEMS = 10
 MAX_VALUE_CHARS = 200
 MAX_DEPTH = 4
+# Nesting below MAX_DEPTH that is still shown as one line of JSON.
+_MAX_SHOWN_NESTING = 50
 
 # What went wrong in each known lane: these keys lead its data table.
 FIRST: Mapping[str, tuple[str, ...]] = {
@@ -134,12 +138,12 @@ def _cut(text: str) -> str:
 
 def _compact(value: object) -> str:
     """What is left below MAX_DEPTH, as one line of JSON."""
-    try:
-        return _cut(json.dumps(value, sort_keys=True))
-    except RecursionError:
-        # json.loads accepts a little more nesting than json.dumps can write
-        # back from down here; a valid envelope must not crash the report.
+    # json.loads accepts more nesting than json.dumps can write back on some
+    # interpreters (RecursionError); an explicit limit keeps a valid envelope
+    # from crashing the report, the same way on every Python.
+    if nesting_exceeds(value, _MAX_SHOWN_NESTING):
         return "(nested too deeply to show)"
+    return _cut(json.dumps(value, sort_keys=True))
 
 
 def _flatten(value: object, name: str, depth: int) -> Iterator[tuple[str, str]]:

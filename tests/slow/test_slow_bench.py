@@ -33,7 +33,8 @@ def test_a_small_run_reports_paired_figures(
     ctx = BenchContext(root=pytester.path, config=config, iterations=1, python=sys.executable)
     result = bench_slow.slow_plugin_overhead(ctx)
     # Timing figures are the bench lane's business; here only their presence.
-    assert result.verdict in {"pass", "fail"}
+    # A tracked goal: missing it is "miss", never "fail" for a suite that ran.
+    assert result.verdict in {"pass", "miss"}
     assert result.figures["pairs"] == 1
     assert result.figures["tests"] == 40
     assert isinstance(result.figures["overhead_median"], float)

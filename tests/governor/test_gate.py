@@ -13,7 +13,8 @@ import re
 from pathlib import Path
 
 import pytest
-from governor_helpers import SESSION_A, SESSION_B, Project, git, make_repo, payload
+from governor_helpers import SESSION_A, SESSION_B, Project, make_repo, payload
+from hook_io_helpers import git
 
 from lanes.config import load_config
 from lanes.governor._env import OSEnvironment

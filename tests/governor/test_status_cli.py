@@ -8,7 +8,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import SESSION_A, Project, git
+from governor_helpers import SESSION_A, Project
+from hook_io_helpers import git
 
 from lanes.cli import main
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from governor_helpers import git, make_repo
+from governor_helpers import make_repo
+from hook_io_helpers import git
 
 from lanes.governor._git import read_head, run_all
 from lanes.governor.ledger import CLEAN

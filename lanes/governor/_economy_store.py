@@ -131,7 +131,7 @@ def _load() -> dict[str, list[SessionCounters]]:
         return {}
     try:
         document = json.loads(text)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nests past the decoder
         msg = f"{store_path()} is not JSON: {exc}"
         raise Unreadable(msg) from None
     if (

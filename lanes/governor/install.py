@@ -68,7 +68,7 @@ def _load(path: Path) -> dict[str, Any]:
         return {}
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nests past the decoder
         raise _malformed(path, f"is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
         raise _malformed(path, f"must hold a JSON object, got {type(document).__name__}")

@@ -47,7 +47,7 @@ def take_start(env: Environment, path: str) -> TreeState | None:
         data = json.loads(text)
         tree = data["tree"]
         head, digest = tree["git_head"], tree["dirty_digest"]
-    except (ValueError, TypeError, KeyError):
+    except (ValueError, TypeError, KeyError, RecursionError):
         return None
     if not isinstance(head, str) or not isinstance(digest, str):
         return None

@@ -191,7 +191,7 @@ def parse_pins(text: str, *, source: str, slow: SlowConfig | None = None) -> Pin
     """Validate the pin file's text; with ``slow``, every pin's tier must be configured."""
     try:
         document = json.loads(text)
-    except json.JSONDecodeError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nests past the decoder
         msg = f"pin file {source} is not valid JSON: {exc}"
         raise ConfigError(
             msg,

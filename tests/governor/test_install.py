@@ -115,6 +115,7 @@ def test_an_existing_registration_inside_a_users_group_is_recognised(tmp_path: P
     "text",
     [
         "{ not json",
+        "[" * 100_000,  # nested past json's decoder: a typed error, not a crash
         "[]",
         '{"hooks": []}',
         '{"hooks": {"PreToolUse": {"matcher": "Bash"}}}',

@@ -49,6 +49,7 @@ def test_a_pin_without_reason_loads_so_that_check_can_judge_it() -> None:
     ("text", "message", "hint"),
     [
         ("{not json", "p.json is not valid JSON", "fix the JSON"),
+        ("[" * 100_000, "p.json is not valid JSON", "fix the JSON"),  # past the decoder's depth
         ("[]", "must hold a JSON object", '"format"'),
         (json.dumps({"format": "x", "version": 1, "pins": []}), "has format 'x'", PINS_FORMAT),
         (

@@ -196,7 +196,28 @@ def _highlight(value: object) -> str:
 def highlights(lane: str, data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """A lane's headline numbers (lists shown as their length)."""
     keys = HIGHLIGHTS.get(lane, ())
-    return tuple((key, _highlight(data[key])) for key in keys if key in data)
+    shown = tuple((key, _highlight(data[key])) for key in keys if key in data)
+    if lane == "bench":
+        shown += _bench_verdicts(data.get("benchmarks"))
+    return shown
+
+
+def _bench_verdicts(benchmarks: object) -> tuple[tuple[str, str], ...]:
+    """``verdicts: pass 3, miss 2 — miss: gate-latency, ...``: a tracked goal's
+    miss leaves the lane green, so the report must name it up front."""
+    if not isinstance(benchmarks, list):
+        return ()
+    by_verdict: dict[str, list[str]] = {}
+    for item in benchmarks:
+        if isinstance(item, dict):
+            by_verdict.setdefault(str(item.get("verdict")), []).append(str(item.get("name")))
+    counts = ", ".join(f"{verdict} {len(names)}" for verdict, names in sorted(by_verdict.items()))
+    flagged = [
+        f"{verdict}: {', '.join(by_verdict[verdict])}"
+        for verdict in ("fail", "miss")
+        if verdict in by_verdict
+    ]
+    return (("verdicts", _cut(" — ".join([counts, *flagged]))),)
 
 
 def _lane_view(entry: Entry) -> LaneView:

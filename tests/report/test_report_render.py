@@ -234,6 +234,20 @@ def test_highlights_skip_missing_keys_and_unknown_lanes() -> None:
     assert highlights("custom", {"runs": 4}) == ()
 
 
+def test_bench_highlights_name_every_missed_goal() -> None:
+    # A tracked goal's miss keeps the lane green: the report names it up front.
+    benchmarks = [
+        {"name": "hook-latency", "verdict": "pass"},
+        {"name": "gate-latency", "verdict": "miss"},
+        {"name": "slow-plugin-overhead", "verdict": "miss"},
+        {"name": "tree-digest", "verdict": "info"},
+    ]
+    assert highlights("bench", {"benchmarks": benchmarks}) == (
+        ("benchmarks", "4"),
+        ("verdicts", "info 1, miss 2, pass 1 — miss: gate-latency, slow-plugin-overhead"),
+    )
+
+
 def test_a_shard_is_labelled_with_its_file(tmp_path: Path) -> None:
     config = parse_config({}, root=tmp_path)
     for shard in (1, 2):

@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from lanes.governor.payload import HookPayload
 
 __all__ = [
-    "DEFAULT_ESCALATE_AT",
-    "DEFAULT_MAX_FULL",
     "MAX_CONTEXT",
     "Verdict",
     "decide",
@@ -49,8 +47,6 @@ __all__ = [
     "session_counters",
 ]
 
-DEFAULT_MAX_FULL: Final = 2
-DEFAULT_ESCALATE_AT: Final = 5
 # Claude Code truncates additionalContext past 10,000 characters.
 MAX_CONTEXT: Final = 10_000
 
@@ -78,19 +74,13 @@ def limits(environ: Mapping[str, str], cwd: str) -> tuple[int, int]:
     max_full = _env_int(environ, "LANES_MAX_FULL")
     escalate_at = _env_int(environ, "LANES_ESCALATE_AT")
     if max_full is None or escalate_at is None:
-        from pathlib import Path  # noqa: PLC0415  # only for a full run
+        # The gate's cached view of the config: loading lanes.config itself
+        # would cost about two interpreter starts on every full run. A broken
+        # config yields the defaults there (the sweep gate reports it).
+        from lanes.governor.gate_config import gate_config  # noqa: PLC0415  # full runs only
 
-        from lanes.config import load_config  # noqa: PLC0415
-        from lanes.errors import LanesError  # noqa: PLC0415
-
-        try:
-            governor = load_config(cwd=Path(cwd)).governor
-        except LanesError as exc:
-            # The full-sweep gate reports a broken config; advice uses defaults.
-            debug_log("economy-config", error=exc.message)
-            configured = (DEFAULT_MAX_FULL, DEFAULT_ESCALATE_AT)
-        else:
-            configured = (governor.max_full, governor.escalate_at)
+        governor = gate_config(cwd).governor
+        configured = (governor.max_full, governor.escalate_at)
         max_full = configured[0] if max_full is None else max_full
         escalate_at = configured[1] if escalate_at is None else escalate_at
     return max_full, max(escalate_at, 1)

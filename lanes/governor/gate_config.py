@@ -9,7 +9,8 @@ size: a changed config is re-read (and re-validated) by the very next call.
 The cache holds only what the strict loader accepted, so it can never loosen
 validation; an unreadable cache is simply a miss.
 
-The gate, the recorder and suite resolution accept anything shaped like
+The test economy reads its ``max_full``/``escalate_at`` from here too. The
+gate, the recorder and suite resolution accept anything shaped like
 :class:`ConfigLike` — a real :class:`lanes.config.Config` or the cached view.
 """
 
@@ -46,6 +47,10 @@ if TYPE_CHECKING:
         def sweep_min_paths(self) -> int: ...
         @property
         def gate_runners(self) -> tuple[str, ...]: ...
+        @property
+        def max_full(self) -> int: ...
+        @property
+        def escalate_at(self) -> int: ...
 
     class ConfigLike(Protocol):
         @property
@@ -81,7 +86,7 @@ class _Suite:
 
 
 class _Governor:
-    __slots__ = ("gate_runners", "lock_ttl", "sweep_min_paths")
+    __slots__ = ("escalate_at", "gate_runners", "lock_ttl", "max_full", "sweep_min_paths")
 
     def __init__(self, data: dict[str, object]) -> None:
         runners = data["gate_runners"]
@@ -90,6 +95,9 @@ class _Governor:
         self.lock_ttl = _int(data["lock_ttl"])
         self.sweep_min_paths = _int(data["sweep_min_paths"])
         self.gate_runners = tuple(str(r) for r in runners)
+        # The test economy's knobs ride along: it runs in the same PostToolUse.
+        self.max_full = _int(data["max_full"])
+        self.escalate_at = _int(data["escalate_at"])
 
 
 def _int(value: object) -> int:

@@ -70,7 +70,16 @@ def test_the_parser_loads_no_lane_dependency(startup: set[str]) -> None:
     assert added <= set(sys.stdlib_module_names) | {"lanes"}, sorted(added)
 
 
-def test_a_gated_test_command_does_not_import_pathlib(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("event", "command"),
+    [
+        ("PreToolUse", "pytest tests/unit -q"),
+        # A full run's PostToolUse: the test economy used to load lanes.config
+        # (dataclasses, pathlib, tomllib) for its knobs on every such call.
+        ("PostToolUse", "pytest -q"),
+    ],
+)
+def test_a_test_command_does_not_import_pathlib(tmp_path: Path, event: str, command: str) -> None:
     # The full hook path (a test run: parse, classify, gate) used to import
     # pathlib (with fnmatch, re's compiler, urllib.parse) on every test command,
     # and in a project without pyproject.toml lanes.config too. The first call
@@ -84,9 +93,9 @@ def test_a_gated_test_command_does_not_import_pathlib(tmp_path: Path) -> None:
         {
             "session_id": "import-budget-0001",
             "cwd": str(tmp_path),
-            "hook_event_name": "PreToolUse",
+            "hook_event_name": event,
             "tool_name": "Bash",
-            "tool_input": {"command": "pytest tests/unit -q"},
+            "tool_input": {"command": command},
         }
     )
     code = (

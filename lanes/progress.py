@@ -85,7 +85,7 @@ class Progress:
     def item(self, name: str) -> None:
         """What is being worked on now (a target, a seed, a module)."""
         self.current = name
-        self._flush()
+        self._maybe_flush()
 
     def _maybe_flush(self) -> None:
         if self._sink is not None and time.monotonic() - self._last_flush >= _FLUSH_S:

@@ -38,6 +38,8 @@ from lanes.fuzz.watchdog import CaseOutcome, Watchdog, load_target, run_case
 from lanes.strategies.profiles import register_profiles
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from lanes.fuzz.targets import Target
 
 __all__ = [
@@ -159,8 +161,12 @@ def fuzz_target(
     iterations: int,
     seed: int,
     database: Path | None,
+    on_case: Callable[[], object] | None = None,
 ) -> TargetReport:
-    """Run ``iterations`` generated cases of ``target``; shrink and return the failures."""
+    """Run ``iterations`` generated cases of ``target``; shrink and return the failures.
+
+    ``on_case`` is called after each case the watchdog ran (the lane's progress).
+    """
     strategy = load_strategy(target)
     report = TargetReport(name=target.name)
     failing: dict[bytes, CaseOutcome] = {}
@@ -177,6 +183,8 @@ def fuzz_target(
                 return
             outcome = watchdog.run(value)
             report.cases += 1
+            if on_case is not None:
+                on_case()
             if not outcome.failed:
                 report.completed.append(value)
                 report.watchdog_s += watchdog.last_roundtrip

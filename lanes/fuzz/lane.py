@@ -48,6 +48,7 @@ from lanes.fuzz.targets import (
     targets_from_config,
 )
 from lanes.fuzz.watchdog import CaseOutcome, Watchdog, load_target
+from lanes.progress import progress
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -201,31 +202,56 @@ def _generate(
     # The self-check must not depend on what a database remembers.
     database = config.root / DATABASE_DIR if mode == "run" else None
     reports: list[TargetReport] = []
-    for target in targets:
-        with Watchdog(target, budget=config.fuzz.case_budget) as watchdog:
-            # Started before fuzz_target's clock: start-up is nobody's case.
-            watchdog.start()
-            report = fuzz_target(
-                target, watchdog, iterations=iterations, seed=seed, database=database
+    label = "fuzz self-check" if mode == "self-check" else "fuzz"
+    with progress(label, total=len(targets) * iterations, unit="cases") as bar:
+        for index, target in enumerate(targets):
+            bar.item(target.name)
+            with Watchdog(target, budget=config.fuzz.case_budget) as watchdog:
+                # Started before fuzz_target's clock: start-up is nobody's case.
+                watchdog.start()
+                report = fuzz_target(
+                    target,
+                    watchdog,
+                    iterations=iterations,
+                    seed=seed,
+                    database=database,
+                    on_case=bar.advance,
+                )
+            # A target that ran out of distinct inputs (or failed early) ends
+            # short of its iterations: its share of the total is done anyway.
+            bar.set((index + 1) * iterations)
+            measure_in_process(target, report)
+            reports.append(report)
+            _record_target(
+                report, mode=mode, artifacts=artifacts, config=config, run=run, stream=stream
             )
-        measure_in_process(target, report)
-        reports.append(report)
-        run.data["targets"].append(_target_data(report))
-        print(
-            f"{target.name}: {report.cases} cases, {len(report.failures)} failures, "
-            f"{report.cases_per_second:.0f} cases/s",
-            file=stream,
-        )
-        for failure in report.failures:
-            summary = save_failure(failure, artifacts, root=config.root)
-            run.data["failures"].append(summary)
-            print(f"  FAIL {summary['kind']}: {failure.outcome.summary()}", file=stream)
-            print(f"    input:   {summary['input_preview']}", file=stream)
-            print(f"    repro:   {summary['repro']}", file=stream)
-            if mode != "self-check":  # broken on purpose: nothing to promote
-                print(f"    promote: {summary['promote']}", file=stream)
     run.data["watchdog_overhead"] = _overhead(reports)
     return reports
+
+
+def _record_target(
+    report: TargetReport,
+    *,
+    mode: Mode,
+    artifacts: Path,
+    config: Config,
+    run: LaneRun,
+    stream: TextIO,
+) -> None:
+    run.data["targets"].append(_target_data(report))
+    print(
+        f"{report.name}: {report.cases} cases, {len(report.failures)} failures, "
+        f"{report.cases_per_second:.0f} cases/s",
+        file=stream,
+    )
+    for failure in report.failures:
+        summary = save_failure(failure, artifacts, root=config.root)
+        run.data["failures"].append(summary)
+        print(f"  FAIL {summary['kind']}: {failure.outcome.summary()}", file=stream)
+        print(f"    input:   {summary['input_preview']}", file=stream)
+        print(f"    repro:   {summary['repro']}", file=stream)
+        if mode != "self-check":  # broken on purpose: nothing to promote
+            print(f"    promote: {summary['promote']}", file=stream)
 
 
 def _ratio(numerator: float, denominator: float) -> float | None:

@@ -17,10 +17,12 @@ from lanes.config import Config, TortureConfig, load_config
 from lanes.envelope import LaneRun, lane_run
 from lanes.errors import LanesError, StateError, UsageError
 from lanes.exitcodes import ExitCode
+from lanes.progress import progress
 from lanes.torture import _text
+from lanes.torture.planted import PLANTED
 from lanes.torture.real import run_real_guard
 from lanes.torture.schedule import Schedule, ScheduleError, dump_schedule, load_schedule
-from lanes.torture.scheduler import pct_bound
+from lanes.torture.scheduler import SCHEDULERS, pct_bound
 from lanes.torture.sweep import (
     Failure,
     Settings,
@@ -196,7 +198,14 @@ class _Lane:
 
     def _sweep(self, seeds: range | list[int], *, scenario: bool) -> None:
         variant = Variant("governor", ttl=self.ttl)
-        report = sweep(self.settings, seeds, variant=variant)
+        with progress("torture", total=len(seeds), unit="seeds") as bar:
+
+            def on_seed(seed: int) -> None:
+                bar.item(f"seed {seed}")
+                bar.set(seed - seeds[0])
+
+            report = sweep(self.settings, seeds, variant=variant, on_seed=on_seed)
+            bar.set(len(seeds))
         data = self.run.data
         data.update(_sweep_data(report))
         violations = [self._failure(failure) for failure in report.failures]
@@ -310,7 +319,14 @@ class _Lane:
     def _self_check(self) -> None:
         start = self.options.seed_start
         seeds = range(start, start + self.options.self_check_runs)
-        table = self_check(self.settings, seeds)
+        runs = len(seeds) * len(PLANTED) * len(SCHEDULERS)
+        with progress("torture self-check", total=runs, unit="runs") as bar:
+
+            def on_run(what: str) -> None:
+                bar.item(what)
+                bar.advance()
+
+            table = self_check(self.settings, seeds, on_run=on_run)
         steps = max(1, int(self.run.data.get("steps", 0) / max(1, self.run.data.get("runs", 1))))
         bound = pct_bound(self.options.clients, steps)
         # A bug is caught when either scheduler catches it within the budget;

@@ -23,7 +23,7 @@ from lanes.torture.shrink import shrink
 from lanes.torture.simenv import SimEnvironment
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from lanes.torture.world import World
 
@@ -190,12 +190,18 @@ def sweep(
     *,
     variant: Variant,
     replay: bool = True,
+    on_seed: Callable[[int], object] | None = None,
 ) -> SweepReport:
-    """Run every seed (twice when ``replay``); failures are shrunk."""
+    """Run every seed (twice when ``replay``); failures are shrunk.
+
+    ``on_seed(seed)`` is called before each seed runs (the lane's progress).
+    """
     report = SweepReport(settings, seeds[0] if seeds else 0, len(seeds))
     started = time.perf_counter()
     failed: list[RunResult] = []
     for seed in seeds:
+        if on_seed is not None:
+            on_seed(seed)
         result = run_seed(seed, settings, variant)
         report.executions += 1
         report.add(result)
@@ -231,8 +237,16 @@ class Detection:
         return self.detected / self.seeds if self.seeds else 0.0
 
 
-def self_check(settings: Settings, seeds: Sequence[int]) -> list[Detection]:
-    """Sweep every planted bug under both schedulers; each must be caught."""
+def self_check(
+    settings: Settings,
+    seeds: Sequence[int],
+    *,
+    on_run: Callable[[str], object] | None = None,
+) -> list[Detection]:
+    """Sweep every planted bug under both schedulers; each must be caught.
+
+    ``on_run(what)`` is called before each seeded run (the lane's progress).
+    """
     table = []
     for name, bug in PLANTED.items():
         variant = Variant(name, ttl=settings.ttl)
@@ -240,6 +254,8 @@ def self_check(settings: Settings, seeds: Sequence[int]) -> list[Detection]:
             detected = 0
             first: tuple[int, int, str] | None = None
             for position, seed in enumerate(seeds):
+                if on_run is not None:
+                    on_run(f"{name} / {scheduler} / seed {seed}")
                 result = run_seed(seed, settings, variant, scheduler=scheduler)
                 if result.failed:
                     detected += 1

@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from lanes.errors import ConfigError
-from lanes.governor._names import COMMAND_RUNNER, RUNNERS
+from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 
 __all__ = [
     "Config",

@@ -11,7 +11,7 @@ with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
   *lock path* finds a stale PASS and takes the run lock (its own session's
   lock, reclaimed each time): the read path plus the guarded write. Goal:
   median ratio ≤ 2.0 for the dedup hit.
-- ``tree-digest``: :func:`lanes.governor.tree.tree_state` alone, in-process, on
+- ``tree-digest``: :func:`lanes.governor.state.tree.tree_state` alone, in-process, on
   the clean repository and with a few tracked and untracked edits.
 """
 
@@ -106,9 +106,9 @@ def _payload(cwd: Path, session: str) -> bytes:
 def _populate_ledger(repo: Path, state: Path, *, fresh: bool) -> None:
     """A PASS for ``unit`` (on this tree when ``fresh``, else on another
     commit), a stale one for ``integ``, and twenty FAILs of other suites."""
-    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.ledger import LedgerEntry, record  # noqa: PLC0415
-    from lanes.governor.tree import tree_state  # noqa: PLC0415
+    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.state.ledger import LedgerEntry, record  # noqa: PLC0415
+    from lanes.governor.state.tree import tree_state  # noqa: PLC0415
 
     tree = tree_state(str(repo))
     if tree is None:
@@ -237,7 +237,7 @@ def _median_ms(function: object, rounds: int) -> float:
 
 @benchmark("tree-digest", f"tree_state() alone in a {TRACKED_FILES}-file repo, in-process")
 def tree_digest(ctx: BenchContext) -> BenchResult:
-    from lanes.governor.tree import tree_state  # noqa: PLC0415
+    from lanes.governor.state.tree import tree_state  # noqa: PLC0415
 
     scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-tree-"))
     rounds = max(5, min(ctx.iterations, 40))

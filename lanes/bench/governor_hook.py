@@ -178,7 +178,7 @@ def _corpus(root: Path) -> tuple[list[str], str]:
 
 @benchmark("classify-throughput", "classify() calls per second, in-process, over the CI corpus")
 def classify_throughput(ctx: BenchContext) -> BenchResult:
-    from lanes.governor.classify import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
 
     commands, source = _corpus(ctx.root)
     rounds = max(3, min(ctx.iterations, 10))

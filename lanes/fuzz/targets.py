@@ -76,7 +76,7 @@ _STRATEGIES: Final = f"{_STRATEGY_PACKAGE}.documents"
 BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
     Target(
         name="classify",
-        callable="lanes.governor.classify:classify",
+        callable="lanes.governor.classify.classifier:classify",
         strategy=f"{_STRATEGY_PACKAGE}.shell:shell_commands",
         # The classifier runs on every agent command: it must accept any text.
         may_reject=False,
@@ -98,12 +98,12 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
     ),
     Target(
         name="ledger",
-        callable="lanes.governor.ledger:parse_ledger",
+        callable="lanes.governor.state.ledger:parse_ledger",
         strategy=f"{_STRATEGIES}:ledger_texts",
     ),
     Target(
         name="lock",
-        callable="lanes.governor.lock:parse_lock",
+        callable="lanes.governor.state.lock:parse_lock",
         strategy=f"{_STRATEGIES}:lock_texts",
     ),
     Target(

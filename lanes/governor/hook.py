@@ -8,7 +8,7 @@ Reads one payload on stdin and answers by the agent protocol:
 Two paths:
 
 - **the fast path**, taken by nearly every shell command an agent runs: the
-  pre-screen (:mod:`lanes.governor.prescreen`) looks at the raw bytes and exits
+  pre-screen (:mod:`lanes.governor.screen.prescreen`) looks at the raw bytes and exits
   when the command can be neither a test run nor a configured suite. Nothing
   but ``sys`` and ``os`` is imported on it — no json, re, pathlib, typing,
   dataclasses or subprocess — so the whole process costs about one interpreter
@@ -35,7 +35,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from lanes.governor._model import Classification
+    from lanes.governor.classify.model import Classification
     from lanes.governor.payload import HookPayload
 
 __all__ = ["run_hook"]
@@ -55,29 +55,29 @@ def run_hook(args: list[str]) -> int:
     except (OSError, ValueError):
         return 0
     try:
-        from lanes.governor._debug import debug_enabled  # noqa: PLC0415
-        from lanes.governor.prescreen import screen  # noqa: PLC0415
+        from lanes.governor.screen.prescreen import screen  # noqa: PLC0415
+        from lanes.governor.state.debug import debug_enabled  # noqa: PLC0415
 
         skip = screen(raw)
         if skip is not None:
             if debug_enabled():
-                from lanes.governor._debug import debug_log  # noqa: PLC0415
+                from lanes.governor.state.debug import debug_log  # noqa: PLC0415
 
                 debug_log("skip", reason=f"pre-screen: {skip}")
             return 0
         return _dispatch(raw, _agent_from_args(args))
     except Exception as exc:  # noqa: BLE001  # fail open: never break the agent's command
-        from lanes.governor._debug import debug_log  # noqa: PLC0415
+        from lanes.governor.state.debug import debug_log  # noqa: PLC0415
 
         debug_log("hook-crash", error=f"{type(exc).__name__}: {exc}")
         return 0
 
 
 def _dispatch(raw: bytes, agent: str) -> int:
-    from lanes.governor._debug import debug_log  # noqa: PLC0415
-    from lanes.governor._suite_words import refresh  # noqa: PLC0415
-    from lanes.governor.classify import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
     from lanes.governor.payload import PayloadError, parse_payload  # noqa: PLC0415
+    from lanes.governor.screen.suite_words import refresh  # noqa: PLC0415
+    from lanes.governor.state.debug import debug_log  # noqa: PLC0415
 
     try:
         payload = parse_payload(raw)
@@ -102,7 +102,7 @@ def _on_pre(payload: HookPayload, classification: Classification, agent: str) ->
     command naming a configured suite word — including scope ``none`` commands
     such as a ``make verify`` suite, so do not filter on scope here.
     """
-    from lanes.governor import gate  # noqa: PLC0415
+    from lanes.governor.policy import gate  # noqa: PLC0415
 
     return gate.pre_tool_use(payload, classification, agent=agent)
 
@@ -111,7 +111,7 @@ def _on_post(payload: HookPayload, classification: Classification, agent: str) -
     """PostToolUse / PostToolUseFailure: record suite results, count and advise;
     never blocks. Each piece runs through :func:`_guarded`, so a fault in one
     never costs the other."""
-    from lanes.governor import economy, record  # noqa: PLC0415
+    from lanes.governor.policy import economy, record  # noqa: PLC0415
 
     _guarded("record", record.post_tool_use, payload, classification, agent=agent)
     advice = _guarded("economy", economy.on_post_tool_use, payload, classification)
@@ -124,7 +124,7 @@ def _advise(event: str, text: str) -> None:
     """Print the advice object — the only shape the hook ever writes to stdout."""
     import json  # noqa: PLC0415
 
-    from lanes.governor.economy import MAX_CONTEXT  # noqa: PLC0415
+    from lanes.governor.policy.economy import MAX_CONTEXT  # noqa: PLC0415
 
     output = {
         "hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT]}
@@ -139,7 +139,7 @@ def _guarded(name: str, function: Callable[..., object], *args: object, **kwargs
     try:
         return function(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001  # fail open, per piece
-        from lanes.governor._debug import debug_log  # noqa: PLC0415
+        from lanes.governor.state.debug import debug_log  # noqa: PLC0415
 
         debug_log("hook-piece-crash", piece=name, error=f"{type(exc).__name__}: {exc}")
         return None

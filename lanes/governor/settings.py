@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 
-from lanes.governor._debug import debug_log, user_state_dir
+from lanes.governor.state.debug import debug_log, user_state_dir
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:

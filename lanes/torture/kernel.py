@@ -1,7 +1,7 @@
 """The code under torture: the governor's real PreToolUse and PostToolUse paths.
 
-:class:`GovernorKernel` drives :func:`lanes.governor.gate.decide_pre` and
-:func:`lanes.governor.record.decide_post` — the functions ``lanes hook``
+:class:`GovernorKernel` drives :func:`lanes.governor.policy.gate.decide_pre` and
+:func:`lanes.governor.policy.record.decide_post` — the functions ``lanes hook``
 runs — with a modelled environment and a modelled tree state. Suite
 resolution, the ledger's freshness rule, the lock's liveness rule, recording
 and the token-checked release are all the production code.
@@ -18,15 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from lanes.config import Config, parse_config
-from lanes.governor import gate, record
-from lanes.governor import ledger as ledger_mod
-from lanes.governor.ledger import TreeState
 from lanes.governor.payload import HookPayload
+from lanes.governor.policy import gate, record
+from lanes.governor.state import ledger as ledger_mod
+from lanes.governor.state.ledger import TreeState
 from lanes.torture.program import SUITES
 
 if TYPE_CHECKING:
-    from lanes.governor._env import Environment
-    from lanes.governor._model import Classification
+    from lanes.governor.classify.model import Classification
+    from lanes.governor.state.env import Environment
     from lanes.torture.world import Client
 
 __all__ = ["AGENT", "PROJECT_ROOT", "Decision", "GovernorKernel", "suite_command"]
@@ -63,13 +63,13 @@ def _config(ttl: int) -> Config:
 
 
 class GovernorKernel:
-    """The production decision path (:mod:`lanes.governor.gate`, :mod:`lanes.governor.record`)."""
+    """The production decision path (:mod:`lanes.governor.policy.gate`, :mod:`lanes.governor.policy.record`)."""
 
     name = "governor"
 
     def __init__(self, *, ttl: int) -> None:
         self.config = self._make_config(ttl)
-        from lanes.governor.classify import classify  # noqa: PLC0415  # the hook's classifier
+        from lanes.governor.classify.classifier import classify  # noqa: PLC0415  # the hook's classifier
 
         # Classified once, up front: a classifier that cannot read these
         # commands is a setup failure of the lane, not a finding of one seed.
@@ -154,7 +154,7 @@ class GovernorKernel:
         self, env: Environment, state_dir: str, client: Client, suite: str, *, passed: bool
     ) -> None:
         """``lanes governor record SUITE pass|fail``: the entry it writes (as
-        :func:`lanes.governor.status.run_record` builds it) goes straight to
+        :func:`lanes.governor.cli.status.run_record` builds it) goes straight to
         the production ledger writer, with no run lock around it."""
         entry = ledger_mod.LedgerEntry(
             status="PASS" if passed else "FAIL",

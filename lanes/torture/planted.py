@@ -19,7 +19,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from lanes.governor import lock as lock_mod
+from lanes.governor.state import lock as lock_mod
 from lanes.torture.kernel import GovernorKernel
 from lanes.torture.simenv import SimEnvironment
 
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from greenlet import greenlet
 
     from lanes.config import Config
-    from lanes.governor._env import Environment
+    from lanes.governor.state.env import Environment
     from lanes.torture.world import Client, World
 
 __all__ = ["PLANTED", "PlantedBug"]

@@ -2,7 +2,7 @@
 
 Not seeded: real worker processes contend for the run lock through the very
 functions ``lanes hook`` runs (``gate.decide_pre`` / ``record.decide_post``
-with the production :class:`~lanes.governor._env.OSEnvironment`: real flock,
+with the production :class:`~lanes.governor.state.env.OSEnvironment`: real flock,
 real O_EXCL, real /proc start times) on a real temporary state directory.
 Each worker sets ``CLAUDE_PID`` to its own pid, so the lock's owner is the
 worker and killing it makes the lock provably dead.
@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
-    from lanes.governor._env import OSEnvironment
+    from lanes.governor.state.env import OSEnvironment
     from lanes.torture.kernel import GovernorKernel
 
 __all__ = ["RealReport", "run_real_guard", "worker_main"]
@@ -88,7 +88,7 @@ class RealReport:
 
 
 def _tools() -> tuple[OSEnvironment, GovernorKernel]:
-    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
     from lanes.torture.kernel import GovernorKernel  # noqa: PLC0415
 
     return OSEnvironment(), GovernorKernel(ttl=REAL_TTL)
@@ -123,7 +123,7 @@ def _enter(env: OSEnvironment, path: str, me: str) -> tuple[bool, bool]:
 def worker_main(argv: list[str]) -> int:
     """``python -m lanes.torture.real STATE_DIR ITERATIONS SEED LOG``."""
     state_dir, iterations, seed, log = argv[0], int(argv[1]), int(argv[2]), argv[3]
-    from lanes.governor.owner import agent_pid  # noqa: PLC0415
+    from lanes.governor.state.owner import agent_pid  # noqa: PLC0415
     from lanes.torture.program import HOSTS, ClientSpec  # noqa: PLC0415
     from lanes.torture.world import Client  # noqa: PLC0415
 

@@ -1,4 +1,4 @@
-"""The modelled :class:`~lanes.governor._env.Environment`: one view per client.
+"""The modelled :class:`~lanes.governor.state.env.Environment`: one view per client.
 
 Every file operation and every flock acquisition is a **yield point**: the
 client's fiber hands control back to the scheduler, which resumes it when it

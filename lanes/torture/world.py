@@ -3,9 +3,9 @@
 Real vs modelled (the boundary the whole lane rests on):
 
 - **Real**: the governor's run-lock and verify-ledger code
-  (``lanes.governor.lock`` / ``lanes.governor.ledger``) and the files it
+  (``lanes.governor.state.lock`` / ``lanes.governor.state.ledger``) and the files it
   reads and writes, in a real temporary state directory.
-- **Modelled**, through the governor's :class:`~lanes.governor._env.Environment`
+- **Modelled**, through the governor's :class:`~lanes.governor.state.env.Environment`
   seam: the clock, the process table (liveness and start times, pid reuse),
   host names and boot ids, ownership tokens, and ``flock`` (a scheduler-level
   mutex: a real flock between fibers of one process would block the whole

@@ -11,12 +11,12 @@ from pathlib import Path
 from hook_io_helpers import clean_env, git
 
 from lanes.config import Config, load_config
-from lanes.governor._env import OSEnvironment
-from lanes.governor.classify import classify
-from lanes.governor.gate import Decision, decide_pre, paths_in
+from lanes.governor.classify.classifier import classify
 from lanes.governor.payload import HookPayload, parse_payload
-from lanes.governor.record import PostResult, decide_post
-from lanes.governor.tree import tree_state
+from lanes.governor.policy.gate import Decision, decide_pre, paths_in
+from lanes.governor.policy.record import PostResult, decide_post
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.tree import tree_state
 
 PYPROJECT = """\
 [tool.lanes.suites.unit]

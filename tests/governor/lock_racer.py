@@ -18,8 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-from lanes.governor._env import OSEnvironment
-from lanes.governor.lock import acquire
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.lock import acquire
 
 EXPIRED = json.dumps(
     {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lanes.governor.classify import classify
+from lanes.governor.classify.classifier import classify
 
 CORPUS = Path(__file__).parent / "corpus" / "ci_commands.jsonl"
 _RUNNERS_FIELD = "runners"

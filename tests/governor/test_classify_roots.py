@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.governor.classify import classify
+from lanes.governor.classify.classifier import classify
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from lanes.governor._names import RUNNERS
-from lanes.governor.classify import classify
+from lanes.governor.classify.classifier import classify
+from lanes.governor.classify.runners.names import RUNNERS
 
 # (command, runner, scope, selectors)
 ROWS: list[tuple[str, str, str, list[str]]] = [

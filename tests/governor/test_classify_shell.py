@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lanes.governor.classify import classify
+from lanes.governor.classify.classifier import classify
 
 
 def _runs(command: str) -> list[tuple[str, str]]:

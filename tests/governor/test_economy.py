@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from hook_io_helpers import advice, git, git_repo, payload, run_hook
 
-from lanes.governor import _economy_store as store
-from lanes.governor import economy
-from lanes.governor._wiring import ci_systems, local_gates
-from lanes.governor.classify import classify
+from lanes.governor.classify.classifier import classify
 from lanes.governor.payload import parse_payload
+from lanes.governor.policy import economy
+from lanes.governor.policy.push_gates import ci_systems, local_gates
+from lanes.governor.state import economy_store as store
 
 FULL = "pytest -q"
 FILTERED = "pytest tests/test_a.py -k smoke"

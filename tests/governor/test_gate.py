@@ -17,11 +17,11 @@ from governor_helpers import SESSION_A, SESSION_B, Project, make_repo, payload
 from hook_io_helpers import git
 
 from lanes.config import load_config
-from lanes.governor._env import OSEnvironment
-from lanes.governor.classify import classify
-from lanes.governor.gate import decide_pre, paths_in
-from lanes.governor.lock import inspect, parse_lock
+from lanes.governor.classify.classifier import classify
 from lanes.governor.payload import parse_payload
+from lanes.governor.policy.gate import decide_pre, paths_in
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.lock import inspect, parse_lock
 
 DEDUP = re.compile(
     r"^unit green \d+ s ago by claude \(session …a1b2\) on this exact tree — "
@@ -298,8 +298,8 @@ def test_lock_false_suites_take_no_lock(tmp_path: Path) -> None:
 
 
 def test_the_dedup_message_reads_as_in_the_issue(project: Project) -> None:
-    from lanes.governor.ledger import LedgerEntry, record  # noqa: PLC0415
-    from lanes.governor.tree import tree_state  # noqa: PLC0415
+    from lanes.governor.state.ledger import LedgerEntry, record  # noqa: PLC0415
+    from lanes.governor.state.tree import tree_state  # noqa: PLC0415
 
     tree = tree_state(str(project.root))
     assert tree is not None
@@ -316,8 +316,8 @@ def test_the_dedup_message_reads_as_in_the_issue(project: Project) -> None:
 
 
 def test_a_pass_older_than_max_age_does_not_block(project: Project) -> None:
-    from lanes.governor.ledger import LedgerEntry, record  # noqa: PLC0415
-    from lanes.governor.tree import tree_state  # noqa: PLC0415
+    from lanes.governor.state.ledger import LedgerEntry, record  # noqa: PLC0415
+    from lanes.governor.state.tree import tree_state  # noqa: PLC0415
 
     tree = tree_state(str(project.root))
     assert tree is not None

@@ -12,7 +12,7 @@ import pytest
 from governor_helpers import PYPROJECT, make_repo
 
 from lanes.config import Config
-from lanes.governor.gate_config import CachedConfig, cache_path, gate_config
+from lanes.governor.settings import CachedConfig, cache_path, gate_config
 
 
 @pytest.fixture

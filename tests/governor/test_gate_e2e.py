@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from governor_helpers import make_repo, payload, run_hook
 
-from lanes.governor.lock import parse_lock
+from lanes.governor.state.lock import parse_lock
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from lanes.errors import LanesError
-from lanes.governor._env import OSEnvironment
-from lanes.governor.ledger import (
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.ledger import (
     CLEAN,
     LedgerEntry,
     LedgerError,
@@ -165,8 +165,8 @@ def test_v1_entries_read_and_are_always_stale(ledger_path: str) -> None:
 
 _WRITER = """
 import sys
-from lanes.governor._env import OSEnvironment
-from lanes.governor.ledger import LedgerEntry, record
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.ledger import LedgerEntry, record
 path, prefix, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
 env = OSEnvironment()
 for i in range(count):

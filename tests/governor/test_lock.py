@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from lanes.errors import LanesError
-from lanes.governor._env import UNKNOWN_START, OSEnvironment
-from lanes.governor.lock import (
+from lanes.governor.state.env import UNKNOWN_START, OSEnvironment
+from lanes.governor.state.lock import (
     AcquireResult,
     LockError,
     LockRecord,

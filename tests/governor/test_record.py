@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from governor_helpers import SESSION_A, SESSION_B, Project
 
-from lanes.governor.gate import paths_in
-from lanes.governor.ledger import read
+from lanes.governor.policy.gate import paths_in
+from lanes.governor.state.ledger import read
 
 
 @pytest.fixture
@@ -114,8 +114,8 @@ def test_another_sessions_post_does_not_free_my_lock(project: Project) -> None:
 
 def test_no_tree_no_record(project: Project) -> None:
     # A PASS must name the tree it was proven on; without one nothing is written.
-    from lanes.governor.classify import classify  # noqa: PLC0415
-    from lanes.governor.record import decide_post  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
+    from lanes.governor.policy.record import decide_post  # noqa: PLC0415
 
     hook = project.hook_payload("PostToolUse", COMMAND, SESSION_A)
     result = decide_post(

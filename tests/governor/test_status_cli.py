@@ -84,10 +84,10 @@ def test_status_names_why_a_pass_is_stale(
 def test_status_shows_this_sessions_economy_counters(
     project: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from lanes.governor import economy  # noqa: PLC0415
+    from lanes.governor.policy import economy  # noqa: PLC0415
 
     hook = project.hook_payload("PostToolUse", "pytest tests/unit -q", SESSION_A)
-    from lanes.governor.classify import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
 
     economy.on_post_tool_use(hook, classify(hook.command, project.root))
     assert main(["governor", "status", "--session", SESSION_A]) == 0
@@ -143,7 +143,7 @@ def test_unlock_removes_a_dead_owners_lock_without_force(
 ) -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    from lanes.governor.lock import acquire  # noqa: PLC0415
+    from lanes.governor.state.lock import acquire  # noqa: PLC0415
 
     paths = str(project.lock_path), str(project.lock_path) + ".guard"
     acquire(project.env, *paths, suite="unit", agent="codex", session_tail="x",

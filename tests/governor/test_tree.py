@@ -8,9 +8,9 @@ from pathlib import Path
 from governor_helpers import make_repo
 from hook_io_helpers import git
 
-from lanes.governor._git import read_head, run_all
-from lanes.governor.ledger import CLEAN
-from lanes.governor.tree import find_repo, state_dir, tree_state
+from lanes.governor.state.git import read_head, run_all
+from lanes.governor.state.ledger import CLEAN
+from lanes.governor.state.tree import find_repo, state_dir, tree_state
 
 
 def test_a_clean_tree_is_clean_at_head(tmp_path: Path) -> None:

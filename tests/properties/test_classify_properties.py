@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from lanes.governor.classify import classify
+from lanes.governor.classify.classifier import classify
 from lanes.strategies.shell import (
     ENV_PREFIXES,
     SCOPE_PRESERVING_PREFIXES,
@@ -21,7 +21,7 @@ from lanes.strategies.shell import (
 )
 
 if TYPE_CHECKING:
-    from lanes.governor._model import Classification
+    from lanes.governor.classify.model import Classification
 
 
 def _snapshot(result: Classification) -> object:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from lanes.config import SCHEDULERS, Config, parse_config
 from lanes.errors import ConfigError
-from lanes.governor._names import COMMAND_RUNNER, RUNNERS
+from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 from lanes.strategies.tables import config_tables
 
 ROOT = Path("/nonexistent/project")

@@ -11,8 +11,8 @@ import json
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from lanes.governor.ledger import LedgerEntry, TreeState, freshness, parse_ledger
-from lanes.governor.lock import LockRecord, parse_lock
+from lanes.governor.state.ledger import LedgerEntry, TreeState, freshness, parse_ledger
+from lanes.governor.state.lock import LockRecord, parse_lock
 
 _hex40 = st.text("0123456789abcdef", min_size=40, max_size=40)
 _digests = st.one_of(st.just("clean"), _hex40)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.governor import lock
+from lanes.governor.state import lock
 from lanes.torture.invariants import check_overlap
 from lanes.torture.kernel import Decision, GovernorKernel
 from lanes.torture.planted import PLANTED
@@ -22,7 +22,7 @@ from lanes.torture.sweep import (
 from lanes.torture.world import EPOCH, Client, StatePaths, World
 
 if TYPE_CHECKING:
-    from lanes.governor._env import Environment
+    from lanes.governor.state.env import Environment
     from lanes.torture.harness import RunResult
 
 TTL = 1800

@@ -15,17 +15,17 @@ from __future__ import annotations
 
 import os
 
-from lanes.governor._argscan import Call, Delegate, Match
-from lanes.governor._model import Classification, Invocation, Segment
-from lanes.governor._runners import recognise
-from lanes.governor._shell import split_commands
-from lanes.governor._wrappers import SHELLS, Script, basename, unwrap
+from lanes.governor.classify.model import Classification, Invocation, Segment
+from lanes.governor.classify.runners.argscan import Call, Delegate, Match
+from lanes.governor.classify.runners.table import recognise
+from lanes.governor.classify.shell import split_commands
+from lanes.governor.classify.wrappers import SHELLS, Script, basename, unwrap
 
 # Not `from typing import TYPE_CHECKING`: typing costs ~3 ms to import on the
 # hook's path, and type checkers honour any name TYPE_CHECKING.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from lanes.governor._shell import SimpleCommand
+    from lanes.governor.classify.shell import SimpleCommand
 
 __all__ = ["classify"]
 

@@ -9,8 +9,8 @@ these programs.
 
 from __future__ import annotations
 
-from lanes.governor._argscan import words
-from lanes.governor._wrappers import Unwrapped, skip_options
+from lanes.governor.classify.runners.argscan import words
+from lanes.governor.classify.wrappers import Unwrapped, skip_options
 
 __all__ = ["unwrap_container"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 
-from lanes.governor._argscan import normalise_path
+from lanes.governor.classify.runners.argscan import normalise_path
 
 __all__ = ["DEFAULT_ROOTS", "covers_whole_tree", "testpaths"]
 

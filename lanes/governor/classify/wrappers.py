@@ -9,7 +9,7 @@ the wrapped command.
 
 from __future__ import annotations
 
-from lanes.governor._argscan import words
+from lanes.governor.classify.runners.argscan import words
 
 # Not `from typing import TYPE_CHECKING`: typing costs ~3 ms to import on the
 # hook's path, and type checkers honour any name TYPE_CHECKING.
@@ -207,7 +207,7 @@ _NODE_NO_SCRIPT = frozenset(
 _SHELL_VALUES = frozenset(("-o", "+o", "--rcfile", "--init-file", "-O", "+O"))
 SHELLS = frozenset(("bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"))
 _PYTHONS = frozenset(("python", "python3", "python2", "pypy", "pypy3", "py"))
-# Programs that run a command in a container (lanes.governor._containers).
+# Programs that run a command in a container (lanes.governor.classify.containers).
 CONTAINER_PROGRAMS = frozenset(
     ("docker", "podman", "nerdctl", "docker-compose", "podman-compose", "kubectl", "oc")
 )
@@ -535,7 +535,7 @@ def unwrap(argv: list[str]) -> Unwrapped | Script | None:
     if name in SHELLS:
         return _unwrap_shell(argv)
     if name in CONTAINER_PROGRAMS:
-        from lanes.governor._containers import unwrap_container  # noqa: PLC0415  # rare: load on use
+        from lanes.governor.classify.containers import unwrap_container  # noqa: PLC0415  # rare: load on use
 
         return unwrap_container(argv, name)
     if name in _PYTHONS or _is_versioned_python(name):

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import TextIO
 
-    from lanes.governor._model import Classification
+    from lanes.governor.classify.model import Classification
 
 __all__ = ["add_parser", "classify_lines"]
 
@@ -68,7 +68,7 @@ def _run(ns: argparse.Namespace) -> int:
     if ns.command is None:
         msg = "no COMMAND given"
         raise UsageError(msg, hint="lanes classify 'pytest tests -q', or --jsonl to read stdin")
-    from lanes.governor.classify import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
 
     result = classify(ns.command, root)
     if ns.json:
@@ -88,7 +88,7 @@ def classify_lines(lines: Iterable[str], out: TextIO, root: str | None) -> int:
     """
     import json  # noqa: PLC0415
 
-    from lanes.governor.classify import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
 
     bad = 0
     for number, line in enumerate(lines, start=1):

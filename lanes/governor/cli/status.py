@@ -1,6 +1,6 @@
 """``lanes governor status|record|unlock``: the gate's state, for humans and make targets.
 
-All three read the tree with the same :func:`~lanes.governor.tree.tree_state`
+All three read the tree with the same :func:`~lanes.governor.state.tree.tree_state`
 the hook uses, so what ``status`` calls fresh is exactly what the gate would
 refuse to re-run.
 """
@@ -13,17 +13,17 @@ import sys
 from typing import TYPE_CHECKING
 
 from lanes.errors import StateError, UsageError
-from lanes.governor import ledger as ledger_mod
-from lanes.governor import lock as lock_mod
-from lanes.governor._env import OSEnvironment
-from lanes.governor.gate import ago, paths_in
-from lanes.governor.tree import find_repo, state_dir, tree_state
+from lanes.governor.policy.gate import ago, paths_in
+from lanes.governor.state import ledger as ledger_mod
+from lanes.governor.state import lock as lock_mod
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.tree import find_repo, state_dir, tree_state
 
 if TYPE_CHECKING:
     import argparse
 
     from lanes.config import Config
-    from lanes.governor.ledger import TreeState
+    from lanes.governor.state.ledger import TreeState
 
 __all__ = ["collect_status", "render_status", "run_record", "run_status", "run_unlock"]
 
@@ -77,7 +77,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
     economy: dict[str, object] | None = None
     session_id = session or next((os.environ[v] for v in _SESSION_VARS if os.environ.get(v)), None)
     if session_id:
-        from lanes.governor.economy import session_counters  # noqa: PLC0415
+        from lanes.governor.policy.economy import session_counters  # noqa: PLC0415
 
         economy = session_counters(cwd, session_id)
     return {

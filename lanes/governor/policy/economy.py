@@ -27,14 +27,14 @@ import os
 import time
 from typing import TYPE_CHECKING, Final, Literal
 
-from lanes.governor import _economy_store as store
-from lanes.governor._debug import debug_log
-from lanes.governor._wiring import ci_systems, local_gates, project_root
+from lanes.governor.policy.push_gates import ci_systems, local_gates, project_root
+from lanes.governor.state import economy_store as store
+from lanes.governor.state.debug import debug_log
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lanes.governor._model import Classification
+    from lanes.governor.classify.model import Classification
     from lanes.governor.payload import HookPayload
 
 __all__ = [
@@ -77,7 +77,7 @@ def limits(environ: Mapping[str, str], cwd: str) -> tuple[int, int]:
         # The gate's cached view of the config: loading lanes.config itself
         # would cost about two interpreter starts on every full run. A broken
         # config yields the defaults there (the sweep gate reports it).
-        from lanes.governor.gate_config import gate_config  # noqa: PLC0415  # full runs only
+        from lanes.governor.settings import gate_config  # noqa: PLC0415  # full runs only
 
         governor = gate_config(cwd).governor
         configured = (governor.max_full, governor.escalate_at)

@@ -23,22 +23,22 @@ from __future__ import annotations
 import json
 import os
 
-from lanes.governor import ledger as ledger_mod
-from lanes.governor import lock as lock_mod
-from lanes.governor._debug import debug_log
-from lanes.governor.runs import note_start, run_path
-from lanes.governor.suites import SuiteMatch, resolve
+from lanes.governor.policy.suites import SuiteMatch, resolve
+from lanes.governor.state import ledger as ledger_mod
+from lanes.governor.state import lock as lock_mod
+from lanes.governor.state.debug import debug_log
+from lanes.governor.state.run_notes import note_start, run_path
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Literal
 
-    from lanes.governor._env import Environment
-    from lanes.governor._model import Classification, Invocation, Segment
-    from lanes.governor.gate_config import ConfigLike
-    from lanes.governor.ledger import TreeState
+    from lanes.governor.classify.model import Classification, Invocation, Segment
     from lanes.governor.payload import HookPayload
+    from lanes.governor.settings import ConfigLike
+    from lanes.governor.state.env import Environment
+    from lanes.governor.state.ledger import TreeState
 
 __all__ = [
     "AUDIT",
@@ -339,7 +339,7 @@ def _note_start(
     tree: TreeState | None,
     matches: list[SuiteMatch],
 ) -> None:
-    """Remember the tree this run starts on (see :mod:`lanes.governor.runs`)."""
+    """Remember the tree this run starts on (see :mod:`lanes.governor.state.run_notes`)."""
     if not matches or tree is None:
         return
     path = run_path(state_dir, session_tail(payload.session_id), payload.command)
@@ -373,14 +373,14 @@ def pre_decision(
     environ: Mapping[str, str] | None = None,
 ) -> Decision:
     """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
-    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.owner import agent_pid  # noqa: PLC0415
-    from lanes.governor.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.state.owner import agent_pid  # noqa: PLC0415
+    from lanes.governor.state.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
 
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()
     if config is None:
-        from lanes.governor.gate_config import gate_config  # noqa: PLC0415
+        from lanes.governor.settings import gate_config  # noqa: PLC0415
 
         config = gate_config(cwd)
     state = state_dir(cwd, env_vars)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from lanes.governor.tree import find_repo
+from lanes.governor.state.tree import find_repo
 
 __all__ = ["ci_systems", "hooks_dir", "local_gates", "project_root"]
 

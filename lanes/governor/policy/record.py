@@ -13,7 +13,7 @@ mention, heredoc or ``echo`` never counts):
 - a command with several suites records each; on failure all of them FAIL.
 
 A result is recorded only if the tree is the one the run started on (noted
-by PreToolUse, :mod:`lanes.governor.runs`): an edit made by anyone during the
+by PreToolUse, :mod:`lanes.governor.state.run_notes`): an edit made by anyone during the
 run voids it.
 
 Then the run lock is released if this session holds it for this very command,
@@ -26,22 +26,22 @@ from __future__ import annotations
 
 import os
 
-from lanes.governor import ledger as ledger_mod
-from lanes.governor import lock as lock_mod
-from lanes.governor._debug import debug_log
-from lanes.governor.gate import paths_in, session_tail
-from lanes.governor.runs import run_path, take_start
-from lanes.governor.suites import resolve
+from lanes.governor.policy.gate import paths_in, session_tail
+from lanes.governor.policy.suites import resolve
+from lanes.governor.state import ledger as ledger_mod
+from lanes.governor.state import lock as lock_mod
+from lanes.governor.state.debug import debug_log
+from lanes.governor.state.run_notes import run_path, take_start
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from lanes.governor._env import Environment
-    from lanes.governor._model import Classification
-    from lanes.governor.gate_config import ConfigLike
-    from lanes.governor.ledger import TreeState
+    from lanes.governor.classify.model import Classification
     from lanes.governor.payload import HookPayload
+    from lanes.governor.settings import ConfigLike
+    from lanes.governor.state.env import Environment
+    from lanes.governor.state.ledger import TreeState
 
 __all__ = ["PostResult", "decide_post", "post_tool_use", "release_own_lock"]
 
@@ -171,9 +171,9 @@ def _post(
     config: ConfigLike | None,
     environ: Mapping[str, str] | None,
 ) -> PostResult:
-    from lanes.governor._env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.gate_config import gate_config  # noqa: PLC0415
-    from lanes.governor.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+    from lanes.governor.settings import gate_config  # noqa: PLC0415
+    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.state.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
 
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()

@@ -18,12 +18,12 @@ from __future__ import annotations
 import os
 import posixpath
 
-from lanes.governor._names import COMMAND_RUNNER
+from lanes.governor.classify.runners.names import COMMAND_RUNNER
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
-    from lanes.governor._model import Classification, Invocation, Segment
-    from lanes.governor.gate_config import ConfigLike, SuiteLike
+    from lanes.governor.classify.model import Classification, Invocation, Segment
+    from lanes.governor.settings import ConfigLike, SuiteLike
 
 __all__ = ["SuiteMatch", "normalise_path", "resolve"]
 
@@ -86,7 +86,7 @@ def _shape(suite: SuiteLike, root: str) -> _SuiteShape:
     shape = _shapes.get(key)
     if shape is not None:
         return shape
-    from lanes.governor.classify import classify  # noqa: PLC0415  # only for configured suites
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415  # only for configured suites
 
     # The suite's own command, read by the same classifier as the agent's
     # commands: "the -m expression in S's command" means exactly what the

@@ -17,7 +17,7 @@ the governor would do nothing with it. A payload goes to the full path when:
   verify``): the gate must dedup it and auto-record must record it. Those words
   live in a per-user cache (:data:`SUITE_WORDS_FILE`), one row per
   ``pyproject.toml`` stamped with its mtime and size and refreshed by the full
-  path (:mod:`lanes.governor._suite_words`); every ``pyproject.toml`` from the
+  path (:mod:`lanes.governor.screen.suite_words`); every ``pyproject.toml`` from the
   payload's ``cwd`` up to ``/`` must have a fresh row, else the full path runs
   and refreshes it;
 - anything is unclear: ``\\u`` escapes in the JSON, ANSI-C ``$'...'`` quoting,
@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import os
 
-from lanes.governor._debug import user_state_dir
+from lanes.governor.state.debug import user_state_dir
 
 __all__ = [
     "RUNNER_WORDS",

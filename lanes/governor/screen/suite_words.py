@@ -1,6 +1,6 @@
 """Keep the pre-screen's cache of configured suite words fresh.
 
-The pre-screen (:mod:`lanes.governor.prescreen`) drops a payload only when its
+The pre-screen (:mod:`lanes.governor.screen.prescreen`) drops a payload only when its
 command names no runner and no word of a configured non-runner suite (``make
 verify``). It learns those words from this cache: one row per
 ``pyproject.toml`` with the file's stamp (mtime and size) and the words of its
@@ -14,15 +14,15 @@ from __future__ import annotations
 import os
 
 from lanes._atomic import flocked, write_atomic
-from lanes.governor._debug import debug_log
-from lanes.governor._names import COMMAND_RUNNER
-from lanes.governor.prescreen import (
+from lanes.governor.classify.runners.names import COMMAND_RUNNER
+from lanes.governor.screen.prescreen import (
     EVERYTHING,
     pyprojects_above,
     read_suite_words,
     screen_text,
     suite_words_path,
 )
+from lanes.governor.state.debug import debug_log
 
 __all__ = ["refresh", "suite_words"]
 

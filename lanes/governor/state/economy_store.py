@@ -22,7 +22,7 @@ import os
 from typing import TYPE_CHECKING, Final
 
 from lanes._atomic import flocked, read_text_nofollow, write_atomic
-from lanes.governor._debug import user_state_dir
+from lanes.governor.state.debug import user_state_dir
 
 if TYPE_CHECKING:
     from collections.abc import Callable

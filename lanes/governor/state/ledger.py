@@ -13,7 +13,7 @@ time only) is always stale: a time-keyed PASS would vouch for a tree it never sa
 
 Readers tolerate a missing or corrupt file (empty ledger, a debug-log line);
 writers mutate under an ``flock`` on a sidecar file and replace atomically.
-All I/O goes through :class:`~lanes.governor._env.Environment`.
+All I/O goes through :class:`~lanes.governor.state.env.Environment`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 
 from lanes.errors import LanesError
-from lanes.governor._debug import debug_log
-from lanes.governor._numbers import finite_float
+from lanes.governor.state.debug import debug_log
+from lanes.governor.state.numbers import finite_float
 
 # Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
 # start, and this module runs on the hook's path. Type checkers treat any name
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     Outcome = Literal["PASS", "FAIL"]
 
-    from lanes.governor._env import Environment
+    from lanes.governor.state.env import Environment
 
 __all__ = [
     "CLEAN",

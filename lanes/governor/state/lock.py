@@ -13,7 +13,7 @@ another boot id, an unreadable start time — counts as alive: the lock errs
 towards over-holding (a sibling waits, bounded by the TTL), never towards two
 heavy runs at once.
 
-Every observation and mutation goes through :class:`~lanes.governor._env.Environment`,
+Every observation and mutation goes through :class:`~lanes.governor.state.env.Environment`,
 so the torture lane drives exactly this code through a modelled world.
 """
 
@@ -22,8 +22,8 @@ from __future__ import annotations
 import json
 
 from lanes.errors import LanesError
-from lanes.governor._env import UNKNOWN_START
-from lanes.governor._numbers import finite_float
+from lanes.governor.state.env import UNKNOWN_START
+from lanes.governor.state.numbers import finite_float
 
 # Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
 # start, and this module runs on the hook's path. Type checkers treat any name
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
     Status = Literal["held", "expired", "owner-dead", "absent", "unreadable"]
 
-    from lanes.governor._env import Environment
+    from lanes.governor.state.env import Environment
 
 __all__ = [
     "DEFAULT_TTL",

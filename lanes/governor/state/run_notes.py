@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import os
 
-from lanes.governor.ledger import TreeState
+from lanes.governor.state.ledger import TreeState
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
-    from lanes.governor._env import Environment
+    from lanes.governor.state.env import Environment
 
 __all__ = ["note_start", "run_path", "take_start"]
 

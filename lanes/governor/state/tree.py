@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import os
 
-from lanes.governor._debug import debug_log
-from lanes.governor._git import read_head, run_all
-from lanes.governor.ledger import CLEAN, TreeState
+from lanes.governor.state.debug import debug_log
+from lanes.governor.state.git import read_head, run_all
+from lanes.governor.state.ledger import CLEAN, TreeState
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:

@@ -8,7 +8,7 @@ test runs.
 
 from __future__ import annotations
 
-from lanes.governor._argscan import (
+from lanes.governor.classify.runners.argscan import (
     DASHDASH,
     Call,
     Delegate,

@@ -12,7 +12,7 @@ runner's own rule.
 
 from __future__ import annotations
 
-from lanes.governor._argscan import (
+from lanes.governor.classify.runners.argscan import (
     DASHDASH,
     Call,
     Delegate,

@@ -9,7 +9,7 @@ through it), and a gradle build when the ``test`` task is in its task graph
 
 from __future__ import annotations
 
-from lanes.governor._argscan import Call, Match, words
+from lanes.governor.classify.runners.argscan import Call, Match, words
 
 __all__ = ["gradle_rule", "maven_rule"]
 

@@ -1,13 +1,13 @@
 """Runner rules for Python: pytest and unittest.
 
 Both apply the whole-tree rule: a path selector that names the project's
-whole test root (see :mod:`lanes.governor._roots`) is the full suite, not a
+whole test root (see :mod:`lanes.governor.classify.test_roots`) is the full suite, not a
 filter.
 """
 
 from __future__ import annotations
 
-from lanes.governor._argscan import (
+from lanes.governor.classify.runners.argscan import (
     DASHDASH,
     Call,
     Match,
@@ -17,8 +17,8 @@ from lanes.governor._argscan import (
     scan,
     words,
 )
-from lanes.governor._roots import covers_whole_tree
-from lanes.governor._shell import split_commands
+from lanes.governor.classify.shell import split_commands
+from lanes.governor.classify.test_roots import covers_whole_tree
 
 __all__ = ["django_rule", "pytest_rule", "relative_to_root", "unittest_rule"]
 

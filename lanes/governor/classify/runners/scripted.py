@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from lanes.governor._argscan import Call, Match, OptionSpec, normalise_path, scan, words
+from lanes.governor.classify.runners.argscan import (
+    Call,
+    Match,
+    OptionSpec,
+    normalise_path,
+    scan,
+    words,
+)
 
 __all__ = ["mix_rule", "phpunit_rule", "rails_rule", "rake_rule"]
 

@@ -21,7 +21,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["main"]
+__all__ = ["main", "subcommands"]
 
 # (subcommand, module defining `add_parser(subparsers)`), in --help order.
 _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
@@ -30,11 +30,17 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("envelope", "lanes._cli_envelope"),
     ("fuzz", "lanes.fuzz._cli"),
     ("governor", "lanes.governor.cli.parser"),
+    ("init", "lanes.init._cli"),
     ("classify", "lanes.governor.cli.classify_command"),
     ("report", "lanes.report._cli"),
     ("slow", "lanes.slow._cli"),
     ("torture", "lanes.torture._cli"),
 )
+
+
+def subcommands() -> tuple[str, ...]:
+    """The subcommand names this lanekit has (`lanes init` scaffolds only lanes that exist)."""
+    return tuple(name for name, _module in _SUBCOMMANDS)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

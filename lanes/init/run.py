@@ -1,0 +1,141 @@
+"""``lanes init``: detect the project, plan every file, print or apply the plan.
+
+The agent hook goes through ``lanes governor install`` itself (parsed and run
+like the command line), so init and a hand-run install can never disagree on
+what is registered; ``--dry-run`` shows the same merge as a diff instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+
+from lanes.errors import UsageError
+from lanes.init.detect import detect_project
+from lanes.init.plan import Action, FileChange, Settings, apply, build_plan
+from lanes.init.requirement import running_source, source_from_option
+
+if TYPE_CHECKING:
+    from lanes.init.detect import Project
+
+__all__ = ["run_init"]
+
+_WIDTH = 10
+
+
+def _root(ns: argparse.Namespace) -> Path:
+    root = Path(ns.root or ".").resolve()
+    if not root.is_dir():
+        msg = f"--root {str(root)!r} is not a directory"
+        raise UsageError(msg, hint="pass your project's top-level directory, or run from it")
+    return root
+
+
+def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
+    """What ``lanes governor install`` would merge, as file changes (for --dry-run)."""
+    from lanes.governor.cli.install import (  # noqa: PLC0415
+        CLAUDE_COMMAND,
+        CLAUDE_EVENTS,
+        CODEX_COMMAND,
+        CODEX_EVENTS,
+        merge_hooks,
+    )
+
+    targets: list[tuple[Path, tuple[str, ...], str]] = [
+        (Path(".claude/settings.json"), CLAUDE_EVENTS, CLAUDE_COMMAND)
+    ]
+    if codex:
+        targets.append((Path(".codex/hooks.json"), CODEX_EVENTS, CODEX_COMMAND))
+    changes: list[FileChange] = []
+    for relative, events, command in targets:
+        path = root / relative
+        old = path.read_text(encoding="utf-8") if path.is_file() else None
+        try:
+            document = json.loads(old) if old and old.strip() else {}
+        except ValueError:
+            document = None
+        if not isinstance(document, dict):
+            changes.append(
+                FileChange(
+                    relative, old, old or "", "kept", "not a JSON object: install will refuse it"
+                )
+            )
+            continue
+        added = merge_hooks(document, events, command, path)
+        new = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        action: Action = "unchanged" if not added else ("create" if old is None else "update")
+        changes.append(
+            FileChange(relative, old, new if added else (old or ""), action, "the agent hook")
+        )
+    return changes
+
+
+def _install_hook(root: Path, *, codex: bool, out: TextIO) -> int:
+    """Run ``lanes governor install`` exactly as the command line would."""
+    from lanes.governor.cli.parser import add_parser  # noqa: PLC0415
+
+    parser = argparse.ArgumentParser(prog="lanes")
+    add_parser(parser.add_subparsers(dest="command"))
+    argv = ["governor", "install", "--root", str(root), *(["--codex"] if codex else [])]
+    ns = parser.parse_args(argv)
+    stdout = sys.stdout
+    sys.stdout = out
+    try:
+        return int(ns.handler(ns))
+    finally:
+        sys.stdout = stdout
+
+
+def _print_change(change: FileChange, out: TextIO) -> None:
+    why = f"  ({change.why})" if change.why else ""
+    print(f"  {change.action:<{_WIDTH}}{change.path.as_posix()}{why}", file=out)
+
+
+def _next_commands(project: Project, out: TextIO) -> None:
+    targets = project.pyproject.get("tool", {}).get("lanes", {}).get("fuzz", {}).get("targets")
+    fuzz_note = (
+        "your parsers" if targets else "after declaring a parser in [tool.lanes.fuzz.targets]"
+    )
+    print("\nnext:", file=out)
+    print(
+        "  nox -s slow      # your suite under the slow-test ratchet: envelopes/slow.json", file=out
+    )
+    print(f"  nox -s fuzz      # {fuzz_note}", file=out)
+    print("  lanes report     # envelopes/summary.md and envelopes/index.html", file=out)
+
+
+def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
+    stream = sys.stdout if out is None else out
+    root = _root(ns)
+    project = detect_project(root)
+    source = (
+        source_from_option(ns.lanekit_requirement, cwd=Path.cwd())
+        if ns.lanekit_requirement
+        else running_source()
+    )
+    settings = Settings(
+        lanekit_source=source, python=ns.python, workflows=not ns.no_workflows, force=ns.force
+    )
+    plan = build_plan(project, settings)
+    hook = [] if ns.no_hook else _hook_change(root, codex=ns.codex)
+    print(f"lanes init: {root} (lanekit from lanekit{source})", file=stream)
+    for note in project.notes:
+        print(f"  note: {note}", file=stream)
+    if ns.dry_run:
+        for change in (*plan, *hook):
+            _print_change(change, stream)
+        for change in (*plan, *hook):
+            if change.action in ("create", "update"):
+                print(change.diff(), end="", file=stream)
+        print("dry run: nothing was written", file=stream)
+        return 0
+    apply(root, plan)
+    for change in plan:
+        _print_change(change, stream)
+    if not ns.no_hook:
+        _install_hook(root, codex=ns.codex, out=stream)
+    _next_commands(detect_project(root), stream)
+    return 0

@@ -312,6 +312,14 @@ def _dedup_and_lock(
     if not locking and not sweep_allowed:
         _note_start(env, state_dir, payload, tree, matches)
         return Decision("allow")
+    if not session_tail(payload.session_id):
+        # Without a session id the post event cannot prove it is this run's,
+        # so a lock taken here could never be released, and self-reclaim
+        # could never tell this agent from another (issue 11, defect 9):
+        # run unlocked (fail open) rather than block everyone until lock_ttl.
+        debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
+        _note_start(env, state_dir, payload, tree, matches)
+        return Decision("allow", step="lock-skipped")
     ttl = config.governor.lock_ttl
     result = lock_mod.acquire(
         env,

@@ -108,10 +108,35 @@ def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the
         and lock_record.command == payload.command
     ):
         started = lock_record.started_ts
+    note = run_path(state_dir, session_tail(payload.session_id), payload.command)
+    recorded: dict[str, str] = {}
+    try:
+        recorded = _record(env, files, config, classification, payload, tree, agent, note, started)
+    finally:
+        # Release never depends on recording: a ledger that cannot be written
+        # (a full disk, a directory at its path, a read-only state dir) must
+        # not leave every sibling blocked until lock_ttl (issue 11, defect 1).
+        released = False
+        if started is not None:
+            released, _ = release_own_lock(env, state_dir, payload)
+    return PostResult(recorded, released=released)
+
+
+def _record(  # noqa: PLR0917  # the post decision's inputs, split out of decide_post
+    env: Environment,
+    files: dict[str, str],
+    config: ConfigLike,
+    classification: Classification,
+    payload: HookPayload,
+    tree: TreeState | None,
+    agent: str,
+    note: str,
+    started: float | None,
+) -> dict[str, str]:
+    """The suites this finished command records (name -> PASS/FAIL); a suite
+    whose ledger write fails is left out and logged."""
     # Always consumed, whatever the outcome: a note outlives only its own run.
-    started_on = take_start(
-        env, run_path(state_dir, session_tail(payload.session_id), payload.command)
-    )
+    started_on = take_start(env, note)
     recorded: dict[str, str] = {}
     failed = payload.failed
     if payload.interrupted:
@@ -140,12 +165,17 @@ def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the
                     session_tail=session_tail(payload.session_id),
                     duration_ms=duration,
                 )
-                ledger_mod.record(env, files["ledger"], files["ledger_guard"], match.name, entry)
+                try:
+                    ledger_mod.record(
+                        env, files["ledger"], files["ledger_guard"], match.name, entry
+                    )
+                except (OSError, ValueError) as exc:
+                    debug_log(
+                        "record-failed", suite=match.name, error=f"{type(exc).__name__}: {exc}"
+                    )
+                    continue
                 recorded[match.name] = status
-    released = False
-    if started is not None:
-        released, _ = release_own_lock(env, state_dir, payload)
-    return PostResult(recorded, released=released)
+    return recorded
 
 
 def post_tool_use(

@@ -1,0 +1,97 @@
+"""Faults on the post path and the lock: release never depends on recording
+(issue 11, defect 1) and a payload without a session never takes a lock it
+could not release (defect 9)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from governor_helpers import SESSION_A, SESSION_B, Project
+
+from lanes.governor.classify.classifier import classify
+from lanes.governor.payload import parse_payload
+from lanes.governor.policy.gate import decide_pre, paths_in
+from lanes.governor.policy.record import decide_post
+from lanes.governor.state.tree import tree_state
+
+UNIT = "pytest tests/unit -q"
+INTEG = "pytest tests/integ -m 'not slow'"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "repo")
+
+
+def test_a_ledger_that_cannot_be_written_still_frees_the_lock(project: Project) -> None:
+    # The issue's repro: the ledger path is a directory, so recording raises.
+    Path(paths_in(project.state)["ledger"]).mkdir()
+    assert project.pre(UNIT, session=SESSION_A).action == "allow"
+    assert project.lock_path.exists()
+    result = project.post(UNIT, session=SESSION_A)
+    assert result.released
+    assert result.recorded == {}
+    assert not project.lock_path.exists()
+    # A sibling is not blocked by a lock nobody holds any more.
+    assert project.pre(INTEG, session=SESSION_B).action == "allow"
+
+
+def test_a_failed_ledger_write_is_not_reported_as_recorded(project: Project) -> None:
+    ledger = Path(paths_in(project.state)["ledger"])
+    ledger.mkdir()
+    project.pre(UNIT)
+    assert "unit" not in project.post(UNIT).recorded
+
+
+def _pre_without_session(project: Project, command: str) -> object:
+    raw = json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "cwd": str(project.root),
+        }
+    )
+    return decide_pre(
+        project.env,
+        project.state,
+        project.config,
+        classify(command, project.root),
+        parse_payload(raw),
+        tree_state(str(project.root)),
+        "claude",
+        0,
+        {},
+    )
+
+
+def _post_without_session(project: Project, command: str) -> object:
+    raw = json.dumps(
+        {
+            "hook_event_name": "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "cwd": str(project.root),
+        }
+    )
+    return decide_post(
+        project.env,
+        project.state,
+        project.config,
+        classify(command, project.root),
+        parse_payload(raw),
+        tree_state(str(project.root)),
+        "claude",
+    )
+
+
+def test_a_payload_without_session_takes_no_lock(project: Project) -> None:
+    decision = _pre_without_session(project, UNIT)
+    assert getattr(decision, "action", None) == "allow"
+    assert not project.lock_path.exists()
+    _post_without_session(project, UNIT)
+    # The same agent's next run, and a sibling's, are not blocked.
+    assert getattr(_pre_without_session(project, INTEG), "action", None) == "allow"
+    assert project.pre(INTEG, session=SESSION_B).action == "allow"

@@ -25,6 +25,7 @@ from typing import Any, Final, TypeVar
 
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
+from lanes.mutation.settings import MutationConfig, parse_mutation
 
 __all__ = [
     "Config",
@@ -138,6 +139,7 @@ class Config:
     slow: SlowConfig = field(default_factory=SlowConfig)
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     torture: TortureConfig = field(default_factory=TortureConfig)
+    mutation: MutationConfig = field(default_factory=MutationConfig)
     envelope_dir: str = "envelopes"
     baseline_dir: str = "baselines"
 
@@ -153,6 +155,7 @@ class Config:
             "slow": _section_dict(self.slow),
             "fuzz": _section_dict(self.fuzz),
             "torture": asdict(self.torture),
+            "mutation": self.mutation.to_dict(),
         }
 
     def section_hash(self, *sections: str) -> str:
@@ -478,6 +481,7 @@ _SECTIONS: Final = (
     "slow",
     "fuzz",
     "torture",
+    "mutation",
     "envelope_dir",
     "baseline_dir",
 )
@@ -498,6 +502,7 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         slow=_parse_slow(table.raw.get("slow", {})),
         fuzz=_parse_fuzz(table.raw.get("fuzz", {})),
         torture=_parse_torture(table.raw.get("torture", {})),
+        mutation=parse_mutation(table.raw.get("mutation", {})),
         envelope_dir=table.string("envelope_dir", "envelopes"),
         baseline_dir=table.string("baseline_dir", "baselines"),
     )

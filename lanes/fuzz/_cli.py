@@ -55,7 +55,7 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
         action="append",
         default=[],
         metavar="NAME",
-        help="fuzz only this target (repeatable)",
+        help="fuzz only this target (repeatable; default: every [tool.lanes.fuzz.targets] entry)",
     )
     fuzz.add_argument(
         "--input-file", type=Path, metavar="FILE", help="replay one saved case from envelopes/fuzz/"
@@ -64,6 +64,11 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
         "--append-corpus",
         action="store_true",
         help="with --input-file: pin the case in baselines/fuzz-regressions.json (the unit suite replays it)",
+    )
+    fuzz.add_argument(
+        "--builtin",
+        action="store_true",
+        help="also fuzz lanekit's own parsers (the default only in lanekit's repository)",
     )
     fuzz.add_argument(
         "--self-check",
@@ -89,6 +94,7 @@ def _handle(ns: argparse.Namespace) -> int:
         input_file=ns.input_file,
         append_corpus=ns.append_corpus,
         self_check=ns.self_check,
+        builtin=ns.builtin,
     )
     options.check()
     config = load_config(ns.config)

@@ -43,6 +43,8 @@ from lanes.fuzz.engine import (
 from lanes.fuzz.targets import (
     BUILTIN_TARGETS,
     Target,
+    project_on_path,
+    project_targets,
     registry_fingerprint,
     select_targets,
     targets_from_config,
@@ -60,6 +62,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CORPUS_FILE",
     "OVERHEAD_GOAL",
+    "CorpusReplayer",
     "FuzzOptions",
     "corpus_path",
     "replay_corpus",
@@ -87,6 +90,8 @@ class FuzzOptions:
     input_file: Path | None = None
     append_corpus: bool = False
     self_check: bool = False
+    # lanekit's built-in targets in a user's project (always on in lanekit's own).
+    builtin: bool = False
 
     @property
     def mode(self) -> Mode:
@@ -102,13 +107,13 @@ class FuzzOptions:
             raise UsageError(
                 msg, hint="lanes fuzz --input-file envelopes/fuzz/<case>.json --append-corpus"
             )
-        if self.self_check and (self.input_file is not None or self.targets):
-            msg = "--self-check runs its own broken targets; it takes no --input-file or --target"
+        if self.self_check and (self.input_file is not None or self.targets or self.builtin):
+            msg = "--self-check runs its own broken targets; it takes no --input-file, --target or --builtin"
             raise UsageError(msg, hint="run `lanes fuzz --self-check` on its own")
         if self.input_file is not None and (
-            self.targets or self.iterations is not None or self.seed is not None
+            self.targets or self.iterations is not None or self.seed is not None or self.builtin
         ):
-            msg = "--input-file replays one saved case; --target, --iterations and --seed do not apply"
+            msg = "--input-file replays one saved case; --target, --iterations, --seed and --builtin do not apply"
             raise UsageError(
                 msg, hint="drop those options, or drop --input-file to generate new cases"
             )
@@ -117,16 +122,20 @@ class FuzzOptions:
 def run_fuzz(options: FuzzOptions, config: Config, *, out: TextIO | None = None) -> ExitCode:
     """Run the mode ``options`` asks for; the exit code of ``lanes fuzz``."""
     options.check()
-    stream = sys.stdout if out is None else out
+    with project_on_path(config.root):
+        return _run_mode(options, config, sys.stdout if out is None else out)
+
+
+def _run_mode(options: FuzzOptions, config: Config, stream: TextIO) -> ExitCode:
     mode = options.mode
-    registry = (*BUILTIN_TARGETS, *targets_from_config(config))
     envelope = config.root / config.envelope_dir / _ENVELOPES[mode]
     if mode in ("replay", "promote"):
         assert options.input_file is not None  # noqa: S101  # mode says so
         return _replay(
             options.input_file,
             mode=mode,
-            registry=registry,
+            # A saved case may name any target, a built-in one too.
+            registry=(*BUILTIN_TARGETS, *targets_from_config(config)),
             config=config,
             envelope=envelope,
             stream=stream,
@@ -135,7 +144,8 @@ def run_fuzz(options: FuzzOptions, config: Config, *, out: TextIO | None = None)
         targets: tuple[Target, ...] = selfcheck.SELF_CHECK_TARGETS
         iterations, seed = selfcheck.SELF_CHECK_ITERATIONS, options.seed or 0
     else:
-        targets = select_targets(registry, options.targets)
+        # The project's own targets, unless asked for lanekit's too.
+        targets = select_targets(project_targets(config, builtin=options.builtin), options.targets)
         iterations = config.fuzz.iterations if options.iterations is None else options.iterations
         seed = config.fuzz.seed if options.seed is None else options.seed
     decided_by = registry_fingerprint(
@@ -400,28 +410,56 @@ def corpus_path(config: Config) -> Path:
     return config.root / config.baseline_dir / CORPUS_FILE
 
 
-def replay_corpus(config: Config) -> list[tuple[CorpusEntry, CaseOutcome]]:
-    """Every corpus entry run again through the watchdog, with the configured budget.
+class CorpusReplayer:
+    """Replays corpus entries through one watchdog per target, with the configured budget.
 
-    What the unit suite calls: a promoted hang comes back as a ``stall``
-    outcome after one budget, never as a wedged test session.
+    What the unit suite uses (:func:`replay_corpus`, and the ``lanes.fuzz``
+    pytest plugin one test per entry): a promoted hang comes back as a
+    ``stall`` outcome after one budget, never as a wedged test session.
+    Workers start with the project root on their path; :meth:`close` stops them.
     """
-    registry = {target.name: target for target in (*BUILTIN_TARGETS, *targets_from_config(config))}
-    results: list[tuple[CorpusEntry, CaseOutcome]] = []
-    watchdogs: dict[str, Watchdog] = {}
-    try:
-        for entry in load_corpus(corpus_path(config)):
-            target = registry.get(entry.target)
-            if target is None:
-                msg = f"fuzz corpus entry {entry.id} names target {entry.target!r}, which does not exist"
-                raise UsageError(
-                    msg,
-                    hint=f"remove the entry or restore the target; targets: {', '.join(registry)}",
-                )
-            if target.name not in watchdogs:
-                watchdogs[target.name] = Watchdog(target, budget=config.fuzz.case_budget)
-            results.append((entry, watchdogs[target.name].run(entry.value)))
-    finally:
-        for watchdog in watchdogs.values():
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.registry = {
+            target.name: target for target in (*BUILTIN_TARGETS, *targets_from_config(config))
+        }
+        self._watchdogs: dict[str, Watchdog] = {}
+
+    def __enter__(self) -> CorpusReplayer:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def entries(self) -> list[CorpusEntry]:
+        return load_corpus(corpus_path(self.config))
+
+    def replay(self, entry: CorpusEntry) -> CaseOutcome:
+        target = self.registry.get(entry.target)
+        if target is None:
+            msg = (
+                f"fuzz corpus entry {entry.id} names target {entry.target!r}, which does not exist"
+            )
+            raise UsageError(
+                msg,
+                hint=f"remove the entry or restore the target; targets: {', '.join(self.registry)}",
+            )
+        watchdog = self._watchdogs.get(target.name)
+        if watchdog is None:
+            watchdog = Watchdog(target, budget=self.config.fuzz.case_budget)
+            self._watchdogs[target.name] = watchdog
+        # A stalled case replaces the worker inside run(): the path must hold there too.
+        with project_on_path(self.config.root):
+            return watchdog.run(entry.value)
+
+    def close(self) -> None:
+        for watchdog in self._watchdogs.values():
             watchdog.close()
-    return results
+        self._watchdogs.clear()
+
+
+def replay_corpus(config: Config) -> list[tuple[CorpusEntry, CaseOutcome]]:
+    """Every corpus entry run again through the watchdog (see :class:`CorpusReplayer`)."""
+    with CorpusReplayer(config) as replayer:
+        return [(entry, replayer.replay(entry)) for entry in replayer.entries()]

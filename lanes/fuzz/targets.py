@@ -10,9 +10,12 @@ lane means adding one :class:`Target` to :data:`BUILTIN_TARGETS` — nothing els
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.util
+import sys
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -20,13 +23,16 @@ from typing import TYPE_CHECKING, Final
 from lanes.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
 
     from lanes.config import Config
 
 __all__ = [
     "BUILTIN_TARGETS",
     "Target",
+    "is_lanekit_project",
+    "project_on_path",
+    "project_targets",
     "registry_fingerprint",
     "resolve",
     "select_targets",
@@ -165,6 +171,58 @@ def targets_from_config(config: Config) -> tuple[Target, ...]:
             )
         )
     return tuple(out)
+
+
+def is_lanekit_project(config: Config) -> bool:
+    """Whether ``config`` is lanekit's own repository (its pyproject names the distribution)."""
+    if config.source is None:
+        return False
+    try:
+        document = tomllib.loads(config.source.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return False
+    project = document.get("project")
+    return isinstance(project, dict) and project.get("name") == "lanekit"
+
+
+def project_targets(config: Config, *, builtin: bool = False) -> tuple[Target, ...]:
+    """What ``lanes fuzz`` runs: the project's own targets.
+
+    lanekit's built-in targets fuzz lanekit's parsers; in a user's project
+    they would spend the run on code the user does not own, so they join only
+    in lanekit's own repository or when asked for (``--builtin``).
+    """
+    own = targets_from_config(config)
+    if builtin or is_lanekit_project(config):
+        return (*BUILTIN_TARGETS, *own)
+    if not own:
+        msg = "this project declares no fuzz targets ([tool.lanes.fuzz.targets] is empty)"
+        raise UsageError(
+            msg,
+            hint="declare one: [tool.lanes.fuzz.targets.<name>] with callable and strategy "
+            "(see README, 'The fuzz lane'); or pass --builtin to fuzz lanekit's own parsers",
+        )
+    return own
+
+
+@contextlib.contextmanager
+def project_on_path(root: Path) -> Iterator[None]:
+    """The project root first on ``sys.path`` while a lane imports its modules.
+
+    pytest puts the rootdir there for a test run, so ``tests.fuzzing`` imports
+    in the user's suite; a ``lanes`` console script starts with its own bin
+    directory instead. The watchdog hands ``sys.path`` to its worker, so the
+    worker imports from the root too.
+    """
+    entry = str(root)
+    added = entry not in sys.path
+    if added:
+        sys.path.insert(0, entry)
+    try:
+        yield
+    finally:
+        if added and entry in sys.path:
+            sys.path.remove(entry)
 
 
 def select_targets(available: Iterable[Target], names: Iterable[str]) -> tuple[Target, ...]:

@@ -94,16 +94,7 @@ def source_from_option(text: str, *, cwd: Path) -> str:
     if not value:
         msg = "--lanekit-requirement is empty"
         raise UsageError(msg, hint=_HINT)
-    if value.lower().startswith(DISTRIBUTION):
-        rest = value[len(DISTRIBUTION) :]
-        if rest.startswith("["):
-            msg = f"--lanekit-requirement {text!r} names extras; the noxfile adds them per session"
-            raise UsageError(msg, hint=_HINT)
-        return rest if rest.startswith(("=", ">", "<", "~", "!")) else f" {rest.strip()}"
-    if value.startswith(_URL_SCHEMES):
-        return f" @ {value}"
-    if _VERSION_RE.match(value):
-        return value if value[0] in "=<>~!" else f"=={value}"
+    # A directory first: a clone is often called "lanekit" too.
     path = (cwd / value).resolve()
     if path.is_dir():
         if not (path / "pyproject.toml").is_file():
@@ -112,6 +103,19 @@ def source_from_option(text: str, *, cwd: Path) -> str:
                 msg, hint="pass the top of a lanekit clone (the directory with pyproject.toml)"
             )
         return f" @ {path.as_uri()}"
+    if value.lower().startswith(DISTRIBUTION):
+        rest = value[len(DISTRIBUTION) :].strip()
+        if rest.startswith("["):
+            msg = f"--lanekit-requirement {text!r} names extras; the noxfile adds them per session"
+            raise UsageError(msg, hint=_HINT)
+        if rest.startswith(("=", ">", "<", "~", "!")):
+            return rest
+        if rest.startswith("@"):
+            return f" {rest}"
+    elif value.startswith(_URL_SCHEMES):
+        return f" @ {value}"
+    elif _VERSION_RE.match(value):
+        return value if value[0] in "=<>~!" else f"=={value}"
     msg = f"--lanekit-requirement {text!r} is not a directory, a URL or a version"
     raise UsageError(msg, hint=_HINT)
 

@@ -1,0 +1,225 @@
+"""``lanes init`` on small generated projects: idempotent, --dry-run writes
+nothing, the user's files are appended to and never reformatted."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lanes.cli import main
+from lanes.config import load_config
+from lanes.errors import UsageError
+from lanes.init.requirement import running_source, source_from_option
+
+USER_PYPROJECT = """\
+# The user's own comments and odd formatting must survive byte for byte.
+[project]
+name   =   "demo"
+version = "0.1"
+optional-dependencies = { tests = ["pytest>=8"] }
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+markers = ["integration: talks to the network"]
+"""
+
+
+def _project(root: Path, pyproject: str = USER_PYPROJECT) -> Path:
+    (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    (root / "demo").mkdir()
+    (root / "demo" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_demo.py").write_text("def test_ok():\n    pass\n", encoding="utf-8")
+    (root / ".gitignore").write_text("__pycache__/\n.hypothesis/\n", encoding="utf-8")
+    return root
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes()
+        for path in sorted(root.rglob("*"))
+        if path.is_file()
+    }
+
+
+def _init(root: Path, capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    code = main(["init", "--root", str(root), *args])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    return out
+
+
+def test_init_writes_every_piece_and_a_loadable_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    out = _init(root, capsys)
+    for written in (
+        "pyproject.toml",
+        "noxfile.py",
+        ".gitignore",
+        ".github/workflows/lanes-pr.yml",
+        ".github/workflows/lanes-nightly.yml",
+    ):
+        assert written in out
+    assert ".claude/settings.json: registered `lanes hook`" in out
+    # The next three commands, as printed.
+    assert out.rstrip().splitlines()[-3:] == [
+        "  nox -s slow      # your suite under the slow-test ratchet: envelopes/slow.json",
+        "  nox -s fuzz      # after declaring a parser in [tool.lanes.fuzz.targets]",
+        "  lanes report     # envelopes/summary.md and envelopes/index.html",
+    ]
+    text = (root / "pyproject.toml").read_text(encoding="utf-8")
+    assert text.startswith(USER_PYPROJECT), "the user's text must be kept as it was"
+    config = load_config(root / "pyproject.toml")
+    assert list(config.suites) == ["tests"]
+    assert config.suites["tests"].paths == ("tests",)
+    # A declared integration marker gets its own slow tier.
+    assert config.slow.tiers["integration"].markers == ("integration",)
+    assert config.fuzz.targets == {}
+    ignored = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert ignored[:2] == ["__pycache__/", ".hypothesis/"]
+    assert ignored.count(".hypothesis/") == 1
+    assert {"/envelopes/*", "!/envelopes/README.md", "mutants/"} <= set(ignored)
+    assert not any(line.startswith("baselines") for line in ignored)
+
+
+def test_init_twice_changes_nothing_the_second_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    _init(root, capsys)
+    before = _snapshot(root)
+    out = _init(root, capsys)
+    assert _snapshot(root) == before
+    assert "create" not in out
+    assert "update" not in out
+    assert "`lanes hook` already registered; nothing changed" in out
+
+
+def test_dry_run_writes_nothing_and_shows_the_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    before = _snapshot(root)
+    out = _init(root, capsys, "--dry-run")
+    assert _snapshot(root) == before
+    assert "+[tool.lanes.suites.tests]" in out
+    assert "+++ b/noxfile.py" in out
+    assert "+++ b/.claude/settings.json" in out
+    assert out.rstrip().endswith("dry run: nothing was written")
+
+
+def test_a_differing_file_is_kept_unless_forced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _project(tmp_path)
+    (root / "noxfile.py").write_text("# the user's own sessions\n", encoding="utf-8")
+    out = _init(root, capsys)
+    assert "kept      noxfile.py" in out
+    assert (root / "noxfile.py").read_text(encoding="utf-8") == "# the user's own sessions\n"
+    out = _init(root, capsys, "--force")
+    assert "update    noxfile.py" in out
+    assert "def slow(session: nox.Session)" in (root / "noxfile.py").read_text(encoding="utf-8")
+
+
+def test_an_existing_lanes_table_is_never_touched(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    own = USER_PYPROJECT + '\n[tool.lanes.suites.mine]\npaths = ["tests"]\n'
+    root = _project(tmp_path, own)
+    _init(root, capsys, "--force")
+    assert (root / "pyproject.toml").read_text(encoding="utf-8") == own
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        ({}, 'session.install("-e", ".[tests]")'),
+        (
+            {
+                "pyproject.toml": '[project]\nname = "demo"\n[dependency-groups]\ntest = ["pytest"]\n'
+            },
+            'session.install(*nox.project.dependency_groups(PYPROJECT, "test"))',
+        ),
+        (
+            {"pyproject.toml": '[project]\nname = "demo"\n', "requirements-test.txt": "pytest\n"},
+            'session.install("-r", "requirements-test.txt")',
+        ),
+        (
+            {
+                "pyproject.toml": '[project]\nname = "demo"\n',
+                "tox.ini": "[testenv]\ndeps =\n    pytest\n    py311: old\n    attrs>=23\n",
+            },
+            'session.install("pytest", "attrs>=23")',
+        ),
+    ],
+    ids=["extra", "dependency-group", "requirements-file", "tox-deps"],
+)
+def test_the_noxfile_installs_the_projects_test_dependencies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], files: dict[str, str], expected: str
+) -> None:
+    root = _project(tmp_path)
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    _init(root, capsys, "--no-hook", "--no-workflows")
+    noxfile = (root / "noxfile.py").read_text(encoding="utf-8")
+    assert expected in noxfile
+    compile(noxfile, "noxfile.py", "exec")
+
+
+def test_suites_follow_the_test_layout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path, '[project]\nname = "demo"\n')
+    for part in ("unit", "integration"):
+        (root / "tests" / part).mkdir()
+        (root / "tests" / part / "test_x.py").write_text("def test_x(): pass\n", encoding="utf-8")
+    _init(root, capsys, "--no-hook", "--no-workflows")
+    config = load_config(root / "pyproject.toml")
+    assert {name: (s.paths, s.tier) for name, s in config.suites.items()} == {
+        "unit": (("tests/unit",), "unit"),
+        "integration": (("tests/integration",), "integration"),
+    }
+
+
+def test_workflows_are_valid_thin_yaml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = _project(tmp_path)
+    _init(root, capsys, "--no-hook", "--python", "3.13")
+    workflows = sorted((root / ".github" / "workflows").glob("*.yml"))
+    assert workflows
+    for path in workflows:
+        document = yaml.safe_load(path.read_text(encoding="utf-8"))
+        assert document["permissions"] == {"contents": "read"}
+        # YAML reads the bare key `on` as True.
+        assert document[True]["workflow_dispatch"] is None
+        for job in document["jobs"].values():
+            steps = job["steps"]
+            assert steps[0]["with"]["persist-credentials"] is False
+            assert steps[1]["with"]["python-version"] == "3.13"
+            runs = [step["run"] for step in steps if "run" in step]
+            assert all(r == "python -m pip install nox" or r.startswith("nox -s ") for r in runs)
+
+
+def test_lanekit_requirement_forms(tmp_path: Path) -> None:
+    clone = tmp_path / "lanekit"
+    clone.mkdir()
+    (clone / "pyproject.toml").write_text("", encoding="utf-8")
+    assert source_from_option("lanekit", cwd=tmp_path) == f" @ {clone.as_uri()}"
+    assert source_from_option("0.1.0", cwd=tmp_path) == "==0.1.0"
+    assert source_from_option(">=0.1", cwd=tmp_path) == ">=0.1"
+    url = "git+https://example.org/lanekit.git@v0.1.0"
+    assert source_from_option(url, cwd=tmp_path) == f" @ {url}"
+    assert source_from_option(f"lanekit @ {url}", cwd=tmp_path) == f" @ {url}"
+    for bad in ("", "no/such/dir", "lanekit[lanes]==0.1"):
+        with pytest.raises(UsageError) as caught:
+            source_from_option(bad, cwd=tmp_path)
+        assert caught.value.hint
+
+
+def test_the_default_requirement_is_where_this_lanekit_came_from() -> None:
+    # This suite runs lanekit from its clone: the noxfile must install that clone.
+    root = Path(__file__).resolve().parents[2]
+    assert running_source() == f" @ {root.as_uri()}"
+    assert tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,6 +38,27 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     report.add_argument(
         "--out-html", type=Path, metavar="PATH", help="HTML page (default: DIR/index.html)"
     )
+    report.add_argument(
+        "--history",
+        type=Path,
+        metavar="DIR",
+        help=(
+            "earlier runs' envelopes (any depth, e.g. downloaded CI artifacts): each key "
+            "figure's trend and delta since the previous run, and config/tool drift"
+        ),
+    )
+    report.add_argument(
+        "--junit",
+        type=Path,
+        metavar="FILE",
+        help="also write JUnit XML: every lane verdict and finding as a test case",
+    )
+    report.add_argument(
+        "--ctrf",
+        type=Path,
+        metavar="FILE",
+        help="also write CTRF JSON (https://ctrf.io): every lane verdict and finding as a test",
+    )
     add_config_option(report)
     report.set_defaults(handler=_report)
 
@@ -58,6 +80,7 @@ def _report(ns: argparse.Namespace) -> int:
         raise UsageError(msg, hint="pass the directory the lanes write their envelopes to")
 
     try:
+        from lanes.report._formats import github_annotations  # noqa: PLC0415
         from lanes.report.render import build_report  # noqa: PLC0415  # jinja2 only when rendering
     except ModuleNotFoundError as exc:
         if exc.name != "jinja2":
@@ -67,10 +90,24 @@ def _report(ns: argparse.Namespace) -> int:
             msg, hint="install the lane dependencies: python3 -m pip install 'lanekit[lanes]'"
         ) from None
 
+    if ns.history is not None and not ns.history.is_dir():
+        msg = f"--history {str(ns.history)!r} is not a directory"
+        raise UsageError(
+            msg,
+            hint="pass a folder of earlier runs' envelopes (e.g. downloaded CI artifacts), "
+            "or drop --history",
+        )
     out_md: Path = ns.out_md or directory / "summary.md"
     out_html: Path = ns.out_html or directory / "index.html"
     try:
-        report = build_report(directory, out_md=out_md, out_html=out_html)
+        report = build_report(
+            directory,
+            out_md=out_md,
+            out_html=out_html,
+            history=ns.history,
+            junit=ns.junit,
+            ctrf=ns.ctrf,
+        )
     except StateError as exc:
         # The report could not be written: this command crashed, the user did nothing wrong.
         print(f"error: {exc.message}", file=sys.stderr)
@@ -79,6 +116,12 @@ def _report(ns: argparse.Namespace) -> int:
     # Plain ASCII on the terminal: a CI log with a non-UTF-8 locale must not
     # turn the report into a UnicodeEncodeError.
     for lane in report.view.lanes:
-        print(f"{lane.status:>7}  {lane.lane}")
-    print(f"lanes: {report.view.title}; wrote {out_md} and {out_html}")
+        side = f"  [{lane.side}]" if lane.side else ""
+        print(f"{lane.status:>7}  {lane.label}{side}")
+    written = [str(path) for path in (out_md, out_html, ns.junit, ns.ctrf) if path is not None]
+    print(f"lanes: {report.view.title}; wrote {', '.join(written)}")
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        # Findings with a file become annotations on the pull request's diff.
+        for line in github_annotations(report.view, root=Path.cwd()):
+            print(line)
     return ExitCode.OK if report.ok else ExitCode.FAIL

@@ -17,7 +17,7 @@ from lanes.errors import EnvelopeError
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["Entry", "Status", "collect"]
+__all__ = ["Entry", "Status", "collect", "read_entry"]
 
 Status = Literal["pass", "fail", "error", "invalid"]
 
@@ -53,7 +53,8 @@ class Entry:
         return str(self.envelope["lane"])
 
 
-def _read(path: Path) -> Entry:
+def read_entry(path: Path) -> Entry:
+    """One envelope file as an :class:`Entry` (invalid ones keep their problems)."""
     try:
         document = read_envelope(path)
     except EnvelopeError as exc:
@@ -80,4 +81,4 @@ def collect(directory: Path) -> list[Entry]:
         for path in directory.iterdir()
         if path.suffix == ".json" and not path.name.startswith(".") and not path.is_dir()
     )
-    return [_read(path) for path in paths]
+    return [read_entry(path) for path in paths]

@@ -12,11 +12,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lanes.envelope import nesting_exceeds
+from lanes.report._history import absent_lanes, freshness, lane_history
+from lanes.report.views import lane_detail, side_kind
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
+    from datetime import datetime
 
     from lanes.report._collect import Entry, Status
+    from lanes.report._history import History, LaneHistory
+    from lanes.report.views._blocks import Block, Finding
 
 __all__ = ["LaneView", "ReportView", "build_view", "data_rows", "highlights"]
 
@@ -69,6 +74,20 @@ class LaneView:
     rows: tuple[tuple[str, str], ...] = ()
     problems: tuple[str, ...] = ()
     hidden_problems: int = 0
+    anchor: str = ""
+    side: str | None = None
+    """"self-check" or "replay" for a side run; None for the lane's main envelope."""
+    blocks: tuple[Block, ...] = ()
+    """The lane's own view (empty: the generic data table is the view)."""
+    findings: tuple[Finding, ...] = ()
+    freshness: str = ""
+    stale: bool = False
+    history: LaneHistory | None = None
+
+    @property
+    def counts(self) -> bool:
+        """Whether this envelope decides the report's verdict (a replay never does)."""
+        return self.side != "replay"
 
     @property
     def label(self) -> str:
@@ -86,6 +105,15 @@ class ReportView:
     ok: bool
     directory: str
     notes: tuple[str, ...] = field(default=())
+    history: History | None = None
+
+    @property
+    def main(self) -> tuple[LaneView, ...]:
+        return tuple(lane for lane in self.lanes if lane.side is None)
+
+    @property
+    def side(self) -> tuple[LaneView, ...]:
+        return tuple(lane for lane in self.lanes if lane.side is not None)
 
 
 def format_duration(ms: int) -> str:
@@ -220,7 +248,9 @@ def _bench_verdicts(benchmarks: object) -> tuple[tuple[str, str], ...]:
     return (("verdicts", _cut(" — ".join([counts, *flagged]))),)
 
 
-def _lane_view(entry: Entry) -> LaneView:
+def _lane_view(
+    entry: Entry, *, anchor: str, history: History | None, now: datetime | None
+) -> LaneView:
     envelope = entry.envelope
     if envelope is None:
         return LaneView(
@@ -230,9 +260,14 @@ def _lane_view(entry: Entry) -> LaneView:
             icon=ICONS["invalid"],
             problems=entry.problems,
             hidden_problems=entry.problem_count - len(entry.problems),
+            anchor=anchor,
         )
     error = envelope["error"]
     config_hash = str(envelope["config_hash"])
+    data = envelope["data"]
+    side = side_kind(entry.file, data)
+    detail = lane_detail(entry.lane, data)
+    fresh, stale = freshness(entry.lane, envelope, now) if now is not None else ("", False)
     return LaneView(
         file=entry.file,
         lane=entry.lane,
@@ -248,8 +283,17 @@ def _lane_view(entry: Entry) -> LaneView:
         config_hash_short=config_hash[: len("sha256:") + 12],
         group_id=str(envelope["group_id"]),
         error="" if error is None else f"{error['type']}: {error['message']}",
-        highlights=highlights(entry.lane, envelope["data"]),
-        rows=data_rows(envelope["data"], first=FIRST.get(entry.lane, ())),
+        highlights=() if detail is not None else highlights(entry.lane, data),
+        rows=data_rows(data, first=FIRST.get(entry.lane, ())),
+        anchor=anchor,
+        side=side,
+        blocks=detail.blocks if detail is not None else (),
+        findings=detail.findings if detail is not None else (),
+        freshness=fresh,
+        stale=stale and side is None,
+        history=None
+        if history is None or side is not None
+        else lane_history(history, entry.file, envelope),
     )
 
 
@@ -268,13 +312,26 @@ _WORDS: Sequence[tuple[Status, str]] = (
 )
 
 
-def build_view(entries: Sequence[Entry], *, directory: str) -> ReportView:
-    lanes = tuple(_lane_view(entry) for entry in entries)
+def build_view(
+    entries: Sequence[Entry],
+    *,
+    directory: str,
+    history: History | None = None,
+    now: datetime | None = None,
+) -> ReportView:
+    """The report's content; ``history`` adds trends and drift, ``now`` freshness."""
+    views = [
+        _lane_view(entry, anchor=f"lane-{index}", history=history, now=now)
+        for index, entry in enumerate(entries, start=1)
+    ]
+    # Main envelopes first, side runs (replays, self-checks) grouped after them.
+    lanes = tuple(sorted(views, key=lambda lane: lane.side is not None))
+    counted = [lane for lane in lanes if lane.counts]
     counts: dict[str, int] = {}
-    for lane in lanes:
+    for lane in counted:
         counts[lane.status] = counts.get(lane.status, 0) + 1
     notes: list[str] = []
-    groups = {lane.group_id for lane in lanes if lane.group_id}
+    groups = {lane.group_id for lane in counted if lane.group_id and lane.side is None}
     if len(groups) > 1:
         # Stale envelopes from an earlier run sitting next to fresh ones are the
         # classic way a report lies; say so instead of averaging them silently.
@@ -282,12 +339,25 @@ def build_view(entries: Sequence[Entry], *, directory: str) -> ReportView:
             f"these envelopes come from {len(groups)} different runs (group_id): "
             "compare their start times, older files may be stale"
         )
-    ok = bool(lanes) and all(lane.status == "pass" for lane in lanes)
+    stale = [lane.label for lane in lanes if lane.stale]
+    if stale:
+        notes.append(f"stale evidence (older than the lane's cadence): {', '.join(stale)}")
+    replays = len(lanes) - len(counted)
+    if replays:
+        notes.append(
+            f"{replays} replay envelope(s) of single cases or seeds are listed under side runs; "
+            "they do not decide this report's verdict"
+        )
+    if history is not None and now is not None:
+        present = [(lane.lane, lane.file) for lane in lanes if lane.status != "invalid"]
+        notes.extend(absent_lanes(history, present, now))
+    ok = bool(counted) and all(lane.status == "pass" for lane in counted)
     return ReportView(
-        title=_title(counts, len(lanes)),
+        title=_title(counts, len(counted)),
         lanes=lanes,
         counts=counts,
         ok=ok,
         directory=directory,
         notes=tuple(notes),
+        history=history,
     )

@@ -19,14 +19,31 @@ import jinja2
 from lanes._atomic import write_atomic
 from lanes.errors import StateError
 from lanes.report._collect import collect
+from lanes.report._formats import ctrf as ctrf_json
+from lanes.report._formats import junit_xml
+from lanes.report._history import load_history, utc_now
 from lanes.report._view import build_view
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from datetime import datetime
+
     from lanes.report._view import ReportView
 
-__all__ = ["Report", "build_report", "markdown_escape", "render_html", "render_markdown"]
+__all__ = [
+    "SUMMARY_LIMIT",
+    "Report",
+    "build_report",
+    "fit_markdown",
+    "markdown_escape",
+    "render_html",
+    "render_markdown",
+]
 
 TEMPLATES = Path(__file__).with_name("templates")
+# GitHub rejects a job summary over 1 MiB (1,048,576 bytes); other steps may
+# append to the same file, so ours stays well below.
+SUMMARY_LIMIT = 1_000_000
 
 # The characters GitHub-flavoured Markdown reads as syntax in the middle of a
 # line (our values never start one): emphasis, code, links, strikethrough, and
@@ -62,6 +79,14 @@ def _code(value: object) -> _Markdown:
     return _Markdown(markdown_escape(text))
 
 
+def _codeblock(lines: Sequence[object]) -> _Markdown:
+    """A fenced code block; the fence is longer than any backtick run inside it."""
+    body = "\n".join(" ".join(str(line).splitlines()) for line in lines)
+    longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return _Markdown(f"{fence}sh\n{body}\n{fence}")
+
+
 def _environment(*, html: bool) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
@@ -76,11 +101,51 @@ def _environment(*, html: bool) -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["code"] = _code
+    env.filters["codeblock"] = _codeblock
+    # A macro's output is template text plus values finalize already escaped:
+    # mark it as ours so it is not escaped twice.
+    env.filters["markdown"] = _Markdown
     return env
 
 
-def render_markdown(view: ReportView) -> str:
-    return _environment(html=False).get_template("summary.md.j2").render(report=view)
+def render_markdown(view: ReportView, *, compact: bool = False) -> str:
+    """The job summary; ``compact`` keeps only the overview tables and notes."""
+    return (
+        _environment(html=False).get_template("summary.md.j2").render(report=view, compact=compact)
+    )
+
+
+def fit_markdown(view: ReportView, limit: int = SUMMARY_LIMIT) -> str:
+    """The job summary in at most ``limit`` bytes of UTF-8, whatever the envelopes hold.
+
+    Full first; then the overview only; then the overview cut at a line
+    boundary. Whatever was left out is marked, and points at index.html.
+    """
+    full = render_markdown(view)
+    if len(full.encode()) <= limit:
+        return full
+    compact = render_markdown(view, compact=True)
+    note = (
+        f"\n\n> **Truncated:** the full summary is {len(full.encode()):,} bytes, over "
+        f"GitHub's job-summary limit; the lane sections were left out here. "
+        f"index.html (in the envelopes artifact) has everything.\n"
+    )
+    if len((compact + note).encode()) <= limit:
+        return compact + note
+    cut_note = (
+        "\n\n> **Truncated:** the summary was cut to stay under GitHub's job-summary limit "
+        f"({limit:,} bytes); index.html (in the envelopes artifact) has everything.\n"
+    )
+    budget = limit - len(cut_note.encode())
+    kept: list[str] = []
+    used = 0
+    for line in compact.splitlines(keepends=True):
+        size = len(line.encode())
+        if used + size > budget:
+            break
+        kept.append(line)
+        used += size
+    return "".join(kept) + cut_note
 
 
 def render_html(view: ReportView) -> str:
@@ -125,11 +190,45 @@ def _append_step_summary(markdown: str) -> None:
         ) from exc
 
 
-def build_report(directory: Path, *, out_md: Path, out_html: Path) -> Report:
-    """Render every envelope in ``directory``; write both outputs and the step summary."""
-    view = build_view(collect(directory), directory=str(directory))
-    report = Report(view=view, markdown=render_markdown(view), html=render_html(view))
+def build_report(
+    directory: Path,
+    *,
+    out_md: Path,
+    out_html: Path,
+    history: Path | None = None,
+    junit: Path | None = None,
+    ctrf: Path | None = None,
+    now: datetime | None = None,
+) -> Report:
+    """Render every envelope in ``directory``; write the outputs and the step summary.
+
+    ``history`` is a folder of earlier runs' envelopes (trends, deltas, drift);
+    ``junit`` and ``ctrf`` are extra outputs for CI test reporters.
+    """
+    started = utc_now()
+    entries = collect(directory)
+    past = None
+    if history is not None:
+        own = frozenset(
+            str(entry.envelope["run_id"]) for entry in entries if entry.envelope is not None
+        )
+        past = load_history(history, exclude_runs=own)
+    view = build_view(entries, directory=str(directory), history=past, now=now or started)
+    report = Report(view=view, markdown=fit_markdown(view), html=render_html(view))
     _write(out_md, report.markdown, "--out-md")
     _write(out_html, report.html, "--out-html")
+    if junit is not None:
+        _write(junit, junit_xml(view), "--junit")
+    if ctrf is not None:
+        stop = utc_now()
+        _write(
+            ctrf,
+            ctrf_json(
+                view,
+                start_ms=int(started.timestamp() * 1000),
+                stop_ms=int(stop.timestamp() * 1000),
+            ),
+            "--ctrf",
+        )
     _append_step_summary(report.markdown)
     return report

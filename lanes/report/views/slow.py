@@ -1,0 +1,279 @@
+"""The slow lane's view: where each tier's tests sit against the budget, what failed and its fix, the pins."""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from lanes.report._charts import Segment, stacked_bars
+from lanes.report.views._blocks import (
+    Block,
+    Callout,
+    Chart,
+    Commands,
+    Detail,
+    Facts,
+    Finding,
+    items,
+    mapping,
+    ms,
+    num,
+    table,
+    text,
+)
+from lanes.slow.verdicts import suggested_ceiling
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+__all__ = ["slow_view"]
+
+# Where a test sits against its tier's budget: the buckets of the distribution chart.
+_BUCKETS: tuple[tuple[str, float, str], ...] = (
+    ("≤ ¼ budget", 0.25, "ok"),
+    ("¼ to ½ budget", 0.5, "ok"),
+    ("½ to 1× budget", 1.0, "info"),
+    ("band (1× to limit)", float("inf"), "warn"),
+)
+
+PIN_MEANING: Mapping[str, str] = {
+    "holding": "over the tier budget, within its ceiling: the waiver is doing its job",
+    "removable": "now within the tier budget: the pin protects nothing — unpin it",
+    "over-ceiling": "past its ceiling, not yet failing: speed it up or raise the ceiling",
+    "broken": "past fail_factor × its ceiling: the run fails",
+    "not-run": "did not run in this session (deselected, or gone: run lanes slow check)",
+}
+_PIN_STATUS = {"holding": "pass", "removable": "info", "over-ceiling": "warn", "broken": "fail"}
+
+
+def _distribution(data: Mapping[str, Any]) -> Chart | None:
+    tiers = {str(t.get("name")): t for t in items(data.get("tiers"))}
+    limit_factor = num(data.get("fail_factor")) or 2.0
+    counts: dict[str, list[int]] = {name: [0] * (len(_BUCKETS) + 1) for name in tiers}
+    for test in items(data.get("tests")):
+        tier = tiers.get(str(test.get("tier")))
+        budget, took = num(tier.get("budget_ms")) if tier else None, num(test.get("ms"))
+        if budget is None or took is None or budget <= 0:
+            continue
+        share = took / budget
+        if share > limit_factor:
+            bucket = len(_BUCKETS)
+        else:
+            bucket = next(i for i, (_, upper, _) in enumerate(_BUCKETS) if share <= upper)
+        counts[str(test.get("tier"))][bucket] += 1
+    rows = [
+        (
+            f"{name} ({ms(tiers[name].get('budget_ms'))})",
+            [
+                *(
+                    Segment(label, n, state)
+                    for (label, _, state), n in zip(_BUCKETS, c, strict=False)
+                ),
+                Segment("over the limit", c[-1], "bad"),
+            ],
+        )
+        for name, c in counts.items()
+        if sum(c)
+    ]
+    if not rows:
+        return None
+    words = "; ".join(
+        f"{name}: " + ", ".join(f"{s.count} {s.label}" for s in segments if s.count)
+        for name, segments in rows
+    )
+    return Chart(
+        title="Tests per tier against the tier budget",
+        summary=f"How close each tier's tests run to their budget. {words}.",
+        svg=stacked_bars("Tests per tier against the tier budget", words, rows),
+    )
+
+
+def _offenders(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
+    offenders = items(data.get("offenders"))
+    blocks: list[Block] = []
+    findings = [
+        Finding(
+            name=str(o.get("nodeid")),
+            suite="slow",
+            failed=True,
+            message=(
+                f"took {ms(o.get('ms'))}, past the limit {ms(o.get('limit_ms'))} "
+                f"(budget {ms(o.get('budget_ms'))}, tier {text(o.get('tier'))})"
+            ),
+            file=str(o.get("nodeid")).split("::", 1)[0] or None,
+        )
+        for o in offenders
+    ]
+    if not offenders:
+        return blocks, findings
+    blocks.append(
+        table(
+            "Past the limit (the run fails)",
+            ("test", "tier", "took", "budget", "limit", "pinned"),
+            [
+                (
+                    text(o.get("nodeid")),
+                    text(o.get("tier")),
+                    ms(o.get("ms")),
+                    ms(o.get("budget_ms")),
+                    ms(o.get("limit_ms")),
+                    text(o.get("pinned")),
+                )
+                for o in offenders
+            ],
+            status=["fail"] * len(offenders),
+            code=(0,),
+        )
+    )
+    fixes = []
+    for o in offenders:
+        took = num(o.get("ms"))
+        if took is None or o.get("pinned") is True:
+            continue
+        ceiling = suggested_ceiling(took / 1000)
+        fixes.append(
+            f"lanes slow pin {shlex.quote(str(o.get('nodeid')))} --reason '<why it is slow>' "
+            f"--tracking '<issue>' --ceiling {ceiling:g}"
+        )
+    blocks.append(
+        Callout(
+            "fail",
+            f"{len(offenders)} test(s) past the limit. Fix each one: speed it up (a test that waits real time: poll at a budget-derived "
+            "cadence or inject a clock), move it to a slower tier (a tier marker), or pin it "
+            "with a reason:",
+        )
+    )
+    if fixes:
+        blocks.append(Commands("pin with a reason (a pin list may only shrink)", tuple(fixes)))
+    return blocks, findings
+
+
+def _pins(data: Mapping[str, Any]) -> list[Block]:
+    pins = items(data.get("pins"))
+    if not pins:
+        return []
+    rows = [
+        (
+            text(p.get("nodeid")),
+            text(p.get("state")),
+            ms(p.get("ms")),
+            ms(p.get("ceiling_ms")),
+            text(p.get("reason")),
+            text(p.get("tracking")),
+            text(p.get("added")),
+        )
+        for p in pins
+    ]
+    states = sorted({str(p.get("state")) for p in pins})
+    meaning = "; ".join(
+        f"{state}: {PIN_MEANING[state]}" for state in states if state in PIN_MEANING
+    )
+    return [
+        table(
+            f"Pins ({len(pins)}; {data.get('pins_file', 'baselines/slow-tests.json')})",
+            ("test", "state", "took", "ceiling", "reason", "tracking", "added"),
+            rows,
+            status=[_PIN_STATUS.get(str(p.get("state")), "info") for p in pins],
+            code=(0,),
+            note=meaning,
+        )
+    ]
+
+
+def slow_view(data: Mapping[str, Any]) -> Detail:
+    counts = mapping(data.get("counts"))
+    pins = items(data.get("pins"))
+    removable = sum(1 for p in pins if p.get("state") == "removable")
+    blocks: list[Block] = [
+        Facts(
+            (
+                ("ratchet verdict", text(data.get("verdict"))),
+                (
+                    "tests judged",
+                    (
+                        f"{text(counts.get('judged'))} — {text(counts.get('ok'))} within budget, "
+                        f"{text(counts.get('band'))} in the band, {text(counts.get('fail'))} past the limit"
+                    ),
+                ),
+                ("limit", f"{text(data.get('fail_factor'))} × the tier budget"),
+                ("pins", f"{len(pins)} ({removable} removable)"),
+                ("xdist workers", text(data.get("workers"))),
+            )
+        )
+    ]
+    chart = _distribution(data)
+    if chart is not None:
+        blocks.append(chart)
+    tiers = items(data.get("tiers"))
+    if tiers:
+        blocks.append(
+            table(
+                "Tiers",
+                ("tier", "budget", "tests", "p50", "p90", "max", "slowest"),
+                [
+                    (
+                        text(t.get("name")),
+                        ms(t.get("budget_ms")),
+                        text(t.get("count")),
+                        ms(t.get("p50_ms")),
+                        ms(t.get("p90_ms")),
+                        ms(t.get("max_ms")),
+                        text(t.get("slowest")),
+                    )
+                    for t in tiers
+                ],
+                code=(6,),
+            )
+        )
+    offender_blocks, findings = _offenders(data)
+    blocks.extend(offender_blocks)
+    band = items(data.get("band"))
+    if band:
+        blocks.append(
+            table(
+                "In the band (over budget, under the limit: reported, not failing)",
+                ("test", "tier", "took", "budget", "limit"),
+                [
+                    (
+                        text(b.get("nodeid")),
+                        text(b.get("tier")),
+                        ms(b.get("ms")),
+                        ms(b.get("budget_ms")),
+                        ms(b.get("limit_ms")),
+                    )
+                    for b in band
+                ],
+                status=["warn"] * len(band),
+                code=(0,),
+            )
+        )
+    blocks.extend(_pins(data))
+    blocks.extend(Callout("info", text(t.get("message"))) for t in items(data.get("tighten")))
+    self_check = data.get("self_check")
+    if isinstance(self_check, dict):
+        passed = self_check.get("passed") is True
+        blocks.append(
+            Callout(
+                "pass" if passed else "fail",
+                "self-check: the ratchet failed the planted slow test, as it must"
+                if passed
+                else "self-check FAILED: the ratchet did not fail the planted slow test",
+            )
+        )
+    figures = _figures(data, tiers)
+    return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)
+
+
+def _figures(data: Mapping[str, Any], tiers: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    counts = mapping(data.get("counts"))
+    figures: dict[str, float] = {}
+    for key, label in (("fail", "tests past the limit"), ("band", "tests in the band")):
+        value = num(counts.get(key))
+        if value is not None:
+            figures[label] = value
+    figures["pins"] = float(len(items(data.get("pins"))))
+    for tier in tiers:
+        p90 = num(tier.get("p90_ms"))
+        if p90 is not None:
+            figures[f"{text(tier.get('name'))} p90 (ms)"] = p90
+    return figures

@@ -25,6 +25,7 @@ __all__ = ["main", "subcommands"]
 
 # (subcommand, module defining `add_parser(subparsers)`), in --help order.
 _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
+    ("affected", "lanes.affected._cli"),
     ("bench", "lanes.bench._cli"),
     ("config", "lanes._cli_config"),
     ("envelope", "lanes._cli_envelope"),

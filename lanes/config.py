@@ -23,6 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
+from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 from lanes.mutation.settings import MutationConfig, parse_mutation
@@ -140,6 +141,7 @@ class Config:
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     torture: TortureConfig = field(default_factory=TortureConfig)
     mutation: MutationConfig = field(default_factory=MutationConfig)
+    affected: AffectedConfig = field(default_factory=AffectedConfig)
     envelope_dir: str = "envelopes"
     baseline_dir: str = "baselines"
 
@@ -156,6 +158,7 @@ class Config:
             "fuzz": _section_dict(self.fuzz),
             "torture": asdict(self.torture),
             "mutation": self.mutation.to_dict(),
+            "affected": self.affected.to_dict(),
         }
 
     def section_hash(self, *sections: str) -> str:
@@ -482,6 +485,7 @@ _SECTIONS: Final = (
     "fuzz",
     "torture",
     "mutation",
+    "affected",
     "envelope_dir",
     "baseline_dir",
 )
@@ -503,6 +507,7 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         fuzz=_parse_fuzz(table.raw.get("fuzz", {})),
         torture=_parse_torture(table.raw.get("torture", {})),
         mutation=parse_mutation(table.raw.get("mutation", {})),
+        affected=parse_affected(table.raw.get("affected", {})),
         envelope_dir=table.string("envelope_dir", "envelopes"),
         baseline_dir=table.string("baseline_dir", "baselines"),
     )

@@ -1,0 +1,106 @@
+"""What changed: the committed diff ``base..HEAD`` and the working tree, renames on both sides.
+
+The working tree counts (staged, unstaged and untracked files): an agent asks
+"what must I run" before it commits. A rename contributes both paths — a test
+that imported the old module must be selected, and so must the new file.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lanes.errors import UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = ["Changes", "changed_files", "default_base", "tracked_files"]
+
+# Tried in order for the default base: the merge base with the first that exists.
+_DEFAULT_BRANCHES = ("origin/main", "origin/master", "main", "master")
+
+
+@dataclass(frozen=True)
+class Changes:
+    base: str
+    base_commit: str | None
+    # path -> how it changed ("modified", "added", "deleted", "renamed from X", "untracked")
+    paths: dict[str, str]
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run(
+            ["git", *args], cwd=root, capture_output=True, timeout=60, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        msg = f"git {' '.join(args)} could not run in {str(root)!r}: {exc}"
+        raise UsageError(
+            msg, hint="lanes affected needs git on PATH and a git repository"
+        ) from None
+
+
+def _ok(root: Path, *args: str) -> bytes:
+    proc = _git(root, *args)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip()
+        msg = f"git {' '.join(args)} failed in {str(root)!r}: {err}"
+        raise UsageError(msg, hint="run lanes affected inside a git repository with a valid --base")
+    return proc.stdout
+
+
+def default_base(root: Path) -> str:
+    """The merge base with the default branch, or HEAD (working-tree changes only) without one."""
+    for branch in _DEFAULT_BRANCHES:
+        proc = _git(root, "merge-base", "HEAD", branch)
+        if proc.returncode == 0 and proc.stdout.strip():
+            return proc.stdout.decode().strip()
+    return "HEAD"
+
+
+def _name_status(raw: bytes, paths: dict[str, str]) -> None:
+    # `git diff --name-status -z -M`: STATUS\0path\0 or R100\0old\0new\0.
+    fields = raw.split(b"\0")
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i].decode()
+        if status[:1] in "RC":
+            old, new = fields[i + 1].decode(), fields[i + 2].decode()
+            paths[old] = f"renamed to {new}" if status[0] == "R" else paths.get(old, "copied")
+            paths[new] = f"renamed from {old}" if status[0] == "R" else f"copied from {old}"
+            i += 3
+            continue
+        kind = {"A": "added", "D": "deleted", "M": "modified", "T": "type changed"}.get(
+            status[:1], "modified"
+        )
+        paths.setdefault(fields[i + 1].decode(), kind)
+        i += 2
+
+
+def changed_files(root: Path, base: str | None) -> Changes:
+    """Files changed between ``base`` (default: :func:`default_base`) and the working tree."""
+    chosen = default_base(root) if base is None else base
+    has_head = _git(root, "rev-parse", "--verify", "-q", "HEAD").returncode == 0
+    paths: dict[str, str] = {}
+    base_commit: str | None = None
+    if has_head:
+        resolved = _git(root, "rev-parse", "--verify", "-q", f"{chosen}^{{commit}}")
+        if resolved.returncode != 0:
+            msg = f"--base {chosen!r} is not a commit in this repository"
+            raise UsageError(msg, hint="pass a branch, tag or commit, e.g. --base origin/main")
+        base_commit = resolved.stdout.decode().strip()
+        # One diff from the base to the working tree covers commits, staged and unstaged edits.
+        _name_status(_ok(root, "diff", "--name-status", "-z", "-M", base_commit), paths)
+    untracked = _ok(root, "ls-files", "--others", "--exclude-standard", "-z")
+    for raw in untracked.split(b"\0"):
+        if raw:
+            paths.setdefault(raw.decode(), "untracked")
+    return Changes(base=chosen, base_commit=base_commit, paths=paths)
+
+
+def tracked_files(root: Path) -> list[str]:
+    """Every file git knows of in the working tree, plus untracked ones not ignored."""
+    raw = _ok(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
+    return sorted({path.decode() for path in raw.split(b"\0") if path})

@@ -1,0 +1,200 @@
+"""The project's static import graph: which Python file imports which.
+
+Built from the source itself (``ast``), not from a hand-kept map and not from
+coverage: a coverage-based selector (pytest-testmon) only knows the lines the
+last run executed, so a change that makes new code reachable — a new branch,
+a new call — selects nothing. An import edge is a superset of "may execute".
+
+What the graph cannot see it says so instead of pretending:
+``importlib.import_module(...)``, ``__import__(...)`` and pytest plugins named
+in strings are recorded per file as *blind spots*; the plan reports them.
+
+Modules are mapped to files the way Python finds them from the project's
+import roots: the project root itself and ``src/`` when present (the two
+layouts pytest's rootdir-relative imports and an editable install give).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from pathlib import Path
+
+__all__ = ["BlindSpot", "ImportGraph", "build_graph", "module_name"]
+
+# Calls whose argument names a module the graph cannot follow statically.
+_DYNAMIC_CALLS = frozenset(
+    {"import_module", "__import__", "load_module", "spec_from_file_location"}
+)
+
+
+@dataclass(frozen=True)
+class BlindSpot:
+    """An edge the static graph cannot follow: ``file`` imports something at run time."""
+
+    file: str
+    line: int
+    what: str
+
+
+@dataclass
+class ImportGraph:
+    """Files (POSIX paths relative to the root) and their import edges, both ways."""
+
+    files: frozenset[str]
+    imports: dict[str, set[str]] = field(default_factory=dict)
+    imported_by: dict[str, set[str]] = field(default_factory=dict)
+    blind_spots: dict[str, list[BlindSpot]] = field(default_factory=dict)
+    unparsable: dict[str, str] = field(default_factory=dict)
+
+    def dependents(self, start: Iterable[str]) -> dict[str, int]:
+        """Every file that imports one of ``start``, directly or transitively, with its distance."""
+        distance: dict[str, int] = {}
+        queue: deque[tuple[str, int]] = deque((path, 0) for path in start)
+        seen = set(start)
+        while queue:
+            path, depth = queue.popleft()
+            for importer in self.imported_by.get(path, ()):
+                if importer not in seen:
+                    seen.add(importer)
+                    distance[importer] = depth + 1
+                    queue.append((importer, depth + 1))
+        return distance
+
+
+def module_name(path: str, roots: tuple[str, ...]) -> str | None:
+    """``pkg/mod.py`` -> ``pkg.mod`` (``pkg/__init__.py`` -> ``pkg``) under the first root holding it."""
+    for root in roots:
+        prefix = f"{root}/" if root else ""
+        if root and not path.startswith(prefix):
+            continue
+        relative = path[len(prefix) :]
+        parts = relative[: -len(".py")].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts and all(part.isidentifier() for part in parts):
+            return ".".join(parts)
+    return None
+
+
+def _resolve_relative(importer: str, level: int, module: str | None, *, is_package: bool) -> str:
+    # `from . import x` in pkg/mod.py is relative to pkg; in pkg/__init__.py too.
+    parts = importer.split(".")
+    base = parts if is_package else parts[:-1]
+    if level > 1:
+        base = base[: len(base) - (level - 1)]
+    return ".".join([*base, module] if module else base)
+
+
+@dataclass
+class _FileFacts:
+    """What one walk over a file's syntax tree finds."""
+
+    imports: list[str] = field(default_factory=list)
+    strings: list[str] = field(default_factory=list)
+    blind_spots: list[BlindSpot] = field(default_factory=list)
+
+
+def _scan(tree: ast.AST, path: str, importer: str, *, is_package: bool) -> _FileFacts:
+    """One walk over the tree (parsing and walking is the selector's whole cost)."""
+    facts = _FileFacts()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            facts.imports.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = _resolve_relative(importer, node.level, node.module, is_package=is_package)
+            else:
+                base = node.module or ""
+            if base:
+                facts.imports.append(base)
+            # `from pkg import mod` imports the submodule pkg.mod when there is one.
+            facts.imports.extend(f"{base}.{a.name}" if base else a.name for a in node.names)
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and len(node.value) < 200:
+                facts.strings.append(node.value)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in _DYNAMIC_CALLS:
+                facts.blind_spots.append(BlindSpot(path, node.lineno, f"{name}(...)"))
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "pytest_plugins"
+            for target in node.targets
+        ):
+            # `pytest_plugins = [...]` loads modules by string: a conftest's plugins.
+            facts.blind_spots.append(BlindSpot(path, node.lineno, "pytest_plugins"))
+    return facts
+
+
+def _string_references(strings: list[str], scripts: Mapping[str, str]) -> list[str]:
+    """Module names a file names in strings: tables of lazily imported modules
+    (``("affected", "lanes.affected._cli")``), ``"pkg.mod:attr"`` references, and
+    console-script names a test runs as a subprocess (``["lanes", "report"]``).
+    Following them costs a few extra selections and closes the commonest blind spot."""
+    names: list[str] = []
+    for text in strings:
+        if text in scripts:
+            names.append(scripts[text])
+        elif "." in text and " " not in text:
+            names.append(text.split(":", 1)[0])
+    return names
+
+
+def build_graph(
+    root: Path,
+    files: Iterable[str],
+    roots: tuple[str, ...],
+    scripts: Mapping[str, str] | None = None,
+    runs_scripts: Callable[[str], bool] | None = None,
+) -> ImportGraph:
+    """Parse ``files`` (``.py`` paths relative to ``root``) into an import graph.
+
+    ``scripts`` maps console-script names to the module they run
+    (``[project.scripts]``): a test that runs ``lanes`` in a subprocess depends on
+    ``lanes.cli``. Only files for which ``runs_scripts(path)`` is true (the test
+    files and conftests) are read that way: in library code a string equal to a
+    script name is usually the program's own name, not a subprocess.
+    """
+    python = frozenset(path for path in files if path.endswith(".py"))
+    by_module: dict[str, str] = {}
+    for path in sorted(python):
+        name = module_name(path, roots)
+        if name is not None:
+            by_module.setdefault(name, path)
+    graph = ImportGraph(files=python)
+    for path in sorted(python):
+        try:
+            source = (root / path).read_bytes()
+        except FileNotFoundError:
+            continue  # a deleted file: kept in the module map, nothing to parse
+        try:
+            tree = ast.parse(source, filename=path)
+        except (SyntaxError, ValueError) as exc:
+            # A file that does not parse imports nothing we can see: say so.
+            graph.unparsable[path] = f"{type(exc).__name__}: {exc}"
+            continue
+        importer = module_name(path, roots) or ""
+        is_package = path.endswith("__init__.py")
+        targets: set[str] = set()
+        facts = _scan(tree, path, importer, is_package=is_package)
+        script_names = scripts if scripts and runs_scripts and runs_scripts(path) else {}
+        referenced = _string_references(facts.strings, script_names)
+        for name in [*facts.imports, *referenced]:
+            # `import a.b.c` also runs a/__init__.py and a/b/__init__.py.
+            parts = name.split(".")
+            for end in range(1, len(parts) + 1):
+                target = by_module.get(".".join(parts[:end]))
+                if target is not None and target != path:
+                    targets.add(target)
+        graph.imports[path] = targets
+        for target in targets:
+            graph.imported_by.setdefault(target, set()).add(path)
+        if facts.blind_spots:
+            graph.blind_spots[path] = facts.blind_spots
+    return graph

@@ -1,0 +1,139 @@
+"""``lanes affected``: the plan for a diff, the dependents of a module, and ``--run``.
+
+The plan and the dependents view are read-only queries an agent makes often:
+they print and exit, no envelope. ``--run`` and ``--self-check`` are lane runs
+(:mod:`lanes.lane`): they execute something, so they leave
+``envelopes/affected.json`` on every exit path.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from lanes.affected.changes import changed_files, tracked_files
+from lanes.affected.dependents import dependents_of
+from lanes.affected.plan import Plan, Project, make_plan
+from lanes.affected.render import render_dependents, render_plan
+from lanes.config import load_config
+from lanes.errors import UsageError
+from lanes.exitcodes import ExitCode
+from lanes.lane import drive
+
+if TYPE_CHECKING:
+    import argparse
+
+    from lanes.config import Config
+    from lanes.envelope import LaneRun, Seed
+
+__all__ = ["AffectedLane", "build_plan", "handle"]
+
+
+def build_plan(config: Config, base: str | None) -> Plan:
+    changes = changed_files(config.root, base)
+    phantom = tuple(
+        path
+        for path, change in changes.paths.items()
+        if path.endswith(".py") and (change == "deleted" or change.startswith("renamed to"))
+    )
+    project = Project.scan(config, tracked_files(config.root), phantom=phantom)
+    return make_plan(project, changes)
+
+
+@dataclass(frozen=True)
+class AffectedOptions:
+    base: str | None
+    run: bool
+    self_check: bool
+    recall: int
+
+
+class AffectedLane:
+    name: ClassVar[str] = "affected"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> AffectedOptions:
+        if ns.recall < 0:
+            msg = f"--recall must be a count of planted bugs >= 0, got {ns.recall!r}"
+            raise UsageError(
+                msg, hint="pass e.g. --recall 20 (each plant costs one full suite run)"
+            )
+        return AffectedOptions(ns.base, ns.run, ns.self_check, ns.recall)
+
+    def config_hash(self, options: AffectedOptions, config: Config) -> str:
+        return config.section_hash("suites", "affected")
+
+    def seed(self, options: AffectedOptions) -> Seed:
+        return None
+
+    def run(self, options: AffectedOptions, config: Config, run: LaneRun) -> None:
+        passed = True
+        if options.run:
+            plan = build_plan(config, options.base)
+            run.data["plan"] = plan.to_dict()
+            run.data["runs"] = results = _execute(plan, config)
+            passed = all(item["exit_code"] == 0 for item in results)
+        if options.self_check:
+            from lanes.affected.selfcheck import run_self_check  # noqa: PLC0415  # builds a project
+
+            run.data["self_check"] = report = run_self_check()
+            passed = passed and bool(report["passed"])
+        if options.recall:
+            from lanes.affected.recall import measure_recall  # noqa: PLC0415  # full suite runs
+
+            run.data["recall"] = recall = measure_recall(config, options.recall)
+            passed = passed and recall["missed"] == []
+        run.verdict(passed=passed)
+
+
+def _execute(plan: Plan, config: Config) -> list[dict[str, Any]]:
+    """Each selected suite once, then each gate; a failure does not stop the others."""
+    commands = [(f"suite {s.name}", s.command) for s in plan.suites]
+    commands += [
+        (f"gate {gate.name}", shlex.split(gate.command)) for gate, _ in plan.gates.values()
+    ]
+    results: list[dict[str, Any]] = []
+    for label, argv in commands:
+        print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
+        started = time.monotonic()
+        try:
+            code = subprocess.run(argv, cwd=config.root, check=False).returncode
+        except OSError as exc:
+            print(f"affected: {label} could not start: {exc}", file=sys.stderr)
+            code = 127
+        results.append(
+            {
+                "what": label,
+                "command": argv,
+                "exit_code": code,
+                "duration_ms": int((time.monotonic() - started) * 1000),
+            }
+        )
+    return results
+
+
+def handle(ns: argparse.Namespace) -> int:
+    if ns.run or ns.self_check or ns.recall:
+        if ns.module is not None:
+            msg = "a MODULE and --run/--self-check/--recall cannot be combined"
+            raise UsageError(
+                msg, hint="ask for a module's dependents alone: lanes affected pkg.mod"
+            )
+        return drive(AffectedLane(), ns)
+    config = load_config(ns.config)
+    if ns.module is not None:
+        project = Project.scan(config, tracked_files(config.root))
+        view = dependents_of(project, ns.module)
+        print(
+            json.dumps(view.to_dict(), indent=2)
+            if ns.json
+            else render_dependents(view, limit=ns.limit)
+        )
+        return ExitCode.OK
+    plan = build_plan(config, ns.base)
+    print(json.dumps(plan.to_dict(), indent=2) if ns.json else render_plan(plan, limit=ns.limit))
+    return ExitCode.OK

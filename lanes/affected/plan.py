@@ -1,0 +1,358 @@
+"""The plan: which tests and checks a set of changed files needs, and why each.
+
+Every changed path goes through the rules below, first match wins, and each
+selection carries the rule and the path behind it, so an agent (or a
+reviewer) can check the reasoning instead of trusting it:
+
+1. **full** — packaging and tool configuration, CI workflows, the root
+   ``conftest.py``, paths listed in ``full``: anything could depend on them,
+   so every suite and every gate runs.
+2. **quiet** — prose and licences (``quiet``): no test.
+3. **test file** — a changed test selects itself.
+4. **conftest** — a ``conftest.py`` below the root selects every test under
+   its directory (pytest applies it to exactly those).
+5. **owners** — the ownership table maps data files and assets to tests.
+6. **import graph** — a changed Python module selects every test that imports
+   it directly or transitively (and every test under a conftest that does).
+7. **unknown** — anything else fails open: the full set, and the plan says why.
+
+Gates (lint, type check) fire for their input patterns, whatever else the
+plan selects: they are cheap compared to being skipped by mistake.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import shlex
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from lanes.affected.graph import ImportGraph, build_graph
+from lanes.affected.settings import Gate
+
+if TYPE_CHECKING:
+    from lanes.affected.changes import Changes
+    from lanes.config import Config
+
+__all__ = ["FULL_PATTERNS", "Plan", "Project", "Selection", "graph_tests", "make_plan", "matches"]
+
+# Changes to these can alter any test's outcome or the way tests are run.
+FULL_PATTERNS: tuple[tuple[str, str], ...] = (
+    ("pyproject.toml", "packaging and tool configuration"),
+    ("setup.py", "packaging"),
+    ("setup.cfg", "packaging and tool configuration"),
+    ("tox.ini", "test environment configuration"),
+    ("noxfile.py", "test session configuration"),
+    ("pytest.ini", "pytest configuration"),
+    ("conftest.py", "the root conftest.py applies to every test"),
+    ("requirements*.txt", "dependencies"),
+    ("requirements/**", "dependencies"),
+    ("constraints*.txt", "dependencies"),
+    ("uv.lock", "dependencies"),
+    ("poetry.lock", "dependencies"),
+    ("Makefile", "build configuration"),
+    (".github/**", "CI configuration"),
+    (".ci/**", "CI configuration"),
+    ("lanes/affected/**", "the selector's own rules changed"),
+)
+
+
+def matches(path: str, pattern: str) -> bool:
+    """A pattern with a slash matches the whole path (``**`` spans directories); without, the basename."""
+    if "/" in pattern:
+        return fnmatch.fnmatchcase(path, pattern.replace("**", "*"))
+    return fnmatch.fnmatchcase(PurePosixPath(path).name, pattern)
+
+
+@dataclass(frozen=True)
+class Reason:
+    rule: str
+    changed: str
+    detail: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "changed": self.changed, "detail": self.detail}
+
+
+@dataclass
+class Selection:
+    """What one changed path selected."""
+
+    path: str
+    change: str
+    rule: str
+    detail: str
+    tests: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SuiteRun:
+    name: str
+    command: list[str]
+    files: list[str]
+    full: bool
+
+
+@dataclass
+class Plan:
+    base: str
+    base_commit: str | None
+    selections: list[Selection]
+    tests: dict[str, list[Reason]]
+    full_reasons: list[Reason]
+    suites: list[SuiteRun]
+    gates: dict[str, tuple[Gate, list[Reason]]]
+    blind_spots: list[dict[str, Any]]
+    total_tests: int
+
+    @property
+    def full(self) -> bool:
+        return bool(self.full_reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "base": self.base,
+            "base_commit": self.base_commit,
+            "full": self.full,
+            "full_reasons": [reason.to_dict() for reason in self.full_reasons],
+            "changed": [
+                {
+                    "path": s.path,
+                    "change": s.change,
+                    "rule": s.rule,
+                    "detail": s.detail,
+                    "tests": len(s.tests),
+                }
+                for s in self.selections
+            ],
+            "tests": [
+                {"file": test, "reasons": [reason.to_dict() for reason in reasons]}
+                for test, reasons in sorted(self.tests.items())
+            ],
+            "suites": [
+                {"name": s.name, "command": s.command, "files": s.files, "full": s.full}
+                for s in self.suites
+            ],
+            "gates": [
+                {
+                    "name": gate.name,
+                    "command": gate.command,
+                    "reasons": [reason.to_dict() for reason in reasons],
+                }
+                for gate, reasons in self.gates.values()
+            ],
+            "blind_spots": self.blind_spots,
+            "counts": {
+                "selected": len(self.tests),
+                "total": self.total_tests,
+                "share": round(len(self.tests) / self.total_tests, 4) if self.total_tests else 0.0,
+            },
+        }
+
+
+@dataclass
+class Project:
+    """The repository as the selector sees it: its files, test files and import graph."""
+
+    config: Config
+    files: list[str]
+    roots: tuple[str, ...]
+    tests: list[str]
+    graph: ImportGraph
+
+    @classmethod
+    def scan(cls, config: Config, files: list[str], *, phantom: tuple[str, ...] = ()) -> Project:
+        """``phantom``: deleted Python files, kept in the module map so their importers are found."""
+        root = config.root
+        roots = ("src", "") if any(path.startswith("src/") for path in files) else ("",)
+        patterns = config.affected.test_patterns
+        suite_paths = [p for suite in config.suites.values() for p in suite.paths]
+        tests = sorted(
+            path
+            for path in files
+            if path.endswith(".py")
+            and any(matches(path, pattern) for pattern in patterns)
+            and (not suite_paths or any(_under(path, p) for p in suite_paths))
+        )
+        test_set = set(tests)
+        graph = build_graph(
+            root,
+            [*files, *phantom],
+            roots,
+            _console_scripts(config),
+            lambda path: path in test_set or PurePosixPath(path).name == "conftest.py",
+        )
+        return cls(config=config, files=files, roots=roots, tests=tests, graph=graph)
+
+
+def _console_scripts(config: Config) -> dict[str, str]:
+    """``[project.scripts]``: script name -> the module it runs."""
+    import tomllib  # noqa: PLC0415  # only when a plan is made
+
+    if config.source is None:
+        return {}
+    try:
+        document = tomllib.loads(config.source.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+    scripts = document.get("project", {}).get("scripts", {})
+    if not isinstance(scripts, dict):
+        return {}
+    return {
+        name: target.split(":", 1)[0]
+        for name, target in scripts.items()
+        if isinstance(name, str) and isinstance(target, str)
+    }
+
+
+def _under(path: str, directory: str) -> bool:
+    directory = directory.rstrip("/")
+    return directory in ("", ".") or path == directory or path.startswith(f"{directory}/")
+
+
+def _rule_for(path: str, project: Project) -> tuple[str, str]:
+    """(rule, detail) for one changed path: the first rule that claims it."""
+    settings = project.config.affected
+    name = PurePosixPath(path).name
+    for pattern in settings.full:
+        if matches(path, pattern):
+            return "full", f"listed in [tool.lanes.affected] full ({pattern})"
+    for pattern, why in FULL_PATTERNS:
+        # A name without a slash counts at the root only: tests/data/setup.py is data.
+        if ("/" in pattern or "/" not in path) and matches(path, pattern):
+            return "full", why
+    for pattern in settings.quiet:
+        if matches(path, pattern):
+            return "quiet", f"cannot change a test's outcome ({pattern})"
+    if name == "conftest.py":
+        return "conftest", f"applies to every test under {PurePosixPath(path).parent!s}/"
+    if path in project.tests or (
+        path.endswith(".py") and any(matches(path, p) for p in settings.test_patterns)
+    ):
+        return "test file", "a changed test runs itself"
+    for pattern in settings.owners:
+        if matches(path, pattern):
+            return "owners", f"[tool.lanes.affected.owners] {pattern!r}"
+    if path.endswith(".py"):
+        return "import graph", "tests that import it, directly or transitively"
+    return "unknown", "no rule knows which tests read this file kind: fail open"
+
+
+def _tests_under(project: Project, directory: str) -> list[str]:
+    return [test for test in project.tests if _under(test, directory)]
+
+
+def graph_tests(project: Project, path: str) -> tuple[list[str], str]:
+    distances = project.graph.dependents([path])
+    selected = {test for test in distances if test in project.tests}
+    # A conftest that imports the module puts it in front of every test below it.
+    for importer in distances:
+        if PurePosixPath(importer).name == "conftest.py":
+            selected.update(_tests_under(project, str(PurePosixPath(importer).parent)))
+    direct = sum(1 for test in selected if distances.get(test) == 1)
+    return sorted(selected), f"{direct} direct, {len(selected) - direct} transitive"
+
+
+def _suite_runs(project: Project, tests: list[str], *, full: bool) -> list[SuiteRun]:
+    runs: list[SuiteRun] = []
+    claimed: set[str] = set()
+    for suite in project.config.suites.values():
+        argv = shlex.split(suite.command)
+        if full:
+            runs.append(SuiteRun(suite.name, argv, [], full=True))
+            continue
+        files = [t for t in tests if t not in claimed and any(_under(t, p) for p in suite.paths)]
+        if not files or suite.runner != "pytest":
+            continue
+        claimed.update(files)
+        # The suite's own options, its path selectors replaced by the selected files.
+        kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
+        runs.append(SuiteRun(suite.name, [*kept, *files], files, full=False))
+    rest = [t for t in tests if t not in claimed]
+    if rest and not full:
+        runs.append(SuiteRun("(no suite)", ["pytest", *rest], rest, full=False))
+    return runs
+
+
+def _gates(project: Project) -> dict[str, Gate]:
+    configured = project.config.affected.gates
+    if configured is not None:
+        return dict(configured)
+    # Derived: a project whose noxfile has a `lint` session runs it for Python changes.
+    noxfile = project.config.root / "noxfile.py"
+    try:
+        text = noxfile.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    if "def lint(" not in text:
+        return {}
+    inputs = ("*.py", "*.pyi", "pyproject.toml", "setup.cfg", "noxfile.py")
+    return {"lint": Gate("lint", "nox -s lint", inputs)}
+
+
+def make_plan(project: Project, changes: Changes) -> Plan:
+    tests: dict[str, list[Reason]] = {}
+    full_reasons: list[Reason] = []
+    selections: list[Selection] = []
+    for path, change in sorted(changes.paths.items()):
+        rule, detail = _rule_for(path, project)
+        chosen: list[str] = []
+        if rule in ("full", "unknown"):
+            full_reasons.append(Reason(rule, path, detail))
+        elif rule == "test file":
+            chosen = [path] if path in project.tests else []
+            if change == "deleted":
+                detail = "deleted: nothing left to run"
+        elif rule == "conftest":
+            chosen = _tests_under(project, str(PurePosixPath(path).parent))
+        elif rule == "owners":
+            owners = project.config.affected.owners
+            chosen = sorted({t for p, ts in owners.items() if matches(path, p) for t in ts})
+        elif rule == "import graph":
+            chosen, detail = graph_tests(project, path)
+        for test in chosen:
+            tests.setdefault(test, []).append(Reason(rule, path, detail))
+        selections.append(Selection(path, change, rule, detail, chosen))
+    full = bool(full_reasons)
+    if full:
+        for test in project.tests:
+            tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
+    gates: dict[str, tuple[Gate, list[Reason]]] = {}
+    for name, gate in _gates(project).items():
+        reasons = [
+            Reason("gate", path, f"matches {pattern}")
+            for path in sorted(changes.paths)
+            for pattern in gate.inputs
+            if matches(path, pattern)
+        ]
+        if full and not reasons:
+            reasons = [Reason("full", full_reasons[0].changed, "the full set includes every gate")]
+        if reasons:
+            # One reason per changed path is enough to explain the gate.
+            seen: dict[str, Reason] = {}
+            for reason in reasons:
+                seen.setdefault(reason.changed, reason)
+            gates[name] = (gate, list(seen.values()))
+    involved = set(changes.paths) | set(tests)
+    blind = [
+        {"file": spot.file, "line": spot.line, "what": spot.what}
+        for path in sorted(involved)
+        for spot in project.graph.blind_spots.get(path, ())
+    ]
+    blind.extend(
+        {"file": path, "line": 0, "what": f"unparsable: {why}"}
+        for path, why in sorted(project.graph.unparsable.items())
+        if path in involved
+    )
+    return Plan(
+        base=changes.base,
+        base_commit=changes.base_commit,
+        selections=selections,
+        tests=tests,
+        full_reasons=full_reasons,
+        suites=_suite_runs(project, sorted(tests), full=full),
+        gates=gates,
+        blind_spots=blind,
+        total_tests=len(project.tests),
+    )

@@ -1,0 +1,113 @@
+"""``lanes affected --recall N``: recall measured on the project itself, not assumed.
+
+In a throw-away clone of the repository, plant a bug in N functions chosen by
+a fixed seed, one at a time: the function's body raises at its first line.
+For each plant, run the whole suite once and compare the test files that
+failed with the selector's plan for that one-file change. Recall is the share
+of failing test files the plan selected (goal: 100%); the saving is the share
+of the suite the plan did *not* select. A plant no test notices is counted
+separately: it says something about the suite, nothing about the selector.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lanes.affected.changes import tracked_files
+from lanes.affected.lane import build_plan
+from lanes.affected.plan import Project
+from lanes.affected.selfcheck import failing_test_files
+from lanes.config import load_config
+
+if TYPE_CHECKING:
+    from lanes.config import Config
+
+__all__ = ["measure_recall", "plant_sites"]
+
+SEED = 20261130
+
+
+def plant_sites(root: Path, files: list[str], tests: set[str]) -> list[tuple[str, str, int]]:
+    """(file, function, first body line) of every plantable function outside the tests."""
+    sites: list[tuple[str, str, int]] = []
+    for path in files:
+        if not path.endswith(".py") or path in tests or "/tests/" in f"/{path}":
+            continue
+        try:
+            tree = ast.parse((root / path).read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, UnicodeDecodeError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+                first = node.body[0]
+                # Skip the docstring: plant at the first statement that runs.
+                if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                    if len(node.body) == 1:
+                        continue
+                    first = node.body[1]
+                sites.append((path, node.name, first.lineno))
+    return sites
+
+
+def _plant(path: Path, line: int) -> None:
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    target = lines[line - 1]
+    indent = target[: len(target) - len(target.lstrip())]
+    lines.insert(line - 1, f'{indent}raise RuntimeError("planted by lanes affected --recall")\n')
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def measure_recall(config: Config, count: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="lanes-affected-recall-") as tmp:
+        clone = Path(tmp) / "clone"
+        subprocess.run(
+            ["git", "clone", "-q", "--no-hardlinks", str(config.root), str(clone)],
+            check=True,
+            capture_output=True,
+        )
+        files = tracked_files(clone)
+        cloned = load_config(cwd=clone)
+        all_tests = Project.scan(cloned, files).tests
+        tests = set(all_tests)
+        sites = plant_sites(clone, files, tests)
+        chosen = random.Random(SEED).sample(  # noqa: S311  # a reproducible choice, not a secret
+            sites, min(count, len(sites))
+        )
+        plants: list[dict[str, Any]] = []
+        for path, function, line in chosen:
+            print(f"affected recall: {path}:{function}", file=sys.stderr, flush=True)
+            _plant(clone / path, line)
+            plan = build_plan(cloned, "HEAD")
+            failing = failing_test_files(clone)
+            subprocess.run(["git", "checkout", "--", path], cwd=clone, check=True)
+            selected = set(plan.tests)
+            plants.append(
+                {
+                    "file": path,
+                    "function": function,
+                    "failing": sorted(failing),
+                    "missed": sorted(failing - selected),
+                    "selected": len(selected),
+                    "full": plan.full,
+                }
+            )
+        total = len(all_tests) or 1
+    noticed = [p for p in plants if p["failing"]]
+    found = sum(len(p["failing"]) - len(p["missed"]) for p in noticed)
+    failing_total = sum(len(p["failing"]) for p in noticed)
+    return {
+        "seed": SEED,
+        "plants": plants,
+        "noticed": len(noticed),
+        "missed": [m for p in plants for m in p["missed"]],
+        "recall": round(found / failing_total, 4) if failing_total else None,
+        "mean_selected_share": round(sum(p["selected"] for p in plants) / (len(plants) * total), 4)
+        if plants
+        else None,
+    }

@@ -1,0 +1,123 @@
+"""The plan and the dependents view as text bounded for an agent's context.
+
+``--json`` is the complete answer; the text form shows at most ``limit``
+entries per group and always says what it left out, so an agent never
+mistakes a truncated list for the whole.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from lanes.affected.dependents import Dependents
+    from lanes.affected.plan import Plan
+
+__all__ = ["render_dependents", "render_plan"]
+
+
+def _bounded(lines: Iterable[str], limit: int, what: str) -> Iterator[str]:
+    items = list(lines)
+    yield from items[:limit]
+    if len(items) > limit:
+        yield f"  … and {len(items) - limit} more {what} (--limit N or --json shows them)"
+
+
+def render_plan(plan: Plan, *, limit: int) -> str:
+    shown = (
+        plan.base
+        if plan.base_commit in (None, plan.base)
+        else f"{plan.base} ({plan.base_commit[:12]})"
+    )
+    out: list[str] = [f"base: {shown}"]
+    if not plan.selections:
+        out.append("no changes: nothing to run")
+        return "\n".join(out)
+    out.append(f"changed ({len(plan.selections)}):")
+    out.extend(
+        _bounded(
+            (
+                f"  {s.path} [{s.change}] -> {s.rule}: {s.detail}"
+                + (f" ({len(s.tests)} test files)" if s.tests else "")
+                for s in plan.selections
+            ),
+            limit,
+            "changed paths",
+        )
+    )
+    if plan.full:
+        out.append("FULL SET: every suite and gate runs, because:")
+        out.extend(
+            _bounded((f"  {r.changed}: {r.detail}" for r in plan.full_reasons), limit, "reasons")
+        )
+    else:
+        share = f"{len(plan.tests)}/{plan.total_tests} test files"
+        out.append(f"tests ({share}):")
+        out.extend(
+            _bounded(
+                (
+                    f"  {test}  <- {reasons[0].rule}: {reasons[0].changed}"
+                    + (f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else "")
+                    for test, reasons in sorted(plan.tests.items())
+                ),
+                limit,
+                "test files",
+            )
+        )
+        if not plan.tests:
+            out.append("  none: no test depends on what changed")
+    if plan.gates:
+        out.append("gates:")
+        for gate, reasons in plan.gates.values():
+            out.append(f"  {gate.name}: {gate.command}  <- {reasons[0].changed}")
+    if plan.suites:
+        out.append("run:")
+        out.extend(
+            _bounded(
+                (f"  [{run.name}] {shlex.join(run.command)}" for run in plan.suites),
+                limit,
+                "commands",
+            )
+        )
+    if plan.blind_spots:
+        out.append("not seen by the import graph (check these by hand):")
+        out.extend(
+            _bounded(
+                (f"  {b['file']}:{b['line']}: {b['what']}" for b in plan.blind_spots),
+                limit,
+                "blind spots",
+            )
+        )
+    return "\n".join(out)
+
+
+def render_dependents(view: Dependents, *, limit: int) -> str:
+    out = [
+        (
+            f"{view.module} ({view.path}): {len(view.direct)} direct and "
+            f"{len(view.transitive)} transitive dependents"
+        )
+    ]
+    out.append("dependents (widest first):")
+    out.extend(
+        _bounded(
+            (
+                f"  {d['path']}  {_distance(int(d['distance']))}, {d['reach']} files depend on it"
+                for d in view.ranked
+            ),
+            limit,
+            "dependents",
+        )
+    )
+    out.append(f"tests a change would select ({len(view.tests)}):")
+    out.extend(_bounded((f"  {t}" for t in view.tests), limit, "test files"))
+    if view.mutation_modules:
+        out.append("mutation registry: " + ", ".join(view.mutation_modules))
+    return "\n".join(out)
+
+
+def _distance(hops: int) -> str:
+    return "direct" if hops == 1 else f"{hops} hops"

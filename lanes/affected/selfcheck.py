@@ -18,6 +18,7 @@ everything; a README change selects nothing.
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -59,11 +60,20 @@ def _git(root: Path, *args: str) -> None:
     )
 
 
-def failing_test_files(root: Path, python: str = sys.executable) -> set[str]:
-    """Run the whole suite once (``-rf``) and return the files of the tests that failed."""
+def failing_test_files(root: Path, *extra: str) -> set[str]:
+    """Run the whole suite once (``-rf``) and return the files of the tests that failed.
+
+    The project's own code comes first on ``sys.path`` (``PYTHONPATH=root``), also in
+    the subprocesses its tests start: an installed copy must not stand in for it.
+    """
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
+    }
     proc = subprocess.run(
-        [python, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "-p", "no:randomly"],
+        [sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", *extra],
         cwd=root,
+        env=env,
         capture_output=True,
         text=True,
         check=False,

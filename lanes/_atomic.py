@@ -24,20 +24,35 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["flocked", "flocked_directory", "read_text_nofollow", "write_atomic"]
+__all__ = [
+    "STALE_TEMP_SECONDS",
+    "flocked",
+    "flocked_directory",
+    "read_text_nofollow",
+    "remove_stale_temps",
+    "write_atomic",
+]
 
-_counter = 0
+# A temp file older than this was left by a writer that was killed: a write
+# takes milliseconds, and even a stalled fsync does not take ten minutes.
+STALE_TEMP_SECONDS = 600
+
+
+def _temp_name(target: str) -> str:
+    # pid for the humans reading a directory listing; 64 random bits so that a
+    # killed writer's leftover never collides with a later writer that got
+    # the same pid (O_EXCL would then fail the write).
+    directory = os.path.dirname(target) or "."
+    token = os.urandom(8).hex()
+    return os.path.join(directory, f".{os.path.basename(target)}.{os.getpid()}.{token}.tmp")
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` so readers see the old or the new file, never a mix."""
-    global _counter
-    _counter += 1
     target = os.fspath(path)
-    directory = os.path.dirname(target) or "."
-    tmp = os.path.join(directory, f".{os.path.basename(target)}.{os.getpid()}.{_counter}.tmp")
+    tmp = _temp_name(target)
     payload = data.encode() if isinstance(data, str) else data
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     try:
         with os.fdopen(fd, "wb", closefd=True) as handle:
             handle.write(payload)
@@ -49,20 +64,58 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
         with suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    remove_stale_temps(target)
+
+
+def remove_stale_temps(path: str | os.PathLike[str], *, now: float | None = None) -> list[str]:
+    """Delete the temp files a killed writer of ``path`` left behind; the names removed.
+
+    Only files that are certainly ours and certainly dead: named
+    ``.<basename>.<pid>.<token>.tmp`` beside ``path``, regular files (never a
+    link: ``lstat``), owned by this user, untouched for :data:`STALE_TEMP_SECONDS`.
+    Never raises: cleaning up is a courtesy, not part of the write.
+    """
+    target = os.fspath(path)
+    directory = os.path.dirname(target) or "."
+    prefix = f".{os.path.basename(target)}."
+    removed: list[str] = []
+    try:
+        names = [n for n in os.listdir(directory) if n.startswith(prefix) and n.endswith(".tmp")]
+    except OSError:
+        return removed
+    if not names:
+        return removed
+    import stat  # noqa: PLC0415  # only when a leftover exists
+    import time  # noqa: PLC0415
+
+    cutoff = (time.time() if now is None else now) - STALE_TEMP_SECONDS
+    uid = os.geteuid()
+    for name in names:
+        pid, _, token = name[len(prefix) : -len(".tmp")].partition(".")
+        if not pid.isdigit() or not token or "." in token:
+            continue  # not a name write_atomic makes
+        candidate = os.path.join(directory, name)
+        try:
+            info = os.lstat(candidate)
+            if stat.S_ISREG(info.st_mode) and info.st_uid == uid and info.st_mtime < cutoff:
+                os.unlink(candidate)
+                removed.append(name)
+        except OSError:
+            continue
+    return removed
 
 
 def read_text_nofollow(path: str | os.PathLike[str]) -> str | None:
     """Return the file's text, or None when it does not exist.
 
     Refuses symlinks (``OSError`` with ELOOP) so a planted link cannot make us
-    read, and then trust, another file.
+    read, and then trust, another file; refuses a FIFO, device or directory
+    (``OSError``) without blocking on it, and a file past 16 MiB.
     """
-    try:
-        fd = os.open(os.fspath(path), os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read().decode("utf-8", errors="replace")
+    from lanes._jsondoc import read_bytes  # noqa: PLC0415  # json stays off importers' path
+
+    data = read_bytes(path)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 @contextmanager
@@ -72,7 +125,10 @@ def flocked(lock_path: str | os.PathLike[str]) -> Iterator[None]:
     The sidecar is never the data file itself: ``os.replace`` swaps the data
     file's inode, and a lock held on the old inode would guard nothing.
     """
-    fd = os.open(os.fspath(lock_path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    # O_NONBLOCK: a FIFO planted at the sidecar must not hang the open (flock
+    # itself still blocks: LOCK_NB is a separate flag).
+    flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(os.fspath(lock_path), flags, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -142,13 +142,20 @@ def _nearest_pyproject(cwd: str) -> tuple[str, str] | None:
         directory = parent
 
 
+class _CacheMissError(ValueError):
+    """The cache file is not one we wrote: treated as empty."""
+
+
 def _read_cache() -> dict[str, object]:
+    from lanes._jsondoc import load_object  # noqa: PLC0415  # after the screen, like json
+
     try:
-        with open(cache_path(), encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
+        # Never blocks: a FIFO here would otherwise hang every test command.
+        data = load_object(cache_path(), what="gate config cache", fail=_CacheMissError)
+    except _CacheMissError as exc:
+        debug_log("gate-config-cache", error=str(exc))
         return {}
-    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+    if data is None or data.get("format") != _FORMAT:
         return {}
     if data.get("version") != _VERSION:
         return {}

@@ -304,13 +304,47 @@ def test_a_worktree_reads_the_shared_config(project: Path, tmp_path: Path) -> No
 # --------------------------------------------------------------------------- the store
 
 
-def test_the_store_keeps_the_last_eight_sessions(project: Path, xdg: Path) -> None:
+def _count_full(counters: store.SessionCounters) -> None:
+    counters.full_runs += 1
+
+
+def test_ten_sessions_taking_turns_all_keep_counting(project: Path, xdg: Path) -> None:
+    # Ten agents in one project, each running the full suite in turn: an
+    # eviction of live sessions would reset counts, and no nudge would fire.
     del xdg
-    for index in range(10):
-        store.update_session(str(project), f"s{index}", float(index), lambda _counters: None)
+    now = 1_800_000_000.0
+    for turn in range(3):
+        for agent in range(10):
+            now += 60.0
+            store.update_session(str(project), f"agent-{agent}", now, _count_full)
+        del turn
+    counts = [store.read_session(str(project), f"agent-{agent}") for agent in range(10)]
+    assert [c.full_runs if c else None for c in counts] == [3] * 10
+
+
+def test_idle_sessions_and_their_projects_are_pruned(project: Path, xdg: Path) -> None:
+    del xdg
+    start = 1_800_000_000.0
+    for index in range(50):  # an agent in fifty scratch directories outside git
+        store.update_session(f"/tmp/scratch-{index}", "old", start + index, _count_full)
+    later = start + store.SESSION_IDLE_SECONDS + 100.0
+    store.update_session(str(project), "new", later, _count_full)
     document = json.loads(Path(store.store_path()).read_text(encoding="utf-8"))
-    sessions = document["projects"][str(project)]["sessions"]
-    assert [s["session"] for s in sessions] == [f"s{i}" for i in range(2, 10)]
+    assert list(document["projects"]) == [str(project)]
+
+
+def test_the_store_is_bounded_in_projects_and_sessions(project: Path, xdg: Path) -> None:
+    del xdg
+    now = 1_800_000_000.0
+    for index in range(store.MAX_SESSIONS + 5):
+        store.update_session(str(project), f"s{index}", now + index, _count_full)
+    for index in range(store.MAX_PROJECTS + 5):
+        store.update_session(f"/p/{index}", "s", now + 100 + index, _count_full)
+    document = json.loads(Path(store.store_path()).read_text(encoding="utf-8"))
+    assert len(document["projects"]) == store.MAX_PROJECTS
+    assert str(project) not in document["projects"]  # the least recently seen went first
+    assert "/p/0" not in document["projects"]
+    assert f"/p/{store.MAX_PROJECTS + 4}" in document["projects"]
 
 
 def test_a_corrupt_store_fails_open_and_is_set_aside(project: Path, xdg: Path) -> None:

@@ -72,6 +72,11 @@ EVERYTHING = b"*"
 _WHITESPACE = b" \t\r\n"
 
 
+# stat.S_IFMT / S_IFREG, spelled out: the screen imports nothing but os and sys.
+_FILE_TYPE_BITS = 0o170000
+_REGULAR_FILE = 0o100000
+
+
 def suite_words_path() -> str:
     return os.path.join(user_state_dir(), SUITE_WORDS_FILE)
 
@@ -157,12 +162,15 @@ def pyprojects_above(cwd: str) -> list[tuple[str, str]] | None:
 def read_suite_words() -> dict[str, tuple[str, list[bytes]]] | None:
     """The cache: pyproject path -> (stamp, words). None when unreadable."""
     try:
-        fd = os.open(suite_words_path(), os.O_RDONLY | os.O_NOFOLLOW)
+        # O_NONBLOCK: a FIFO planted here would otherwise hang every command.
+        fd = os.open(suite_words_path(), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return {}
     except OSError:
         return None
     try:
+        if os.fstat(fd).st_mode & _FILE_TYPE_BITS != _REGULAR_FILE:
+            return None  # a FIFO, device or directory: not our cache
         data = os.read(fd, 1 << 20)
     except OSError:
         return None

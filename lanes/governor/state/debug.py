@@ -40,7 +40,8 @@ def debug_log(event: str, **fields: object) -> None:
         line = json.dumps(record, default=str) + "\n"
         fd = os.open(
             os.path.join(directory, "debug.jsonl"),
-            os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW,
+            # O_NONBLOCK: a FIFO here fails (ENXIO) instead of hanging the hook.
+            os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK,
             0o644,
         )
         try:

@@ -1,7 +1,7 @@
 """The test economy's per-user store: ``$XDG_STATE_HOME/lanekit/economy.json``.
 
-One row per project (its root path) holding the counters of its last
-:data:`MAX_SESSIONS` agent sessions::
+One row per project (its root path, or the cwd outside git) holding the
+counters of its live agent sessions::
 
     {"format": "lanekit.economy", "version": 1,
      "projects": {"/src/app": {"sessions": [
@@ -13,6 +13,13 @@ read-modify-write and replace the file atomically, so two hooks of parallel
 agents never lose each other's counts. A store that cannot be read fails open:
 the caller gets :class:`Unreadable` and stays silent rather than count from a
 guess.
+
+Bounded without forgetting live sessions: a session unseen for
+:data:`SESSION_IDLE_SECONDS` is over (an agent taking turns with nine others
+is seen every few minutes), so it is dropped, and a project left without
+sessions goes with it — a row per non-git cwd does not pile up. Past
+:data:`MAX_SESSIONS` live sessions in one project, or :data:`MAX_PROJECTS`
+projects, the least recently seen go first.
 """
 
 from __future__ import annotations
@@ -21,14 +28,17 @@ import json
 import os
 from typing import TYPE_CHECKING, Final
 
-from lanes._atomic import flocked, read_text_nofollow, write_atomic
+from lanes._atomic import flocked, write_atomic
+from lanes._jsondoc import loads_object, read_bytes
 from lanes.governor.state.debug import user_state_dir
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 __all__ = [
+    "MAX_PROJECTS",
     "MAX_SESSIONS",
+    "SESSION_IDLE_SECONDS",
     "SessionCounters",
     "Unreadable",
     "read_session",
@@ -38,7 +48,13 @@ __all__ = [
 
 FORMAT: Final = "lanekit.economy"
 VERSION: Final = 1
-MAX_SESSIONS: Final = 8
+# Sessions of one project counted at once: far more agents than a machine runs.
+MAX_SESSIONS: Final = 64
+MAX_PROJECTS: Final = 256
+SESSION_IDLE_SECONDS: Final = 24 * 3600
+# Far above the bounds above (about 150 bytes a session); a larger file is
+# not ours to parse on every post event.
+MAX_STORE_BYTES: Final = 8 << 20
 
 
 class Unreadable(Exception):  # noqa: N818  # a state, like FileNotFoundError's siblings
@@ -123,34 +139,24 @@ def store_path() -> str:
 def _load() -> dict[str, list[SessionCounters]]:
     """project root -> its sessions, most recent last. Raises :class:`Unreadable`."""
     try:
-        text = read_text_nofollow(store_path())
-    except OSError as exc:  # a symlink (ELOOP), a directory, no permission
+        # A symlink (ELOOP), a FIFO or directory, no permission, past the cap.
+        text = read_bytes(store_path(), max_bytes=MAX_STORE_BYTES)
+    except OSError as exc:
         msg = f"cannot read {store_path()}: {exc}"
         raise Unreadable(msg, corrupt=False) from None
     if text is None:
         return {}
-    try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nests past the decoder
-        msg = f"{store_path()} is not JSON: {exc}"
-        raise Unreadable(msg) from None
-    if (
-        isinstance(document, dict)
-        and document.get("format") == FORMAT
-        and document.get("version") != VERSION
-    ):
+    document = loads_object(text, what=store_path(), fail=Unreadable)
+    if document.get("format") == FORMAT and document.get("version") != VERSION:
         # Another lanekit version's store: never clobber it.
         msg = f"{store_path()} is economy store version {document.get('version')!r}, not {VERSION}"
         raise Unreadable(msg, corrupt=False)
-    if (
-        not isinstance(document, dict)
-        or document.get("format") != FORMAT
-        or not isinstance(document.get("projects"), dict)
-    ):
+    rows = document.get("projects")
+    if document.get("format") != FORMAT or not isinstance(rows, dict):
         msg = f"{store_path()} is not a version {VERSION} economy store"
         raise Unreadable(msg)
     projects: dict[str, list[SessionCounters]] = {}
-    for root, row in document["projects"].items():
+    for root, row in rows.items():
         sessions = row.get("sessions") if isinstance(row, dict) else None
         if not isinstance(sessions, list):
             msg = f"project {root!r} has no sessions list"
@@ -185,8 +191,8 @@ def update_session(
 ) -> SessionCounters:
     """Apply ``change`` to the session's counters under the store lock and save.
 
-    A session seen for the first time starts at zero; the project keeps its
-    :data:`MAX_SESSIONS` most recently seen sessions. Raises :class:`Unreadable`
+    A session seen for the first time starts at zero; sessions idle for
+    :data:`SESSION_IDLE_SECONDS` are pruned on the way. Raises :class:`Unreadable`
     (nothing counted; a corrupt store is moved to ``economy.json.corrupt``) or
     ``OSError``.
     """
@@ -207,7 +213,21 @@ def update_session(
             sessions.append(counters)
         change(counters)
         counters.last_seen = now
-        sessions.sort(key=lambda s: s.last_seen)
-        del sessions[:-MAX_SESSIONS]
-        write_atomic(path, _dump(projects))
+        write_atomic(path, _dump(_pruned(projects, now)))
     return counters
+
+
+def _pruned(
+    projects: dict[str, list[SessionCounters]], now: float
+) -> dict[str, list[SessionCounters]]:
+    """Only live sessions, within the bounds, each project's most recent last."""
+    live: dict[str, list[SessionCounters]] = {}
+    for root, sessions in projects.items():
+        kept = sorted(
+            (s for s in sessions if now - s.last_seen <= SESSION_IDLE_SECONDS),
+            key=lambda s: s.last_seen,
+        )[-MAX_SESSIONS:]
+        if kept:
+            live[root] = kept
+    recent = sorted(live, key=lambda root: live[root][-1].last_seen)[-MAX_PROJECTS:]
+    return {root: live[root] for root in sorted(recent)}

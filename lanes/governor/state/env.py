@@ -173,7 +173,9 @@ class OSEnvironment:
 
     def append(self, path: str, line: str) -> None:
         data = (line.rstrip("\n") + "\n").encode()
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+        # O_NONBLOCK: a FIFO planted here fails (ENXIO) instead of hanging.
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(path, flags, 0o644)
         try:
             # One write() of an O_APPEND file is not interleaved with another
             # process's append, so concurrent audit lines never mix.

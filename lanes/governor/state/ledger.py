@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 
+from lanes._jsondoc import loads_object
 from lanes.errors import LanesError
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.numbers import finite_float
@@ -170,22 +171,16 @@ class LedgerEntry:
         return f"LedgerEntry({self.to_dict()!r})"
 
 
+_LEDGER_HINT = "delete the ledger file; the next suite run records a fresh one"
+
+
+def _ledger_error(message: str) -> LedgerError:
+    return LedgerError(message, hint=_LEDGER_HINT)
+
+
 def parse_ledger(text: str) -> dict[str, LedgerEntry]:
     """Parse the ledger strictly: :class:`LedgerError` on the first bad entry."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        msg = f"verify ledger is not JSON: {str(exc)[:120]}"
-        raise LedgerError(
-            msg,
-            hint="delete the ledger file; the next suite run records a fresh one",
-        ) from None
-    if not isinstance(data, dict):
-        msg = f"verify ledger must be a JSON object of suites, got {type(data).__name__}"
-        raise LedgerError(
-            msg,
-            hint="delete the ledger file; the next suite run records a fresh one",
-        )
+    data = loads_object(text, what="verify ledger", fail=_ledger_error)
     return {str(suite): LedgerEntry.from_dict(str(suite), raw) for suite, raw in data.items()}
 
 
@@ -203,12 +198,9 @@ def read(env: Environment, path: str) -> dict[str, LedgerEntry]:
     if text is None:
         return {}
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        debug_log("ledger-corrupt", path=path, error=str(exc)[:200])
-        return {}
-    if not isinstance(data, dict):
-        debug_log("ledger-corrupt", path=path, error=f"top level is {type(data).__name__}")
+        data = loads_object(text, what="verify ledger", fail=_ledger_error)
+    except LedgerError as exc:
+        debug_log("ledger-corrupt", path=path, error=exc.message[:200])
         return {}
     entries: dict[str, LedgerEntry] = {}
     for suite, raw in data.items():

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 
+from lanes._jsondoc import loads_object
 from lanes.errors import LanesError
 from lanes.governor.state.env import UNKNOWN_START
 from lanes.governor.state.numbers import finite_float
@@ -132,14 +133,7 @@ def _bad(what: str, hint: str = "") -> LockError:
 
 def parse_lock(text: str) -> LockRecord:
     """Parse a lock file's text; :class:`LockError` for anything else."""
-    try:
-        data = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        msg = f"not JSON ({str(exc)[:120]})"
-        raise _bad(msg) from None
-    if not isinstance(data, dict):
-        msg = f"expected a JSON object, got {type(data).__name__}"
-        raise _bad(msg)
+    data = loads_object(text, what="the text", fail=_bad)
     values: dict[str, object] = {}
     for name in _FIELDS:
         if name not in data:

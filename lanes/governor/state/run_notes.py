@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 
+from lanes._jsondoc import loads_object, string_field
 from lanes.governor.state.ledger import TreeState
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
@@ -44,11 +45,16 @@ def take_start(env: Environment, path: str) -> TreeState | None:
         return None
     env.unlink(path)
     try:
-        data = json.loads(text)
-        tree = data["tree"]
-        head, digest = tree["git_head"], tree["dirty_digest"]
-    except (ValueError, TypeError, KeyError, RecursionError):
-        return None
-    if not isinstance(head, str) or not isinstance(digest, str):
+        data = loads_object(text, what="run note", fail=_NoteError)
+        tree = data.get("tree")
+        if not isinstance(tree, dict):
+            return None
+        head = string_field(tree, "git_head", what="run note", fail=_NoteError)
+        digest = string_field(tree, "dirty_digest", what="run note", fail=_NoteError)
+    except _NoteError:
         return None
     return TreeState(head, digest)
+
+
+class _NoteError(ValueError):
+    """A run note that is not one: treated as no note (the run records nothing)."""

@@ -106,6 +106,19 @@ def slow(session: nox.Session) -> None:
     session.run("lanes", "slow", "run", "--self-check", "--", *session.posargs)
 
 
+@nox.session
+def affected(session: nox.Session) -> None:
+    """The tests and checks this branch's changes need, run once; writes envelopes/affected.json.
+
+    Extra arguments go to `lanes affected`: nox -s affected -- --base origin/main;
+    nox -s affected -- --recall 20 (plants 20 bugs, one full suite run each).
+    """
+    _install(session)
+    # --self-check first proves the selector on a project whose answer is known.
+    args = session.posargs or ["--self-check", "--run"]
+    session.run("lanes", "affected", *args)
+
+
 # The main job's lanes, in the order `nox -s lanes` runs them. A lane that
 # belongs in the main job adds its session name here; the report always runs
 # last, over whatever envelopes the lanes left (pass, fail or crash).

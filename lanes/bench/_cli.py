@@ -41,8 +41,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _run(ns: argparse.Namespace) -> int:
-    from lanes.bench.runner import DEFAULT_ITERATIONS, run_bench  # noqa: PLC0415
+    from lanes.bench.runner import run_bench  # noqa: PLC0415
 
-    if ns.iterations is None:
-        ns.iterations = DEFAULT_ITERATIONS
     return run_bench(ns)

@@ -3,56 +3,73 @@
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from lanes.bench.registry import BenchContext, registered
-from lanes.config import load_config
-from lanes.envelope import lane_run
+from lanes.bench.registry import BenchContext, Benchmark, registered
 from lanes.errors import UsageError
-from lanes.exitcodes import ExitCode
+from lanes.lane import choose, drive
 
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["DEFAULT_ITERATIONS", "run_bench"]
+    from lanes.config import Config
+    from lanes.envelope import LaneRun, Seed
+
+__all__ = ["DEFAULT_ITERATIONS", "BenchLane", "run_bench"]
 
 DEFAULT_ITERATIONS = 40
 
 
+@dataclass(frozen=True)
+class BenchOptions:
+    iterations: int
+    selected: dict[str, tuple[str, Benchmark]]
+
+
+class BenchLane:
+    name: ClassVar[str] = "bench"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> BenchOptions:
+        benchmarks = registered()
+        only: list[str] = ns.only or []
+        unknown = [name for name in only if name not in benchmarks]
+        if unknown:
+            msg = f"no benchmark named {', '.join(map(repr, unknown))}"
+            raise UsageError(msg, hint=f"choose from: {', '.join(benchmarks)}")
+        iterations = choose(ns.iterations, DEFAULT_ITERATIONS)
+        if iterations < 1:
+            msg = f"--iterations must be at least 1, got {iterations!r}"
+            raise UsageError(msg, hint="pass a positive count, e.g. --iterations 40")
+        selected = {name: entry for name, entry in benchmarks.items() if not only or name in only}
+        return BenchOptions(iterations=iterations, selected=selected)
+
+    def config_hash(self, options: BenchOptions, config: Config) -> str:
+        return config.section_hash("governor")
+
+    def seed(self, options: BenchOptions) -> Seed:
+        return None
+
+    def run(self, options: BenchOptions, config: Config, run: LaneRun) -> None:
+        ctx = BenchContext(
+            root=config.root, config=config, iterations=options.iterations, python=sys.executable
+        )
+        run.data["iterations"] = options.iterations
+        run.data["benchmarks"] = results = []
+        for name, (description, function) in options.selected.items():
+            print(f"bench: {name} ...", file=sys.stderr, flush=True)
+            result = function(ctx)
+            results.append({"name": name, "description": description, **result.to_dict()})
+            _print(name, result.to_dict())
+        run.verdict(passed=all(item["verdict"] != "fail" for item in results))
+        print(f"bench: wrote {config.envelope_path('bench')}", file=sys.stderr)
+
+
 def run_bench(ns: argparse.Namespace) -> int:
-    benchmarks = registered()
-    only: list[str] = ns.only or []
-    unknown = [name for name in only if name not in benchmarks]
-    if unknown:
-        msg = f"no benchmark named {', '.join(map(repr, unknown))}"
-        raise UsageError(msg, hint=f"choose from: {', '.join(benchmarks)}")
-    if ns.iterations < 1:
-        msg = f"--iterations must be at least 1, got {ns.iterations!r}"
-        raise UsageError(msg, hint="pass a positive count, e.g. --iterations 40")
-    selected = {name: entry for name, entry in benchmarks.items() if not only or name in only}
-    config = load_config(ns.config)
-    ctx = BenchContext(
-        root=config.root, config=config, iterations=ns.iterations, python=sys.executable
-    )
-    try:
-        with lane_run("bench", config=config, sections=("governor",)) as run:
-            run.data["iterations"] = ns.iterations
-            run.data["benchmarks"] = results = []
-            for name, (description, function) in selected.items():
-                print(f"bench: {name} ...", file=sys.stderr, flush=True)
-                result = function(ctx)
-                results.append({"name": name, "description": description, **result.to_dict()})
-                _print(name, result.to_dict())
-            passed = all(item["verdict"] != "fail" for item in results)
-            run.verdict(passed=passed)
-    except Exception as exc:  # noqa: BLE001  # the envelope already says stage "error"
-        print(f"error: the bench lane crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return ExitCode.CRASH
-    print(f"bench: wrote {config.envelope_path('bench')}", file=sys.stderr)
-    return ExitCode.OK if passed else ExitCode.FAIL
+    return drive(BenchLane(), ns)
 
 
-def _print(name: str, result: dict[str, object]) -> None:
+def _print(name: str, result: dict[str, Any]) -> None:
     figures = result["figures"]
     shown = ", ".join(f"{k}={v}" for k, v in figures.items()) if isinstance(figures, dict) else ""
     note = f" ({result['note']})" if result["note"] else ""

@@ -33,6 +33,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("governor", "lanes.governor.cli.parser"),
     ("init", "lanes.init._cli"),
     ("classify", "lanes.governor.cli.classify_command"),
+    ("mutation", "lanes.mutation._cli"),
     ("report", "lanes.report._cli"),
     ("slow", "lanes.slow._cli"),
     ("torture", "lanes.torture._cli"),

@@ -1,0 +1,150 @@
+"""``lanes mutation``: argparse only; the lane (and mutmut) load when a verb runs."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from lanes._cli_config import add_config_option
+
+__all__ = ["add_parser"]
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        msg = f"must be at least 1, got {value}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubParsersAction type
+    mutation = sub.add_parser(
+        "mutation",
+        help="mutation ratchet: mutmut over a registry of modules, sharded, merged, ratcheted",
+        description=(
+            "Mutate the registry's modules with mutmut (sharded across machines if you like), "
+            "merge the shards, and ratchet each module's score against baselines/mutation.json. "
+            "Exit 0 pass, 1 verdict fail, 2 usage/config error, 3 the lane could not complete."
+        ),
+    )
+    mutation.add_argument(
+        "--self-check",
+        action="store_true",
+        help="prove the lane can fail on a planted project (weak tests, a dropped shard, a broken suite)",
+    )
+    mutation.set_defaults(handler=_handle_bare)
+    verbs = mutation.add_subparsers(dest="mutation_command", metavar="VERB")
+
+    run = verbs.add_parser(
+        "run", help="mutate one shard of one or more modules; writes a shard envelope"
+    )
+    add_config_option(run)
+    run.add_argument(
+        "--module",
+        action="append",
+        metavar="NAME",
+        help="a registry module (repeatable; default: all)",
+    )
+    run.add_argument("--shard", metavar="I/N", help="run shard I of N (default 1/1: every mutant)")
+    run.add_argument(
+        "--out",
+        metavar="DIR",
+        help="where the shard envelope goes (default envelopes/mutation/shards)",
+    )
+    run.add_argument(
+        "--max-children",
+        type=_positive,
+        metavar="N",
+        help="mutmut's parallel workers (default: CPU count)",
+    )
+    run.set_defaults(handler=_verb("run"))
+
+    merge = verbs.add_parser(
+        "merge", help="merge shard envelopes into module scores (fails on a missing shard)"
+    )
+    add_config_option(merge)
+    merge.add_argument(
+        "--expect-shards",
+        type=_positive,
+        required=True,
+        metavar="N",
+        help="how many (module, shard) pairs the matrix ran",
+    )
+    merge.add_argument(
+        "inputs", nargs="*", metavar="DIR", help="directories (or files) holding shard envelopes"
+    )
+    merge.set_defaults(handler=_verb("merge"))
+
+    check = verbs.add_parser("check", help="ratchet the merged scores against the baseline")
+    add_config_option(check)
+    check.add_argument(
+        "--merged", metavar="FILE", help="merged envelope (default envelopes/mutation/merged.json)"
+    )
+    check.add_argument(
+        "--baseline", metavar="FILE", help="baseline file (default [tool.lanes.mutation] baseline)"
+    )
+    check.add_argument(
+        "--envelope",
+        metavar="FILE",
+        help="where the lane's envelope goes (default envelopes/mutation.json)",
+    )
+    check.set_defaults(handler=_verb("check"))
+
+    baseline = verbs.add_parser(
+        "baseline", help="write the proposed baseline of the last check (you commit it)"
+    )
+    add_config_option(baseline)
+    baseline.add_argument(
+        "--envelope", metavar="FILE", help="the check envelope (default envelopes/mutation.json)"
+    )
+    baseline.add_argument(
+        "--output", metavar="FILE", help="where to write (default the configured baseline)"
+    )
+    baseline.set_defaults(handler=_verb("baseline"))
+
+    matrix = verbs.add_parser(
+        "matrix", help="the GitHub Actions matrix: one entry per (module, shard)"
+    )
+    add_config_option(matrix)
+    matrix.add_argument("--module", action="append", metavar="NAME", help="only these modules")
+    matrix.add_argument("--whole", action="store_true", help="one shard per module")
+    matrix.add_argument("--count", action="store_true", help="print the number of entries instead")
+    matrix.add_argument(
+        "--github-output",
+        action="store_true",
+        help="also append matrix= and count= to $GITHUB_OUTPUT",
+    )
+    matrix.set_defaults(handler=_verb("matrix_command"))
+
+    affected = verbs.add_parser("affected", help="the modules a diff touches (JSON), or the canary")
+    add_config_option(affected)
+    affected.add_argument(
+        "--base", required=True, metavar="REF", help="compare the working tree with this ref"
+    )
+    affected.add_argument("--compact", action="store_true", help="one line of JSON")
+    affected.set_defaults(handler=_verb("affected"))
+
+
+def _verb(name: str) -> Any:  # noqa: ANN401  # an argparse handler
+    def handle(ns: argparse.Namespace) -> int:
+        from lanes.mutation import commands  # noqa: PLC0415  # keeps `lanes --help` light
+
+        handler = getattr(commands, name)
+        return int(handler(ns))
+
+    return handle
+
+
+def _handle_bare(ns: argparse.Namespace) -> int:
+    if not ns.self_check:
+        import sys  # noqa: PLC0415
+
+        print(
+            "usage: lanes mutation {run,merge,check,baseline,matrix,affected} ... | --self-check",
+            file=sys.stderr,
+        )
+        return 2
+    from lanes.mutation.selfcheck import self_check  # noqa: PLC0415
+
+    return self_check(ns)

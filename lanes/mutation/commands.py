@@ -1,0 +1,164 @@
+"""What each ``lanes mutation`` verb does once argparse has parsed it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lanes.config import load_config
+from lanes.envelope import read_envelope
+from lanes.errors import UsageError
+from lanes.exitcodes import ExitCode
+from lanes.lane import drive
+from lanes.mutation.baseline import read_baseline, write_baseline
+from lanes.mutation.lane import CheckLane, MergeLane, RunLane
+from lanes.mutation.plan import affected_modules, changed_files, matrix, select_modules
+from lanes.mutation.ratchet import status_counts_line
+from lanes.mutation.runner import MutmutMissingError, MutmutRunError
+
+if TYPE_CHECKING:
+    import argparse
+
+    from lanes.lane import Lane
+
+__all__ = ["affected", "baseline", "check", "matrix_command", "merge", "run"]
+
+
+def _drive_mutmut(lane: Lane[Any], ns: argparse.Namespace, **kwargs: Any) -> int:  # noqa: ANN401  # drive's keyword pass-through
+    """Drive ``lane``; mutmut failing or missing is exit 3 (the lane could not complete)."""
+    try:
+        return drive(lane, ns, **kwargs)
+    except (MutmutMissingError, MutmutRunError) as exc:
+        # The envelope already says stage "error"; this is no lanekit bug, so no traceback.
+        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"hint: {exc.hint}", file=sys.stderr)
+        return ExitCode.CRASH
+
+
+def run(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    lane = RunLane()
+    options = lane.resolve(ns, config)
+    options.out.mkdir(parents=True, exist_ok=True)
+    code = _drive_mutmut(lane, ns, config=config, path=options.envelope)
+    print(f"mutation: shard envelope {options.envelope}", file=sys.stderr)
+    return code
+
+
+def merge(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    from lanes.mutation.lane import merged_path  # noqa: PLC0415
+
+    target = merged_path(config)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    code = drive(MergeLane(), ns, config=config, path=target)
+    document = read_envelope(target)
+    for problem in document["data"]["problems"]:
+        print(f"merge: {problem}", file=sys.stderr)
+    for name, module in document["data"]["modules"].items():
+        print(
+            f"merged {name}: shards {', '.join(module['shards'])}, score {module['score']}, "
+            f"{status_counts_line(module['counts'])}"
+        )
+    return code
+
+
+def _print_check(data: dict[str, Any]) -> None:
+    for problem in data.get("problems", []):
+        print(f"check: {problem}", file=sys.stderr)
+    for name, module in data["modules"].items():
+        gate = (
+            "gating"
+            if module["gating"]
+            else (
+                f"not gating yet ({module['stable_runs']}/{module['required_stable_runs']} stable runs)"
+            )
+        )
+        print(
+            f"{name}: {module['verdict']}, score {module['score']} "
+            f"(baseline {module['baseline_score']}), {gate}"
+        )
+        for change in module["drift"]:
+            print(f"  drift: {change['field']} {change['baseline']} -> {change['current']}")
+        shown = {m["key"] for m in module["regressions"]}
+        for title, mutants in (
+            ("regression: killed in the baseline, survives now", module["regressions"]),
+            (
+                "new survivor",
+                [m for m in module["new_survivors"] if m["key"] not in shown],
+            ),
+        ):
+            for mutant in mutants:
+                tests = ", ".join(mutant["tests"][:5]) or "none"
+                more = mutant["tests_total"] - min(len(mutant["tests"]), 5)
+                tests += f" (+{more} more)" if more > 0 else ""
+                print(f"  {title}: {mutant['path']}:{mutant['line']} in {mutant['function']}")
+                print(f"    key {mutant['key']}; tests that ran: {tests}")
+                print("    " + mutant["diff"].replace("\n", "\n    "))
+
+
+def check(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    code = drive(CheckLane(), ns, config=config)
+    _print_check(read_envelope(config.envelope_path("mutation"))["data"])
+    return code
+
+
+def baseline(ns: argparse.Namespace) -> int:
+    """Write the proposal of the last check into the baseline file (a person commits it)."""
+    config = load_config(ns.config)
+    source = Path(ns.envelope) if ns.envelope else config.envelope_path("mutation")
+    if not source.is_file():
+        msg = f"no mutation envelope at {source}"
+        raise UsageError(
+            msg, hint="run `lanes mutation check` first: its envelope carries the proposal"
+        )
+    data = read_envelope(source).get("data", {})
+    proposal = data.get("proposed_baseline")
+    if data.get("kind") != "check" or not isinstance(proposal, dict):
+        msg = f"{source} carries no proposed baseline (kind {data.get('kind')!r})"
+        raise UsageError(msg, hint="run `lanes mutation check` after a successful merge")
+    target = Path(ns.output) if ns.output else config.root / config.mutation.baseline
+    staged = target.with_name(f".{target.name}.proposal")
+    staged.write_text(json.dumps(proposal), encoding="utf-8")
+    try:
+        parsed = read_baseline(staged)  # the proposal is validated like any baseline
+    finally:
+        staged.unlink()
+    write_baseline(target, parsed)
+    for name, entry in sorted(parsed.modules.items()):
+        print(
+            f"{name}: score {entry.score}, {entry.total} mutants, stable runs {entry.stable_runs}"
+        )
+    print(f"wrote {target}: review it (git diff) and commit it")
+    return ExitCode.OK
+
+
+def matrix_command(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    document = matrix(select_modules(config.mutation, ns.module or ()), whole=ns.whole)
+    text = json.dumps(document, separators=(",", ":"))
+    if ns.count:
+        print(len(document["include"]))
+    else:
+        print(text)
+    if ns.github_output:
+        output = os.environ.get("GITHUB_OUTPUT")
+        if not output:
+            msg = "--github-output needs the GITHUB_OUTPUT environment variable (set by GitHub Actions)"
+            raise UsageError(msg, hint="drop --github-output outside GitHub Actions")
+        with Path(output).open("a", encoding="utf-8") as handle:
+            handle.write(f"matrix={text}\ncount={len(document['include'])}\n")
+    return ExitCode.OK
+
+
+def affected(ns: argparse.Namespace) -> int:
+    config = load_config(ns.config)
+    names, why = affected_modules(config, changed_files(config.root, ns.base))
+    modules = [config.mutation.modules[name] for name in names]
+    document = {"base": ns.base, "modules": names, "why": why, "matrix": matrix(modules)}
+    print(json.dumps(document, indent=None if ns.compact else 2))
+    return ExitCode.OK

@@ -1,0 +1,233 @@
+"""The mutation lane's three envelope-writing verbs: run (one shard), merge, check.
+
+- ``run`` writes a *shard* envelope (``data.kind = "shard"``) per invocation
+  under ``--out`` (default ``envelopes/mutation/shards/``): every mutant's
+  key, status, duration, diff, and the module's provenance.
+- ``merge`` reads shard envelopes and writes the *merged* envelope
+  ``envelopes/mutation/merged.json``: module scores, or the problems that
+  refused them.
+- ``check`` ratchets the merged scores against ``baselines/mutation.json`` and
+  writes the lane's envelope ``envelopes/mutation.json`` (the one
+  ``lanes report`` shows), the Stryker report and the proposed baseline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from lanes._atomic import write_atomic
+from lanes.config import fingerprint
+from lanes.envelope import read_envelope
+from lanes.errors import UsageError
+from lanes.mutation.baseline import read_baseline
+from lanes.mutation.merge import MergedModule, collect_envelope_paths, merge_shards
+from lanes.mutation.plan import select_modules
+from lanes.mutation.provenance import mutmut_version
+from lanes.mutation.ratchet import ratchet
+from lanes.mutation.runner import find_mutmut, run_shard
+from lanes.mutation.shard import WHOLE, Shard, parse_shard
+from lanes.mutation.stryker import html_page, stryker_report
+
+if TYPE_CHECKING:
+    import argparse
+
+    from lanes.config import Config
+    from lanes.envelope import LaneRun, Seed
+    from lanes.mutation.settings import MutationModule
+
+__all__ = ["CheckLane", "MergeLane", "RunLane", "merged_path", "report_dir"]
+
+
+def report_dir(config: Config) -> Path:
+    return config.root / config.envelope_dir / "mutation"
+
+
+def merged_path(config: Config) -> Path:
+    return report_dir(config) / "merged.json"
+
+
+def _registry_hash(config: Config) -> str:
+    return config.section_hash("mutation")
+
+
+# --------------------------------------------------------------------------- run
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    modules: list[MutationModule]
+    shard: Shard
+    out: Path
+    max_children: int | None
+
+    @property
+    def envelope(self) -> Path:
+        names = "+".join(m.name for m in self.modules) if len(self.modules) <= 3 else "all"
+        return self.out / f"shard-{names}-{self.shard.index}of{self.shard.count}.json"
+
+
+class RunLane:
+    name: ClassVar[str] = "mutation"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> RunOptions:
+        modules = select_modules(config.mutation, ns.module or ())
+        out = Path(ns.out) if ns.out else report_dir(config) / "shards"
+        return RunOptions(
+            modules=modules,
+            shard=parse_shard(ns.shard) if ns.shard else WHOLE,
+            out=out if out.is_absolute() else Path.cwd() / out,
+            max_children=ns.max_children,
+        )
+
+    def config_hash(self, options: RunOptions, config: Config) -> str:
+        return _registry_hash(config)
+
+    def seed(self, options: RunOptions) -> Seed:
+        return None
+
+    def run(self, options: RunOptions, config: Config, run: LaneRun) -> None:
+        run.data["kind"] = "shard"
+        run.data["shard"] = str(options.shard)
+        run.data["shards"] = []
+        version = mutmut_version()
+        if version is not None:
+            run.tools["mutmut"] = version
+        find_mutmut()  # mutmut missing: an error with the install command, in the envelope
+        for module in options.modules:
+            result = run_shard(
+                config.root,
+                module,
+                options.shard,
+                timeout_multiplier=config.mutation.timeout_multiplier,
+                max_children=options.max_children,
+            )
+            run.data["shards"].append(result.to_dict())
+        run.verdict(passed=True)
+
+
+# --------------------------------------------------------------------------- merge
+
+
+@dataclass(frozen=True)
+class MergeOptions:
+    inputs: list[Path]
+    expect_shards: int
+
+
+class MergeLane:
+    name: ClassVar[str] = "mutation"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> MergeOptions:
+        inputs = [Path(p) for p in ns.inputs] or [report_dir(config) / "shards"]
+        return MergeOptions(inputs=inputs, expect_shards=ns.expect_shards)
+
+    def config_hash(self, options: MergeOptions, config: Config) -> str:
+        return _registry_hash(config)
+
+    def seed(self, options: MergeOptions) -> Seed:
+        return None
+
+    def run(self, options: MergeOptions, config: Config, run: LaneRun) -> None:
+        merged = merge_shards(
+            collect_envelope_paths(options.inputs), expect_shards=options.expect_shards
+        )
+        run.data["kind"] = "merged"
+        run.data["expect_shards"] = options.expect_shards
+        run.data["shard_files"] = merged.shard_files
+        run.data["shard_group_id"] = merged.group_id
+        run.data["problems"] = merged.problems
+        run.data["modules"] = {name: m.to_dict() for name, m in merged.modules.items()}
+        run.verdict(passed=not merged.problems)
+
+
+# --------------------------------------------------------------------------- check
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    merged: Path
+    baseline: Path
+
+
+def _module_view(module: MergedModule) -> dict[str, Any]:
+    view = module.to_dict()
+    del view["mutants"]  # the merged envelope and the Stryker report hold them
+    return view
+
+
+class CheckLane:
+    name: ClassVar[str] = "mutation"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> CheckOptions:
+        merged = Path(ns.merged) if ns.merged else merged_path(config)
+        if not merged.is_file():
+            msg = f"no merged mutation envelope at {merged}"
+            raise UsageError(
+                msg,
+                hint="run `lanes mutation run` and `lanes mutation merge --expect-shards N` first",
+            )
+        baseline = Path(ns.baseline) if ns.baseline else config.root / config.mutation.baseline
+        return CheckOptions(merged=merged, baseline=baseline)
+
+    def config_hash(self, options: CheckOptions, config: Config) -> str:
+        return _registry_hash(config)
+
+    def seed(self, options: CheckOptions) -> Seed:
+        return None
+
+    def run(self, options: CheckOptions, config: Config, run: LaneRun) -> None:
+        envelope = read_envelope(options.merged)
+        data = envelope.get("data", {})
+        if envelope.get("lane") != "mutation" or data.get("kind") != "merged":
+            msg = f"{options.merged} is not a merged mutation envelope (kind {data.get('kind')!r})"
+            raise UsageError(msg, hint="pass --merged the file `lanes mutation merge` wrote")
+        run.data["kind"] = "check"
+        run.data["merged_from"] = str(options.merged)
+        run.data["problems"] = list(data.get("problems", []))
+        run.data["modules"] = {}
+        if envelope.get("result") != "pass" or run.data["problems"]:
+            # A failed merge has no scores, and a check never invents one.
+            run.data["problems"].insert(0, "the merge failed: no module is scored")
+            run.verdict(passed=False)
+            return
+        modules = {name: MergedModule.from_dict(name, raw) for name, raw in data["modules"].items()}
+        baseline = read_baseline(options.baseline)
+        required = config.mutation.required_stable_runs
+        verdicts, proposal = ratchet(modules, baseline, required_stable_runs=required)
+        for verdict in verdicts:
+            view = _module_view(modules[verdict.name])
+            view.update(
+                {
+                    "verdict": verdict.verdict,
+                    "gating": verdict.gating,
+                    "score": verdict.score,
+                    "baseline_score": verdict.baseline_score,
+                    "stable_runs": verdict.stable_runs,
+                    "required_stable_runs": required,
+                    "drift": verdict.drift,
+                    "regressions": verdict.regressions,
+                    "new_survivors": verdict.new_survivors,
+                    "equivalent_survivors": verdict.equivalent_survivors,
+                }
+            )
+            run.data["modules"][verdict.name] = view
+        proposed = proposal.to_dict()
+        run.data["proposed_baseline"] = proposed
+        run.data["baseline_path"] = str(options.baseline)
+        directory = report_dir(config)
+        directory.mkdir(parents=True, exist_ok=True)
+        equivalents = {name: entry.equivalent for name, entry in baseline.modules.items()}
+        report = stryker_report(config.root, modules, equivalents)
+        _write_json(directory / "mutation.json", report)
+        (directory / "mutation.html").write_text(html_page(report), encoding="utf-8")
+        _write_json(directory / "proposed-baseline.json", proposed)
+        run.data["report"] = str(directory / "mutation.json")
+        run.data["proposal_digest"] = fingerprint(proposed)
+        run.verdict(passed=not any(v.fails for v in verdicts))
+
+
+def _write_json(path: Path, document: dict[str, Any]) -> None:
+    write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")

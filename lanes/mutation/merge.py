@@ -1,0 +1,241 @@
+"""Merge shard envelopes into module scores, or refuse: never a partial or zero score.
+
+A merge fails, naming each problem, when a shard is
+
+- missing: a module's shards ``1..N`` are not all there, or fewer (module,
+  shard) pairs arrived than ``--expect-shards`` says the matrix started;
+- duplicated: the same module and shard twice (a re-run job uploaded twice);
+- crashed: its envelope says ``stage: "error"`` or it has no verdict;
+- foreign: another lane's envelope, another ``group_id`` (an older CI run's
+  artifact), another commit, or a registry entry / mutmut configuration /
+  source digest that differs from its siblings'.
+
+Completeness is also checked from the inside: every shard of a module reports
+how many mutants mutmut generated for the whole module, and the shards' mutant
+keys must be disjoint and add up to exactly that number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lanes.envelope import read_envelope
+from lanes.errors import LanesError, UsageError
+from lanes.mutation.results import MutantRecord
+from lanes.mutation.statuses import counts_by_status, score
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+# Outside CI a sweep's shards share a group only if the user gives them one.
+_GROUP_HINT = (
+    " (shards of one sweep share a group_id: GITHUB_RUN_ID in Actions; locally export "
+    "LANES_GROUP_ID=<any id> before running the shards, as `nox -s mutation` does)"
+)
+
+__all__ = ["MergeResult", "MergedModule", "collect_envelope_paths", "merge_shards"]
+
+
+@dataclass(frozen=True)
+class MergedModule:
+    name: str
+    shards: list[str]
+    provenance: dict[str, str]
+    mutants: list[MutantRecord]
+    duration_ms: int  # the sum over shards: the CPU-side cost of the sweep
+    slowest_shard_ms: int  # the wall clock of a fully parallel sweep
+    phases_ms: dict[str, int]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return counts_by_status(mutant.status for mutant in self.mutants)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "shards": list(self.shards),
+            "provenance": dict(self.provenance),
+            "counts": self.counts,
+            "total": len(self.mutants),
+            "score": score(self.counts),
+            "duration_ms": self.duration_ms,
+            "slowest_shard_ms": self.slowest_shard_ms,
+            "phases_ms": dict(self.phases_ms),
+            "mutants": [mutant.to_dict() for mutant in self.mutants],
+        }
+
+    @classmethod
+    def from_dict(cls, name: str, raw: dict[str, Any]) -> MergedModule:
+        return cls(
+            name=name,
+            shards=[str(s) for s in raw["shards"]],
+            provenance={str(k): str(v) for k, v in raw["provenance"].items()},
+            mutants=[MutantRecord.from_dict(m) for m in raw["mutants"]],
+            duration_ms=int(raw.get("duration_ms", 0)),
+            slowest_shard_ms=int(raw.get("slowest_shard_ms", 0)),
+            phases_ms={str(k): int(v) for k, v in raw.get("phases_ms", {}).items()},
+        )
+
+
+@dataclass
+class MergeResult:
+    modules: dict[str, MergedModule] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    group_id: str = ""
+    commit: str | None = None
+    shard_files: list[str] = field(default_factory=list)
+
+
+def collect_envelope_paths(inputs: Iterable[Path]) -> list[Path]:
+    """Every ``*.json`` under the given directories (any depth), plus the given files."""
+    found: list[Path] = []
+    for item in inputs:
+        if item.is_dir():
+            found.extend(sorted(p for p in item.rglob("*.json") if p.is_file()))
+        elif item.is_file():
+            found.append(item)
+        else:
+            msg = f"merge input {str(item)!r} does not exist"
+            raise UsageError(
+                msg, hint="pass the directories the shard jobs' artifacts were downloaded to"
+            )
+    return found
+
+
+def _load(path: Path, problems: list[str]) -> dict[str, Any] | None:
+    try:
+        envelope = read_envelope(path)
+    except LanesError as exc:
+        problems.append(f"{path}: not a readable lane envelope ({exc.message})")
+        return None
+    if envelope.get("lane") != "mutation" or envelope.get("data", {}).get("kind") != "shard":
+        kind = envelope.get("data", {}).get("kind")
+        problems.append(
+            f"{path}: foreign file: lane {envelope.get('lane')!r}, kind {kind!r} (expected a mutation shard)"
+        )
+        return None
+    if envelope.get("stage") != "complete" or envelope.get("result") != "pass":
+        error = envelope.get("error") or {}
+        problems.append(
+            f"{path}: crashed shard (stage {envelope.get('stage')!r}): "
+            f"{error.get('type', '?')}: {error.get('message', 'no verdict')}"
+        )
+        return None
+    return envelope
+
+
+def merge_shards(paths: Iterable[Path], *, expect_shards: int) -> MergeResult:
+    """Merge the shard envelopes at ``paths``; ``problems`` non-empty means the merge failed."""
+    result = MergeResult()
+    envelopes: list[tuple[Path, dict[str, Any]]] = []
+    for path in paths:
+        envelope = _load(path, result.problems)
+        if envelope is not None:
+            envelopes.append((path, envelope))
+            result.shard_files.append(str(path))
+    if not envelopes and not result.problems:
+        result.problems.append("no shard envelopes found in the merge inputs")
+    _check_same_run(envelopes, result)
+    by_module: dict[str, dict[int, tuple[Path, dict[str, Any]]]] = {}
+    counts: dict[str, set[int]] = {}
+    pairs = 0
+    for path, envelope in envelopes:
+        for shard in envelope["data"]["shards"]:
+            pairs += 1
+            name = str(shard["module"])
+            index, _, count = str(shard["shard"]).partition("/")
+            counts.setdefault(name, set()).add(int(count))
+            slot = by_module.setdefault(name, {})
+            if int(index) in slot:
+                result.problems.append(
+                    f"module {name!r} shard {shard['shard']} appears twice: {slot[int(index)][0]} and {path}"
+                )
+                continue
+            slot[int(index)] = (path, shard)
+    if pairs != expect_shards:
+        result.problems.append(
+            f"expected {expect_shards} shard(s) (--expect-shards), found {pairs}: "
+            "a shard job did not upload its envelope, or the matrix changed"
+        )
+    for name in sorted(by_module):
+        module = _merge_module(name, by_module[name], counts[name], result.problems)
+        if module is not None:
+            result.modules[name] = module
+    if result.problems:
+        result.modules = {}  # never a partial score
+    return result
+
+
+def _check_same_run(envelopes: list[tuple[Path, dict[str, Any]]], result: MergeResult) -> None:
+    if not envelopes:
+        return
+    first_path, first = envelopes[0]
+    result.group_id = str(first.get("group_id", ""))
+    result.commit = first.get("subject", {}).get("commit")
+    for path, envelope in envelopes[1:]:
+        for field_name, mine, theirs in (
+            ("group_id", envelope.get("group_id"), first.get("group_id")),
+            ("commit", envelope["subject"].get("commit"), first["subject"].get("commit")),
+            ("config_hash", envelope.get("config_hash"), first.get("config_hash")),
+        ):
+            if mine != theirs:
+                result.problems.append(
+                    f"{path}: foreign shard: {field_name} {mine!r} differs from {first_path}'s {theirs!r}"
+                    + (_GROUP_HINT if field_name == "group_id" else "")
+                )
+
+
+def _merge_module(
+    name: str,
+    shards: dict[int, tuple[Path, dict[str, Any]]],
+    counts: set[int],
+    problems: list[str],
+) -> MergedModule | None:
+    if len(counts) != 1:
+        problems.append(f"module {name!r}: shards disagree on the shard count: {sorted(counts)}")
+        return None
+    count = counts.pop()
+    missing = [str(i) for i in range(1, count + 1) if i not in shards]
+    if missing:
+        problems.append(f"module {name!r}: missing shard(s) {', '.join(missing)} of {count}")
+        return None
+    ordered = [shards[i] for i in range(1, count + 1)]
+    provenances = {tuple(sorted(s["provenance"].items())) for _, s in ordered}
+    generated = {int(s["generated"]) for _, s in ordered}
+    if len(provenances) != 1 or len(generated) != 1:
+        problems.append(
+            f"module {name!r}: foreign shard: the shards ran different mutmut, Python, "
+            "registry, configuration or source (their provenance differs)"
+        )
+        return None
+    mutants: dict[str, MutantRecord] = {}
+    for path, shard in ordered:
+        for raw in shard["mutants"]:
+            record = MutantRecord.from_dict(raw)
+            if record.key in mutants:
+                problems.append(
+                    f"module {name!r}: mutant {record.key} reported twice (again in {path})"
+                )
+                return None
+            mutants[record.key] = record
+    total = generated.pop()
+    if len(mutants) != total:
+        problems.append(
+            f"module {name!r}: the shards hold {len(mutants)} mutants but mutmut generated {total}"
+        )
+        return None
+    phases: dict[str, int] = {}
+    for _, shard in ordered:
+        for phase, ms in shard.get("phases_ms", {}).items():
+            phases[phase] = phases.get(phase, 0) + int(ms)
+    durations = [sum(int(ms) for ms in s.get("phases_ms", {}).values()) for _, s in ordered]
+    return MergedModule(
+        name=name,
+        shards=[str(s["shard"]) for _, s in ordered],
+        provenance=dict(ordered[0][1]["provenance"]),
+        mutants=sorted(mutants.values(), key=lambda m: m.key),
+        duration_ms=sum(durations),
+        slowest_shard_ms=max(durations),
+        phases_ms=phases,
+    )

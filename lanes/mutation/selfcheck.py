@@ -1,0 +1,223 @@
+"""``lanes mutation --self-check``: the lane must prove it can fail, on a project planted in tmp.
+
+The planted module has ten mutants and tests that kill all of them. The
+check passes only if, running the real lane (real mutmut, real envelopes):
+
+1. a baseline taken over two shards with the real tests scores 1.0;
+2. the same module with tests that assert nothing scores near zero and the
+   ratchet against that baseline names a gating regression;
+3. a merge with one of the two shards dropped is refused;
+4. a suite that fails before any mutation ends the run with
+   ``stage: "error"``, never a score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from lanes.config import load_config, parse_config
+from lanes.envelope import lane_run, read_envelope
+from lanes.exitcodes import ExitCode
+from lanes.lane import drive
+from lanes.mutation.baseline import Baseline
+from lanes.mutation.lane import RunLane
+from lanes.mutation.merge import merge_shards
+from lanes.mutation.ratchet import ratchet
+from lanes.mutation.runner import MutmutRunError, find_mutmut
+
+if TYPE_CHECKING:
+    from lanes.config import Config
+    from lanes.mutation.merge import MergeResult
+
+__all__ = ["PLANTED_MODULE", "self_check"]
+
+PLANTED_MODULE: Final = """\
+def price(quantity, unit):
+    if quantity > 10:
+        return quantity * unit - 5
+    return quantity * unit
+
+
+def label(count):
+    if count == 1:
+        return "1 item"
+    return f"{count} items"
+"""
+_REAL_TESTS: Final = """\
+from pkg.planted import label, price
+
+
+def test_price():
+    assert price(3, 3) == 9
+    assert price(10, 2) == 20
+    assert price(11, 2) == 17
+
+
+def test_label():
+    assert label(1) == "1 item"
+    assert label(2) == "2 items"
+"""
+# Runs every line, asserts nothing: full coverage, no protection.
+_WEAK_TESTS: Final = """\
+from pkg.planted import label, price
+
+
+def test_price():
+    price(3, 3)
+    price(11, 2)
+
+
+def test_label():
+    label(1)
+    label(2)
+"""
+_BROKEN_TESTS: Final = """\
+from pkg.planted import price
+
+
+def test_price():
+    assert price(3, 3) == 10
+"""
+_WEAK_SCORE_CEILING: Final = 0.2
+
+
+def plant(root: Path, tests: str = _REAL_TESTS) -> Config:
+    """Write the planted project under ``root``; return its configuration."""
+    (root / "pkg").mkdir(parents=True, exist_ok=True)
+    (root / "tests").mkdir(exist_ok=True)
+    (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (root / "pkg" / "planted.py").write_text(PLANTED_MODULE, encoding="utf-8")
+    (root / "tests" / "test_planted.py").write_text(tests, encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "planted"\nversion = "0"\n', encoding="utf-8"
+    )
+    return parse_config(
+        {
+            "mutation": {
+                "required_stable_runs": 0,
+                "modules": {
+                    "planted": {
+                        "paths": ["pkg/planted.py"],
+                        "tests": ["tests/test_planted.py"],
+                        "shards": 2,
+                    }
+                },
+            }
+        },
+        root=root,
+        source=root / "pyproject.toml",
+    )
+
+
+def run_planted(config: Config, shard: str, out: Path) -> tuple[int, Path]:
+    """One shard of the planted module through the real lane; (exit code, envelope path)."""
+    ns = argparse.Namespace(module=None, shard=shard, out=str(out), max_children=None)
+    lane = RunLane()
+    options = lane.resolve(ns, config)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        code = drive(lane, ns, config=config, path=options.envelope)
+    except MutmutRunError:
+        code = ExitCode.CRASH
+    return code, options.envelope
+
+
+def _record(checks: list[dict[str, Any]], name: str, *, ok: bool, observed: str) -> None:
+    checks.append({"name": name, "ok": ok, "observed": observed})
+    print(f"self-check: {'ok  ' if ok else 'FAIL'} {name}: {observed}", file=sys.stderr)
+
+
+def _scores(merged: MergeResult) -> str:
+    return ", ".join(f"{name} {m.to_dict()['score']}" for name, m in merged.modules.items())
+
+
+def _sweep(config: Config, checks: list[dict[str, Any]], work: Path) -> None:
+    root = config.root
+    strong = [run_planted(config, f"{i}/2", work / "strong") for i in (1, 2)]
+    merged = merge_shards([path for _, path in strong], expect_shards=2)
+    verdicts, baseline = ratchet(merged.modules, Baseline(), required_stable_runs=0)
+    strong_score = verdicts[0].score if verdicts else None
+    _record(
+        checks,
+        "real tests kill every planted mutant (two shards, merged)",
+        ok=not merged.problems and strong_score == 1.0,
+        observed=f"score {strong_score}; problems {merged.problems}",
+    )
+    dropped = merge_shards([strong[0][1]], expect_shards=2)
+    _record(
+        checks,
+        "a merge with one shard dropped is refused",
+        ok=bool(dropped.problems) and not dropped.modules,
+        observed="; ".join(dropped.problems) or "merged anyway",
+    )
+    (root / "tests" / "test_planted.py").write_text(_WEAK_TESTS, encoding="utf-8")
+    _, weak_path = run_planted(config, "1/1", work / "weak")
+    weak = merge_shards([weak_path], expect_shards=1)
+    weak_verdicts, _ = ratchet(weak.modules, baseline, required_stable_runs=0)
+    verdict = weak_verdicts[0] if weak_verdicts else None
+    ok = (
+        verdict is not None
+        and verdict.fails
+        and verdict.score is not None
+        and verdict.score <= _WEAK_SCORE_CEILING
+        and bool(verdict.regressions)
+    )
+    _record(
+        checks,
+        "tests that assert nothing score near zero and fail the ratchet",
+        ok=ok,
+        observed="no result"
+        if verdict is None
+        else (
+            f"score {verdict.score} vs baseline {verdict.baseline_score}, verdict {verdict.verdict}, "
+            f"{len(verdict.regressions)} regression(s); merge problems {weak.problems}"
+        ),
+    )
+    (root / "tests" / "test_planted.py").write_text(_BROKEN_TESTS, encoding="utf-8")
+    code, broken_path = run_planted(config, "1/1", work / "broken")
+    stage = read_envelope(broken_path).get("stage") if broken_path.is_file() else None
+    has_score = (
+        bool(read_envelope(broken_path).get("data", {}).get("shards"))
+        if broken_path.is_file()
+        else False
+    )
+    _record(
+        checks,
+        "a suite failing before any mutation ends in stage 'error', no score",
+        ok=code == ExitCode.CRASH and stage == "error" and not has_score,
+        observed=f"exit {int(code)}, stage {stage!r}, scored {has_score}",
+    )
+
+
+def self_check(ns: argparse.Namespace) -> int:
+    config = load_config(getattr(ns, "config", None))
+    find_mutmut()
+    checks: list[dict[str, Any]] = []
+    path = config.root / config.envelope_dir / "mutation-self-check.json"
+    with lane_run("mutation", config=config, sections=("mutation",), path=path) as run:
+        run.data["kind"] = "self-check"
+        run.data["checks"] = checks
+        # The planted shards are one sweep: they share a group_id, as a CI run's do.
+        previous = os.environ.get("LANES_GROUP_ID")
+        os.environ["LANES_GROUP_ID"] = f"self-check-{uuid.uuid4()}"
+        try:
+            with tempfile.TemporaryDirectory(prefix="lanes-mutation-self-check-") as tmp:
+                planted = plant(Path(tmp) / "project")
+                _sweep(planted, checks, Path(tmp) / "envelopes")
+        finally:
+            if previous is None:
+                del os.environ["LANES_GROUP_ID"]
+            else:
+                os.environ["LANES_GROUP_ID"] = previous
+        run.verdict(
+            passed=len(checks) == 4 and all(check["ok"] for check in checks)
+        )  # the four checks above
+    passed = bool(run.passed)
+    print(f"self-check: {'pass' if passed else 'FAIL'} ({path})", file=sys.stderr)
+    return ExitCode.OK if passed else ExitCode.FAIL

@@ -36,6 +36,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("mutation", "lanes.mutation._cli"),
     ("report", "lanes.report._cli"),
     ("slow", "lanes.slow._cli"),
+    ("timing", "lanes.timing._cli"),
     ("torture", "lanes.torture._cli"),
 )
 

@@ -27,6 +27,7 @@ from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 from lanes.mutation.settings import MutationConfig, parse_mutation
+from lanes.timing.settings import SuiteTiming, TimingConfig, parse_suite_timing, parse_timing
 
 __all__ = [
     "Config",
@@ -64,6 +65,8 @@ class Suite:
     # A runner name, or "command" for a non-runner suite such as `make verify`.
     runner: str = "pytest"
     lock: bool = True
+    # [tool.lanes.suites.<name>.timing]: this suite's timing-lane overrides.
+    timing: SuiteTiming | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,7 @@ class Config:
     slow: SlowConfig = field(default_factory=SlowConfig)
     fuzz: FuzzConfig = field(default_factory=FuzzConfig)
     torture: TortureConfig = field(default_factory=TortureConfig)
+    timing: TimingConfig = field(default_factory=TimingConfig)
     mutation: MutationConfig = field(default_factory=MutationConfig)
     affected: AffectedConfig = field(default_factory=AffectedConfig)
     envelope_dir: str = "envelopes"
@@ -157,6 +161,7 @@ class Config:
             "slow": _section_dict(self.slow),
             "fuzz": _section_dict(self.fuzz),
             "torture": asdict(self.torture),
+            "timing": asdict(self.timing),
             "mutation": self.mutation.to_dict(),
             "affected": self.affected.to_dict(),
         }
@@ -310,7 +315,7 @@ def _parse_suite(name: str, raw: object) -> Suite:
     table = _Table(
         f"tool.lanes.suites.{name}",
         raw,
-        ("paths", "command", "max_age", "tier", "runner", "lock"),
+        ("paths", "command", "max_age", "tier", "runner", "lock", "timing"),
     )
     has_command = "command" in table.raw
     if not has_command and "paths" not in table.raw:
@@ -334,6 +339,7 @@ def _parse_suite(name: str, raw: object) -> Suite:
         tier=table.string("tier", "unit"),
         runner=runner,
         lock=table.boolean("lock", default=runner != COMMAND_RUNNER),
+        timing=parse_suite_timing(name, table.raw.get("timing")),
     )
 
 
@@ -484,6 +490,7 @@ _SECTIONS: Final = (
     "slow",
     "fuzz",
     "torture",
+    "timing",
     "mutation",
     "affected",
     "envelope_dir",
@@ -506,6 +513,7 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         slow=_parse_slow(table.raw.get("slow", {})),
         fuzz=_parse_fuzz(table.raw.get("fuzz", {})),
         torture=_parse_torture(table.raw.get("torture", {})),
+        timing=parse_timing(table.raw.get("timing", {})),
         mutation=parse_mutation(table.raw.get("mutation", {})),
         affected=parse_affected(table.raw.get("affected", {})),
         envelope_dir=table.string("envelope_dir", "envelopes"),

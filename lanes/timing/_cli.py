@@ -1,0 +1,107 @@
+"""``lanes timing``: the parser only; the lane is imported when it runs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from lanes._cli_config import add_config_option
+
+__all__ = ["add_parser"]
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        msg = f"expected a whole number >= 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if value < 1:
+        msg = f"expected a whole number >= 1, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _workers(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        msg = f"expected a worker count >= 0 (0 = no xdist comparison), got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if value < 0:
+        msg = f"expected a worker count >= 0 (0 = no xdist comparison), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text.strip().removesuffix("%"))
+    except ValueError:
+        msg = f"expected a percentage such as 30 or 30%, got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    if not 0 < value < float("inf"):
+        msg = f"expected a percentage > 0, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    timing = sub.add_parser(
+        "timing",
+        help="what each suite costs (collected, wall, CPU, peak memory, offenders, xdist "
+        "verdict) and how that moved against baselines/timing.json",
+    )
+    timing.add_argument(
+        "--suite",
+        action="append",
+        metavar="NAME",
+        help="measure this suite only (repeatable; default: every configured suite)",
+    )
+    timing.add_argument(
+        "--repeat",
+        type=_positive,
+        metavar="N",
+        help="runs per arm (default: [tool.lanes.timing] repeat, else 3 for a suite "
+        "under a minute and 1 otherwise)",
+    )
+    timing.add_argument(
+        "--workers",
+        type=_workers,
+        metavar="N",
+        help="the -n of the xdist comparison (default: the CPU count; 0 skips it)",
+    )
+    timing.add_argument(
+        "--record",
+        action="store_true",
+        help="write the measured figures to the baseline for review (default "
+        "baselines/timing.json)",
+    )
+    timing.add_argument(
+        "--max-regression",
+        type=_percent,
+        metavar="PCT",
+        help="fail when median CPU time grew by more than PCT%% over the baseline and "
+        "beyond the spread (default: [tool.lanes.timing] max_regression, else never)",
+    )
+    timing.add_argument(
+        "--self-check",
+        action="store_true",
+        help="first prove the lane flags a planted regression (3x CPU, 2x memory, one "
+        "test fewer); the lane fails if it does not",
+    )
+    timing.add_argument(
+        "--envelope",
+        type=Path,
+        metavar="PATH",
+        help="envelope path (default: envelopes/timing.json)",
+    )
+    add_config_option(timing)
+    timing.set_defaults(handler=_run)
+
+
+def _run(ns: argparse.Namespace) -> int:
+    from lanes.lane import drive  # noqa: PLC0415  # the lane's imports wait until it runs
+    from lanes.timing.lane import TimingLane  # noqa: PLC0415
+
+    return drive(TimingLane(), ns)

@@ -1,0 +1,272 @@
+"""The reviewed baseline (``baselines/timing.json``): host fingerprint, record, Δ.
+
+A baseline is only comparable on the host that recorded it: the same CPU
+count and model, platform and machine, and for each suite the same Python and
+the same command. Anything else is *not comparable* — reported, never a
+regression.
+
+The Δ of a figure is flagged ``regressed`` (or ``improved``) only when it is
+beyond the noise: the larger of the two spreads (max - min of the repeats)
+and :data:`NOISE_FLOOR` of the baseline median. The gate (``max_regression``)
+fails the lane only on median CPU time — the kernel's count of the tree's
+user + system time, far less disturbed by a busy machine than wall clock —
+grown by more than ``max_regression`` percent *and* beyond the spread.
+``collected`` dropping is always flagged (deleted tests hide there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from pathlib import Path
+from typing import Any, Final
+
+from lanes._atomic import flocked_directory, write_atomic
+from lanes.errors import LanesError
+
+__all__ = [
+    "BASELINE_FORMAT",
+    "NOISE_FLOOR",
+    "BaselineError",
+    "compare",
+    "fingerprint_differences",
+    "host_fingerprint",
+    "read_baseline",
+    "record_baseline",
+]
+
+BASELINE_FORMAT: Final = "lanekit.timing-baseline"
+BASELINE_VERSION: Final = 1
+NOISE_FLOOR: Final = 0.05
+# The figures of the Δ table, in the order the table shows them.
+METRICS: Final = ("wall_ms", "cpu_ms", "peak_rss_kib")
+_STAT_KEYS: Final = ("median", "min", "max")
+
+
+class BaselineError(LanesError, ValueError):
+    """The baseline file exists but is not a timing baseline this lanekit can read."""
+
+
+def _cpu_model() -> str:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return platform.processor() or "unknown"
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in {"model name", "Hardware", "cpu model"}:
+            return value.strip()
+    return platform.processor() or "unknown"
+
+
+def host_fingerprint() -> dict[str, Any]:
+    """What makes two measurements comparable: the CPUs, the platform, the machine."""
+    return {
+        "cpu_count": os.cpu_count() or 1,
+        "cpu_model": _cpu_model(),
+        "platform": platform.system().lower(),
+        "machine": platform.machine(),
+    }
+
+
+def fingerprint_differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
+    """``key: recorded → current`` for every fingerprint key that differs."""
+    return [
+        f"{key}: {recorded.get(key)!r} → {current.get(key)!r}"
+        for key in sorted(set(recorded) | set(current))
+        if recorded.get(key) != current.get(key)
+    ]
+
+
+def _bad(path: Path, why: str) -> BaselineError:
+    return BaselineError(
+        f"{path} is not a timing baseline: {why}",
+        hint="restore it from git (git checkout -- <file>) or re-record it with "
+        "`lanes timing --record` and review the diff",
+    )
+
+
+def _check_stat(path: Path, suite: str, key: str, value: object) -> None:
+    if not isinstance(value, dict) or any(
+        not isinstance(value.get(k), int) or isinstance(value.get(k), bool) for k in _STAT_KEYS
+    ):
+        raise _bad(
+            path, f"suite {suite!r} {key} must be {{median, min, max}} integers, got {value!r}"
+        )
+
+
+def read_baseline(path: Path) -> dict[str, Any] | None:
+    """The baseline at ``path``, validated; ``None`` when there is none yet."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _bad(path, f"it cannot be read ({exc})") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _bad(path, f"invalid JSON ({exc})") from None
+    if not isinstance(document, dict) or document.get("format") != BASELINE_FORMAT:
+        raise _bad(path, f"its format is not {BASELINE_FORMAT!r}")
+    if document.get("version") != BASELINE_VERSION:
+        raise _bad(
+            path, f"version {document.get('version')!r}, this lanekit reads {BASELINE_VERSION}"
+        )
+    if not isinstance(document.get("fingerprint"), dict):
+        raise _bad(path, "it has no fingerprint object")
+    suites = document.get("suites")
+    if not isinstance(suites, dict):
+        raise _bad(path, "it has no suites object")
+    for name, suite in suites.items():
+        if not isinstance(suite, dict):
+            raise _bad(path, f"suite {name!r} is not an object")
+        for key in METRICS:
+            _check_stat(path, name, key, suite.get(key))
+        collected = suite.get("collected")
+        if collected is not None and (
+            not isinstance(collected, int) or isinstance(collected, bool)
+        ):
+            raise _bad(
+                path, f"suite {name!r} collected must be an integer or null, got {collected!r}"
+            )
+    return document
+
+
+def baseline_entry(suite: dict[str, Any]) -> dict[str, Any]:
+    """What the baseline keeps of one measured suite."""
+    measured = suite["measured"]
+    return {
+        "command": suite["command"],
+        "python": suite["python"],
+        "collected": suite["collected"],
+        "repeat": measured["repeat"],
+        "workers": measured["workers"],
+        **{key: measured[key] for key in METRICS},
+    }
+
+
+def record_baseline(
+    path: Path,
+    *,
+    previous: dict[str, Any] | None,
+    fingerprint: dict[str, Any],
+    suites: list[dict[str, Any]],
+    commit: str | None,
+) -> dict[str, Any]:
+    """Write the baseline for ``suites``; entries of other suites survive only on the same host."""
+    kept: dict[str, Any] = {}
+    if previous is not None and previous["fingerprint"] == fingerprint:
+        kept = dict(previous["suites"])
+    for suite in suites:
+        kept[suite["name"]] = baseline_entry(suite)
+    document = {
+        "format": BASELINE_FORMAT,
+        "version": BASELINE_VERSION,
+        "recorded_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "commit": commit,
+        "fingerprint": fingerprint,
+        "suites": dict(sorted(kept.items())),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Two agents recording at once must not interleave: one directory lock for
+    # every committed baseline.
+    with flocked_directory(path.parent):
+        write_atomic(path, json.dumps(document, indent=2, sort_keys=False) + "\n")
+    return document
+
+
+def _flag(delta: int, noise: int) -> str:
+    if delta > noise:
+        return "regressed"
+    if -delta > noise:
+        return "improved"
+    return "within noise"
+
+
+def _metric(key: str, recorded: dict[str, int], current: dict[str, int]) -> dict[str, Any]:
+    base, now = recorded["median"], current["median"]
+    noise = max(
+        recorded["max"] - recorded["min"],
+        current["max"] - current["min"],
+        round(NOISE_FLOOR * base),
+    )
+    delta = now - base
+    return {
+        "metric": key,
+        "baseline": base,
+        "current": now,
+        "delta": delta,
+        "delta_pct": round(100 * delta / base, 1) if base else None,
+        "noise": noise,
+        "flag": _flag(delta, noise),
+    }
+
+
+def compare(
+    suite: dict[str, Any],
+    baseline: dict[str, Any] | None,
+    fingerprint: dict[str, Any],
+    *,
+    max_regression: float | None,
+) -> dict[str, Any]:
+    """The Δ block of one measured suite against the baseline."""
+    empty: dict[str, Any] = {
+        "status": "no baseline",
+        "reason": None,
+        "metrics": [],
+        "collected": None,
+        "gate": {"max_regression": max_regression, "failed": False, "reason": None},
+    }
+    if baseline is None or suite["name"] not in baseline["suites"]:
+        empty["reason"] = "no baseline recorded for this suite: run `lanes timing --record`"
+        return empty
+    recorded = baseline["suites"][suite["name"]]
+    differences = fingerprint_differences(baseline["fingerprint"], fingerprint)
+    if recorded.get("python") != suite["python"]:
+        differences.append(f"python: {recorded.get('python')!r} → {suite['python']!r}")
+    if recorded.get("command") != suite["command"]:
+        differences.append(f"command: {recorded.get('command')!r} → {suite['command']!r}")
+    if differences:
+        empty["status"] = "not comparable"
+        empty["reason"] = "recorded elsewhere: " + "; ".join(differences)
+        return empty
+    measured = suite["measured"]
+    metrics = [_metric(key, recorded[key], measured[key]) for key in METRICS]
+    collected = None
+    if recorded.get("collected") is not None and suite["collected"] is not None:
+        change = suite["collected"] - recorded["collected"]
+        collected = {
+            "baseline": recorded["collected"],
+            "current": suite["collected"],
+            "delta": change,
+            "flag": "dropped" if change < 0 else "grew" if change > 0 else "same",
+        }
+    cpu = metrics[METRICS.index("cpu_ms")]
+    spread = _spread_of(recorded["cpu_ms"], measured["cpu_ms"])
+    failed = bool(
+        max_regression is not None
+        and cpu["delta_pct"] is not None
+        and cpu["delta_pct"] > max_regression
+        and cpu["delta"] > spread
+    )
+    reason = None
+    if failed:
+        reason = (
+            f"median CPU time {cpu['baseline'] / 1000:.2f}s → {cpu['current'] / 1000:.2f}s "
+            f"(+{cpu['delta_pct']}%) exceeds max_regression {max_regression:g}% and the spread "
+            f"({spread / 1000:.2f}s)"
+        )
+    return {
+        "status": "compared",
+        "reason": None,
+        "metrics": metrics,
+        "collected": collected,
+        "gate": {"max_regression": max_regression, "failed": failed, "reason": reason},
+    }
+
+
+def _spread_of(recorded: dict[str, int], current: dict[str, int]) -> int:
+    return max(recorded["max"] - recorded["min"], current["max"] - current["min"])

@@ -1,0 +1,240 @@
+"""``lanes timing``: the baseline timing lane, through the one lane driver.
+
+Per configured suite: collected, wall, CPU, peak memory, offenders, the xdist
+verdict, and a Δ against ``baselines/timing.json`` (``--record`` rewrites it).
+Progress and one line per measured run go to stderr; stdout carries only the
+table and its notes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from lanes.envelope import git_subject
+from lanes.errors import UsageError
+from lanes.lane import choose
+from lanes.progress import progress
+from lanes.timing import baseline as baselines
+from lanes.timing import table
+from lanes.timing.settings import SuiteTiming
+from lanes.timing.suite import SuitePlan, measure_suite
+
+if TYPE_CHECKING:
+    import argparse
+    from pathlib import Path
+
+    from lanes.config import Config, Suite
+    from lanes.envelope import LaneRun, Seed
+    from lanes.timing.measure import Sample
+
+__all__ = ["TimingLane", "TimingOptions", "baseline_path", "cpu_count"]
+
+
+@dataclass(frozen=True)
+class TimingOptions:
+    suites: tuple[str, ...]
+    repeat: int | None  # from the command line; None = configuration / automatic
+    workers: int | None
+    max_regression: float | None
+    record: bool
+    self_check: bool
+
+
+def cpu_count() -> int:
+    import os  # noqa: PLC0415  # one call; keeps the module's imports about the lane
+
+    return os.cpu_count() or 1
+
+
+def baseline_path(config: Config) -> Path:
+    """``[tool.lanes.timing] baseline``, else ``<baseline_dir>/timing.json``, under the project root."""
+    relative = config.timing.baseline or f"{config.baseline_dir}/timing.json"
+    return config.root / relative
+
+
+def plan_for(
+    suite: Suite, options: TimingOptions, config: Config
+) -> tuple[SuitePlan, float | None]:
+    """Command line over the suite's ``timing`` table over ``[tool.lanes.timing]``."""
+    override = suite.timing or SuiteTiming()
+    repeat = choose(options.repeat, choose(override.repeat, config.timing.repeat))
+    workers = choose(options.workers, choose(override.workers, config.timing.workers))
+    max_regression = choose(
+        options.max_regression, choose(override.max_regression, config.timing.max_regression)
+    )
+    plan = SuitePlan(
+        repeat=repeat,
+        workers=cpu_count() if workers is None else workers,
+        offenders=config.timing.offenders,
+    )
+    return plan, max_regression
+
+
+def _announce(sample: Sample, suite: str) -> None:
+    peak = sample.peak_rss_kib / 1024
+    print(
+        f"timing: {suite} {sample.arm}: wall {sample.wall_ms / 1000:.1f}s, "
+        f"CPU {sample.cpu_ms / 1000:.1f}s, peak {peak:.0f} MiB, exit {sample.exit_code}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def measure_all(
+    suites: list[Suite], options: TimingOptions, config: Config
+) -> list[tuple[dict[str, Any], float | None]]:
+    """Each suite's entry and its max_regression, with live progress on stderr."""
+    results = []
+    with progress("timing", total=None, unit="runs") as bar:
+        for suite in suites:
+            plan, max_regression = plan_for(suite, options, config)
+
+            def after_run(sample: Sample, name: str = suite.name) -> None:
+                bar.advance()
+                _announce(sample, name)
+
+            entry = measure_suite(
+                suite, plan, root=config.root, before_run=bar.item, after_run=after_run
+            )
+            results.append((entry, max_regression))
+    return results
+
+
+class TimingLane:
+    name: ClassVar[str] = "timing"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> TimingOptions:
+        wanted: list[str] = ns.suite or []
+        unknown = [name for name in wanted if name not in config.suites]
+        if unknown:
+            msg = f"--suite {', '.join(map(repr, unknown))}: no such suite"
+            raise UsageError(
+                msg,
+                hint=f"configured suites: {', '.join(config.suites)} "
+                "(add one under [tool.lanes.suites.<name>])",
+            )
+        return TimingOptions(
+            suites=tuple(dict.fromkeys(wanted)) or tuple(config.suites),
+            repeat=ns.repeat,
+            workers=ns.workers,
+            max_regression=ns.max_regression,
+            record=ns.record,
+            self_check=ns.self_check,
+        )
+
+    def config_hash(self, options: TimingOptions, config: Config) -> str:
+        return config.section_hash("suites", "timing")
+
+    def seed(self, options: TimingOptions) -> Seed:
+        return None
+
+    def run(self, options: TimingOptions, config: Config, run: LaneRun) -> None:
+        fingerprint = baselines.host_fingerprint()
+        path = baseline_path(config)
+        recorded = baselines.read_baseline(path)
+        run.data["fingerprint"] = fingerprint
+        run.data["baseline"] = {
+            "path": _display(path, config.root),
+            "present": recorded is not None,
+            "recorded_at": None if recorded is None else recorded.get("recorded_at"),
+            "commit": None if recorded is None else recorded.get("commit"),
+            "fingerprint": None if recorded is None else recorded["fingerprint"],
+        }
+        run.data["record"] = {"requested": options.record, "written": False, "reason": None}
+        run.data["self_check"] = None
+        self_check_ok = True
+        if options.self_check:
+            from lanes.timing.selfcheck import run_self_check  # noqa: PLC0415  # only when asked
+
+            run.data["self_check"] = check = run_self_check()
+            self_check_ok = bool(check["passed"])
+        suites = [config.suites[name] for name in options.suites]
+        entries = []
+        gate_failed = False
+        for entry, max_regression in measure_all(suites, options, config):
+            entry["comparison"] = baselines.compare(
+                entry, recorded, fingerprint, max_regression=max_regression
+            )
+            gate_failed = gate_failed or entry["comparison"]["gate"]["failed"]
+            entries.append(entry)
+        run.data["suites"] = entries
+        run.data["table"] = rows = [table.row(entry) for entry in entries]
+        failed = [entry["name"] for entry in entries if entry["status"] == "failed"]
+        if options.record:
+            self._record(
+                run,
+                path=path,
+                recorded=recorded,
+                fingerprint=fingerprint,
+                entries=entries,
+                failed=failed,
+                config=config,
+            )
+        print(table.render(rows))
+        _print_notes(entries, run.data)
+        # Re-recording accepts the new figures: the gate applies to a comparison only.
+        run.verdict(passed=not failed and self_check_ok and (options.record or not gate_failed))
+
+    @staticmethod
+    def _record(
+        run: LaneRun,
+        *,
+        path: Path,
+        recorded: dict[str, Any] | None,
+        fingerprint: dict[str, Any],
+        entries: list[dict[str, Any]],
+        failed: list[str],
+        config: Config,
+    ) -> None:
+        if failed:
+            run.data["record"]["reason"] = (
+                f"not written: suite {', '.join(failed)} failed; a baseline records a green suite"
+            )
+            return
+        baselines.record_baseline(
+            path,
+            previous=recorded,
+            fingerprint=fingerprint,
+            suites=entries,
+            commit=git_subject(config.root).commit,
+        )
+        run.data["record"]["written"] = True
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def _print_notes(entries: list[dict[str, Any]], data: dict[str, Any]) -> None:
+    for entry in entries:
+        comparison = entry["comparison"]
+        if comparison["reason"]:
+            print(f"{entry['name']}: {comparison['status']}: {comparison['reason']}")
+        if comparison["gate"]["failed"]:
+            print(f"{entry['name']}: REGRESSION: {comparison['gate']['reason']}")
+        collected = comparison.get("collected")
+        if collected and collected["flag"] == "dropped":
+            print(
+                f"{entry['name']}: collected dropped {collected['baseline']:,} → "
+                f"{collected['current']:,}: were tests deleted or deselected?"
+            )
+        if entry["xdist"] is not None:
+            print(f"{entry['name']}: {entry['xdist']['verdict']}: {entry['xdist']['explanation']}")
+        if entry["failure"]:
+            print(
+                f"{entry['name']}: the suite FAILED (exit {entry['exit_codes']}); its output ends:"
+            )
+            print(entry["failure"])
+    record = data["record"]
+    if record["written"]:
+        print(f"timing: recorded {data['baseline']['path']}: review the diff and commit it")
+    elif record["reason"]:
+        print(f"timing: baseline {record['reason']}")
+    check = data["self_check"]
+    if check is not None:
+        print(f"timing: self-check {'passed' if check['passed'] else 'FAILED'}: {check['summary']}")

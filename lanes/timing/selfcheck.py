@@ -1,0 +1,132 @@
+"""``lanes timing --self-check``: the lane must catch a planted regression.
+
+A planted project in a temporary directory is measured and recorded as the
+baseline (through the real writer and reader), then changed twice:
+
+- *slower and bigger*: its CPU-bound test does three times the work and its
+  memory-hungry test holds twice the memory. The lane must fail the
+  ``max_regression`` gate on CPU time and flag peak memory as regressed;
+- *one test fewer*: a test is deleted. The lane must report ``collected``
+  dropping by one.
+
+The CPU work is counted in process time, not slept, so a busy machine slows
+the run but not the figure the gate judges. The self-check passes only when
+every expectation is observed; the lane fails otherwise.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Final
+
+from lanes.config import Suite
+from lanes.timing.baseline import compare, host_fingerprint, read_baseline, record_baseline
+from lanes.timing.suite import SuitePlan, measure_suite
+
+__all__ = ["MAX_REGRESSION", "run_self_check", "write_planted"]
+
+MAX_REGRESSION: Final = 30.0
+_WORK_S: Final = 0.3
+_MEMORY_MIB: Final = 60
+_REPEAT: Final = 2
+
+_TESTS: Final = """\
+import time
+
+
+def test_cpu():
+    deadline = time.process_time() + {work}
+    while time.process_time() < deadline:
+        pass
+
+
+def test_memory():
+    block = bytearray({mebibytes} * 1024 * 1024)
+    # Touch every page: resident memory, not just an address-space reservation.
+    for offset in range(0, len(block), 4096):
+        block[offset] = 1
+    assert block[0] == 1
+"""
+
+_KEPT: Final = """
+
+def test_kept():
+    assert True
+"""
+
+
+def write_planted(root: Path, *, factor: int, keep_last: bool = True) -> None:
+    """The planted project: ``factor`` scales the CPU work and the memory held."""
+    tests = root / "tests"
+    tests.mkdir(parents=True, exist_ok=True)
+    body = _TESTS.format(work=_WORK_S * factor, mebibytes=_MEMORY_MIB * factor)
+    tests.joinpath("test_planted.py").write_text(
+        body + (_KEPT if keep_last else ""), encoding="utf-8"
+    )
+
+
+def _measure(root: Path, repeat: int) -> dict[str, Any]:
+    command = f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider"
+    suite = Suite(name="planted", paths=("tests",), command=command)
+    return measure_suite(
+        suite,
+        SuitePlan(repeat=repeat, workers=0, offenders=3),
+        root=root,
+        before_run=lambda _label: None,
+        after_run=lambda _sample: None,
+    )
+
+
+def _check(name: str, expected: str, observed: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "expected": expected,
+        "observed": observed,
+        "passed": expected == observed,
+    }
+
+
+def run_self_check() -> dict[str, Any]:
+    """Measure, record, regress, compare; the envelope's ``self_check`` block."""
+    print("timing: self-check on a planted project ...", file=sys.stderr, flush=True)
+    fingerprint = host_fingerprint()
+    with tempfile.TemporaryDirectory(prefix="lanes-timing-selfcheck-") as scratch:
+        root = Path(scratch)
+        baseline_file = root / "baselines" / "timing.json"
+        write_planted(root, factor=1)
+        before = _measure(root, _REPEAT)
+        record_baseline(
+            baseline_file, previous=None, fingerprint=fingerprint, suites=[before], commit=None
+        )
+        recorded = read_baseline(baseline_file)
+        write_planted(root, factor=3)
+        slower = compare(
+            _measure(root, _REPEAT), recorded, fingerprint, max_regression=MAX_REGRESSION
+        )
+        write_planted(root, factor=1, keep_last=False)
+        fewer = compare(_measure(root, 1), recorded, fingerprint, max_regression=None)
+    flags = {metric["metric"]: metric["flag"] for metric in slower["metrics"]}
+    dropped = fewer["collected"] or {}
+    checks = [
+        _check("cpu gate", "failed", "failed" if slower["gate"]["failed"] else "passed"),
+        _check("peak memory", "regressed", flags.get("peak_rss_kib", slower["status"])),
+        _check(
+            "collected",
+            "dropped by 1",
+            f"{dropped.get('flag', fewer['status'])} by {abs(dropped.get('delta', 0))}",
+        ),
+    ]
+    passed = all(check["passed"] for check in checks)
+    summary = "; ".join(
+        f"{c['name']}: expected {c['expected']}, observed {c['observed']}" for c in checks
+    )
+    return {
+        "passed": passed,
+        "summary": summary,
+        "checks": checks,
+        "slower": slower,
+        "fewer": fewer,
+    }

@@ -1,0 +1,162 @@
+"""Measure one suite: collect, the configured command repeated, and the xdist arms.
+
+The runs, in order (pytest suites; any other command gets only the repeats):
+
+1. ``--collect-only -q``: the collected count, whether xdist is installed,
+   and the serial run that selects nothing (the fixed cost of a serial start);
+2. the suite's command as configured, ``repeat`` times — the figures the
+   baseline and the Δ table use (with ``repeat`` unset: once, then twice more
+   when that run took under a minute);
+3. the other arm of the xdist comparison, as often: ``-n N`` added to a
+   serial command, or ``-n 0`` to a command that already distributes;
+4. the ``-n N`` run that selects nothing (a ``-k`` no test matches): the
+   fixed cost of starting the workers.
+
+The comparison is skipped — with the reason in the envelope — when workers is
+0, xdist is not installed in the suite's environment, or the suite failed (a
+red suite's timings would only compare two failures).
+"""
+
+from __future__ import annotations
+
+import shlex
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from lanes.timing import figures, xdist
+from lanes.timing.measure import Sample, is_pytest, measure, probe_path
+from lanes.timing.settings import AUTO_REPEAT, AUTO_REPEAT_UNDER
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from lanes.config import Suite
+
+__all__ = ["SELECT_NOTHING", "SuitePlan", "measure_suite"]
+
+# A -k expression no test name contains: the run collects everything and runs nothing.
+SELECT_NOTHING: Final = "lanes_timing_selects_no_test"
+_PASSING_EXITS: Final = frozenset({0, 5})  # 5: no tests collected, nothing failed
+
+
+@dataclass(frozen=True)
+class SuitePlan:
+    repeat: int | None  # None: automatic
+    workers: int  # 0: no xdist comparison
+    offenders: int
+
+
+def _collected_from_output(sample: Sample, log_dir: Path) -> int | None:
+    # Without the probe's count (it did not load), pytest's own summary line says it.
+    text = (log_dir / f"{sample.arm}.log").read_text(encoding="utf-8", errors="replace")
+    for line in reversed(text.splitlines()):
+        words = line.replace("/", " ").split()
+        if len(words) >= 2 and words[0].isdigit() and words[1].startswith("test"):
+            return int(words[0])
+    return None
+
+
+def measure_suite(
+    suite: Suite,
+    plan: SuitePlan,
+    *,
+    root: Path,
+    before_run: Callable[[str], None],
+    after_run: Callable[[Sample], None],
+) -> dict[str, Any]:
+    """Every figure of one suite, as the envelope's ``suites[]`` entry (without the Δ)."""
+    argv = shlex.split(suite.command)
+    pytest = is_pytest(argv)
+    with tempfile.TemporaryDirectory(prefix="lanes-timing-") as scratch:
+        scratch_dir = Path(scratch)
+        probe = probe_path(scratch_dir) if pytest else None
+        log_dir = scratch_dir / "logs"
+        log_dir.mkdir()
+
+        def run(arm: str, args: list[str]) -> Sample:
+            before_run(f"{suite.name} {arm}")
+            sample = measure(arm, args, cwd=root, probe_dir=probe, log_dir=log_dir)
+            after_run(sample)
+            return sample
+
+        collect = run("collect", [*argv, "--collect-only", "-q"]) if pytest else None
+        collected = None
+        if collect is not None:
+            collected = collect.collected
+            if collected is None:
+                collected = _collected_from_output(collect, log_dir)
+
+        samples = [run("run-1", argv)]
+        repeat = plan.repeat
+        if repeat is None:
+            repeat = AUTO_REPEAT if samples[0].wall_ms < AUTO_REPEAT_UNDER * 1000 else 1
+        samples.extend(run(f"run-{index}", argv) for index in range(2, repeat + 1))
+        measured = figures.arm_summary(samples)
+        measured["arm"] = "xdist" if measured["workers"] else "serial"
+        middle = figures.median_sample(samples)
+        exits = [sample.exit_code for sample in samples]
+        failed = any(code not in _PASSING_EXITS for code in exits)
+        comparison, skipped = None, None
+        if not pytest:
+            skipped = "not a pytest command"
+        elif plan.workers == 0:
+            skipped = "workers = 0: the comparison is switched off"
+        elif collect is None or not collect.xdist_available:
+            skipped = "pytest-xdist is not installed in the suite's environment"
+        elif failed:
+            skipped = "the suite failed: a red suite's timings are not compared"
+        else:
+            comparison = _compare_arms(
+                argv, measured, collect=collect, plan=plan, run=run, repeat=repeat
+            )
+        python = middle.python or (collect.python if collect is not None else None)
+        return {
+            "name": suite.name,
+            "command": suite.command,
+            "runner": "pytest" if pytest else "command",
+            "python": python,
+            "status": "failed" if failed else "passed",
+            "exit_codes": exits,
+            "outcomes": middle.outcomes,
+            "collected": collected,
+            "measured": measured,
+            "offenders": figures.offenders(middle, plan.offenders) if pytest else None,
+            "xdist": comparison,
+            "xdist_skipped": skipped,
+            "failure": next((s.output_tail for s in samples if s.output_tail), None),
+        }
+
+
+def _compare_arms(
+    argv: list[str],
+    measured: dict[str, Any],
+    *,
+    collect: Sample,
+    plan: SuitePlan,
+    run: Callable[[str, list[str]], Sample],
+    repeat: int,
+) -> dict[str, Any]:
+    if measured["workers"]:
+        # The command distributes already: the other arm is serial.
+        workers = int(measured["workers"])
+        serial_argv, parallel_argv = [*argv, "-n", "0"], argv
+        other = [run(f"serial-{i}", serial_argv) for i in range(1, repeat + 1)]
+        serial, parallel = figures.arm_summary(other), measured
+    else:
+        workers = plan.workers
+        parallel_argv = [*argv, "-n", str(workers)]
+        other = [run(f"xdist-{i}", parallel_argv) for i in range(1, repeat + 1)]
+        serial, parallel = measured, figures.arm_summary(other)
+    empty = run("xdist-empty", [*parallel_argv, "-k", SELECT_NOTHING])
+    block = xdist.verdict(
+        serial,
+        parallel,
+        workers=workers,
+        serial_empty_ms=collect.wall_ms,
+        parallel_empty_ms=empty.wall_ms,
+    )
+    block["other_arm"] = figures.arm_summary(other)
+    block["other_arm"]["arm"] = "serial" if measured["workers"] else "xdist"
+    return block

@@ -8,15 +8,11 @@ every exit path by :func:`lanes.envelope.lane_run`.
 
 from __future__ import annotations
 
-import sys
-import traceback
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from lanes.config import Config, TortureConfig, load_config
-from lanes.envelope import LaneRun, lane_run
-from lanes.errors import LanesError, StateError, UsageError
-from lanes.exitcodes import ExitCode
+from lanes.errors import StateError, UsageError
+from lanes.lane import drive
 from lanes.progress import progress
 from lanes.torture import _text
 from lanes.torture.planted import PLANTED
@@ -39,7 +35,10 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-__all__ = ["Options", "run_lane"]
+    from lanes.config import Config, TortureConfig
+    from lanes.envelope import LaneRun, Seed
+
+__all__ = ["Options", "TortureLane", "run_lane"]
 
 _LIMITS = {
     "runs": (1, 10_000_000),
@@ -104,37 +103,39 @@ class Options:
         return "sweep" if self.seed is None else "seed"
 
 
+@dataclass(frozen=True)
+class Request:
+    """The resolved options and, when replaying one, the schedule read from its file."""
+
+    options: Options
+    schedule: Schedule | None
+
+
+class TortureLane:
+    name: ClassVar[str] = "torture"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> Request:
+        options = Options.from_namespace(ns, config.torture)
+        schedule = _read_schedule(options.schedule) if options.schedule is not None else None
+        return Request(options, schedule)
+
+    def config_hash(self, request: Request, config: Config) -> str:
+        return config.section_hash("torture", "governor")
+
+    def seed(self, request: Request) -> Seed:
+        if request.schedule is not None:
+            return request.schedule.seed
+        if request.options.seed is not None:
+            return request.options.seed
+        return {"start": request.options.seed_start, "count": request.options.runs}
+
+    def run(self, request: Request, config: Config, run: LaneRun) -> None:
+        run.tools["greenlet"] = _greenlet_version()
+        _Lane(config, request.options, run).main(request.schedule)
+
+
 def run_lane(ns: argparse.Namespace) -> int:
-    config = load_config(ns.config)
-    options = Options.from_namespace(ns, config.torture)
-    schedule = _read_schedule(options.schedule) if options.schedule is not None else None
-    seed: int | dict[str, int]
-    if schedule is not None:
-        seed = schedule.seed
-    elif options.seed is not None:
-        seed = options.seed
-    else:
-        seed = {"start": options.seed_start, "count": options.runs}
-    try:
-        with lane_run(
-            "torture",
-            config=config,
-            sections=("torture", "governor"),
-            seed=seed,
-            path=ns.envelope,
-        ) as run:
-            run.tools["greenlet"] = _greenlet_version()
-            return _Lane(config, options, run).main(schedule)
-    except LanesError:
-        raise
-    except Exception as exc:  # noqa: BLE001  # a harness crash: the envelope says stage "error"
-        traceback.print_exc()
-        print(f"error: the torture lane crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print(
-            "hint: this is a bug in the harness or the governor; see the traceback above",
-            file=sys.stderr,
-        )
-        return ExitCode.CRASH
+    return drive(TortureLane(), ns)
 
 
 def _greenlet_version() -> str:
@@ -164,7 +165,7 @@ class _Lane:
         self.settings = Settings(options.clients, options.ops, options.scheduler, self.ttl)
         self.passed = True
 
-    def main(self, schedule: Schedule | None) -> int:
+    def main(self, schedule: Schedule | None) -> None:
         data = self.run.data
         data.update(
             mode=self.options.mode,
@@ -192,7 +193,6 @@ class _Lane:
             self._real()
         self.run.verdict(passed=self.passed)
         print(f"torture: {'PASS' if self.passed else 'FAIL'}")
-        return ExitCode.OK if self.passed else ExitCode.FAIL
 
     # ------------------------------------------------------------------ modes
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-from contextlib import contextmanager, suppress
 
 # Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
 # start, and the governor imports this module on the hook's path.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable
+    from types import TracebackType
 
 __all__ = [
     "STALE_TEMP_SECONDS",
@@ -61,8 +61,10 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
         os.replace(tmp, target)
     except BaseException:
         # A failed write must not leave droppings that the next writer trips on.
-        with suppress(FileNotFoundError):
+        try:  # noqa: SIM105  # contextlib.suppress would put contextlib on the hook's path
             os.unlink(tmp)
+        except FileNotFoundError:
+            pass
         raise
     remove_stale_temps(target)
 
@@ -118,8 +120,39 @@ def read_text_nofollow(path: str | os.PathLike[str]) -> str | None:
     return None if data is None else data.decode("utf-8", errors="replace")
 
 
-@contextmanager
-def flocked(lock_path: str | os.PathLike[str]) -> Iterator[None]:
+class _Flock:
+    """An exclusive ``fcntl.flock`` held for a ``with`` block, on the descriptor
+    ``open_fd()`` returns. A class rather than ``@contextmanager``: contextlib
+    (with collections and functools behind it) would cost the hook's path
+    about a tenth of an interpreter start."""
+
+    __slots__ = ("_fd", "_open_fd")
+
+    def __init__(self, open_fd: Callable[[], int]) -> None:
+        self._open_fd = open_fd
+        self._fd = -1
+
+    def __enter__(self) -> None:
+        fd = self._open_fd()
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # Closing the descriptor releases the flock.
+        fd, self._fd = self._fd, -1
+        os.close(fd)
+
+
+def flocked(lock_path: str | os.PathLike[str]) -> _Flock:
     """Hold an exclusive ``fcntl.flock`` on a sidecar file for the block.
 
     The sidecar is never the data file itself: ``os.replace`` swaps the data
@@ -128,27 +161,19 @@ def flocked(lock_path: str | os.PathLike[str]) -> Iterator[None]:
     # O_NONBLOCK: a FIFO planted at the sidecar must not hang the open (flock
     # itself still blocks: LOCK_NB is a separate flag).
     flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-    fd = os.open(os.fspath(lock_path), flags, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        # Closing the descriptor releases the flock.
-        os.close(fd)
+    return _Flock(lambda: os.open(os.fspath(lock_path), flags, 0o644))
 
 
-@contextmanager
-def flocked_directory(directory: str | os.PathLike[str]) -> Iterator[None]:
+def flocked_directory(directory: str | os.PathLike[str]) -> _Flock:
     """Hold an exclusive ``fcntl.flock`` on ``directory`` itself for the block.
 
     For committed baselines: a sidecar lock file next to a committed baseline
     is one ``git add .`` away from being committed, while the directory needs
     no new file. Two agents editing at once would otherwise lose one edit.
     """
-    os.makedirs(directory, exist_ok=True)
-    fd = os.open(os.fspath(directory), os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)
+
+    def open_directory() -> int:
+        os.makedirs(directory, exist_ok=True)
+        return os.open(os.fspath(directory), os.O_RDONLY | os.O_DIRECTORY)
+
+    return _Flock(open_directory)

@@ -22,10 +22,11 @@ Stdlib only and cheap to import: the governor reads its state through here.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import stat
+
+from lanes._jsonscan import loads
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
@@ -127,7 +128,7 @@ def loads_object(
 ) -> dict[str, object]:
     """Parse ``text`` as a JSON object named ``what`` in messages; ``fail(msg)`` otherwise."""
     try:
-        document = json.loads(text)
+        document = loads(text)
     except RecursionError:
         msg = f"{what} is nested deeper than {max_depth} levels"
         raise fail(msg) from None

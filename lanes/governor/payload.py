@@ -15,8 +15,7 @@ which the hook turns into a silent exit 0 (the governor fails open).
 
 from __future__ import annotations
 
-import json
-
+from lanes._jsonscan import loads
 from lanes.errors import LanesError
 
 __all__ = ["EVENTS", "SHELL_TOOLS", "HookPayload", "PayloadError", "parse_payload"]
@@ -141,7 +140,7 @@ def parse_payload(raw: str | bytes) -> HookPayload:
             hint="the agent sent an oversized payload; the governor ignores it and lets the command run",
         )
     try:
-        data = json.loads(raw)
+        data = loads(raw)
     except (ValueError, RecursionError) as exc:
         msg = f"hook payload is not JSON: {str(exc)[:200]}"
         raise PayloadError(

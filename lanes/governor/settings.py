@@ -16,7 +16,6 @@ gate, the recorder and suite resolution accept anything shaped like
 
 from __future__ import annotations
 
-import json
 import os
 
 from lanes.governor.state.debug import debug_log, user_state_dir
@@ -164,6 +163,8 @@ def _read_cache() -> dict[str, object]:
 
 
 def _write_cache(projects: dict[str, object]) -> None:
+    import json  # noqa: PLC0415  # only on a cache miss: reading needs no json (nor re)
+
     from lanes._atomic import write_atomic  # noqa: PLC0415  # only on a cache miss
 
     document = {"format": _FORMAT, "version": _VERSION, "projects": projects}

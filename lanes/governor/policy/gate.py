@@ -20,7 +20,6 @@ production wrapper that computes the tree with git.
 
 from __future__ import annotations
 
-import json
 import os
 
 from lanes.governor.policy.suites import SuiteMatch, resolve
@@ -184,6 +183,8 @@ def _audit(
     if state_dir is None:
         debug_log("audit-skipped", reason="no state dir (not a git work tree)")
         return
+    import json  # noqa: PLC0415  # an audited override only
+
     line = json.dumps(
         {
             "ts": env.now(),

@@ -18,8 +18,6 @@ All I/O goes through :class:`~lanes.governor.state.env.Environment`.
 
 from __future__ import annotations
 
-import json
-
 from lanes._jsondoc import loads_object
 from lanes.errors import LanesError
 from lanes.governor.state.debug import debug_log
@@ -217,6 +215,8 @@ def record(env: Environment, path: str, guard: str, suite: str, entry: LedgerEnt
     The guard serialises writers, so two suites finishing at once both land;
     the atomic replace means a reader sees the old ledger or the new one.
     """
+    import json  # noqa: PLC0415  # a writer: the read path stays free of json (and re)
+
     with env.locked(guard):
         entries = read(env, path)
         entries[suite] = entry

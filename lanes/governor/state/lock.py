@@ -19,8 +19,6 @@ so the torture lane drives exactly this code through a modelled world.
 
 from __future__ import annotations
 
-import json
-
 from lanes._jsondoc import loads_object
 from lanes.errors import LanesError
 from lanes.governor.state.env import UNKNOWN_START
@@ -107,6 +105,8 @@ class LockRecord:
         return {name: getattr(self, name) for name in _FIELDS}
 
     def serialise(self) -> str:
+        import json  # noqa: PLC0415  # a writer: the read path stays free of json (and re)
+
         return json.dumps(self.to_dict(), sort_keys=True) + "\n"
 
     def age(self, now: float) -> float:

@@ -10,7 +10,6 @@ only when the tree is still the same.
 
 from __future__ import annotations
 
-import json
 import os
 
 from lanes._jsondoc import loads_object, string_field
@@ -31,6 +30,8 @@ def run_path(state_dir: str, session_tail: str, command: str) -> str:
 
 
 def note_start(env: Environment, path: str, tree: TreeState, suites: list[str]) -> None:
+    import json  # noqa: PLC0415  # a writer: the read path stays free of json (and re)
+
     env.replace(path, json.dumps({"tree": tree.to_dict(), "suites": suites, "ts": env.now()}))
 
 

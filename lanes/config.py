@@ -18,7 +18,7 @@ import json
 import math
 import tomllib
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
@@ -195,6 +195,21 @@ def fingerprint(obj: object) -> str:
 # --------------------------------------------------------------------------- reading
 
 
+# "this key has no default": its hint must not offer one.
+_REQUIRED: Final = object()
+
+
+def _toml(value: object) -> str:
+    """A default as the user would write it in TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    return repr(value)
+
+
 class _Table:
     """One TOML table being validated: every access is checked and recorded,
     and :meth:`finish` turns whatever was not asked for into an unknown-key error."""
@@ -223,19 +238,36 @@ class _Table:
             hint=f"allowed keys in [{self.name}]: {allowed}",
         )
 
-    def _bad(self, key: str, value: object, allowed: str) -> ConfigError:
+    def _bad(
+        self, key: str, value: object, allowed: str, *, default: object = _REQUIRED
+    ) -> ConfigError:
+        # A hint that offers "the default" must name it, and only a key that has one.
+        fallback = (
+            "" if default is _REQUIRED else f", or remove it to use the default ({_toml(default)})"
+        )
         return ConfigError(
             f"[{self.name}] {key} must be {allowed}, got {value!r}",
-            hint=f"set {key} in [{self.name}] to {allowed}, or remove it to use the default",
+            hint=f"set {key} in [{self.name}] to {allowed}{fallback}",
         )
 
-    def get(self, key: str, default: T, check: Callable[[object], T | None], allowed: str) -> T:
+    def get(
+        self,
+        key: str,
+        default: T,
+        check: Callable[[object], T | None],
+        allowed: str,
+        *,
+        required: bool = False,
+    ) -> T:
+        """``key``'s checked value; ``default`` when absent (``required``: the caller
+        reports a missing key itself, so a bad value's hint offers no default)."""
         if key not in self.raw:
             return default
         value = self.raw[key]
         checked = check(value)
         if checked is None:
-            raise self._bad(key, value, allowed)
+            has_default = not required and default is not None
+            raise self._bad(key, value, allowed, default=default if has_default else _REQUIRED)
         return checked
 
     def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
@@ -247,7 +279,15 @@ class _Table:
 
         return self.get(key, default, check, f"an integer >= {minimum}")
 
-    def number(self, key: str, default: float, *, minimum: float, inclusive: bool = False) -> float:
+    def number(
+        self,
+        key: str,
+        default: float,
+        *,
+        minimum: float,
+        inclusive: bool = False,
+        required: bool = False,
+    ) -> float:
         def check(value: object) -> float | None:
             if isinstance(value, bool) or not isinstance(value, int | float):
                 return None
@@ -258,7 +298,9 @@ class _Table:
             return number if ok else None
 
         relation = ">=" if inclusive else ">"
-        return self.get(key, default, check, f"a finite number {relation} {minimum:g}")
+        return self.get(
+            key, default, check, f"a finite number {relation} {minimum:g}", required=required
+        )
 
     def boolean(self, key: str, *, default: bool) -> bool:
         def check(value: object) -> bool | None:
@@ -266,7 +308,9 @@ class _Table:
 
         return self.get(key, default, check, "true or false")
 
-    def string(self, key: str, default: str, *, choices: tuple[str, ...] = ()) -> str:
+    def string(
+        self, key: str, default: str, *, choices: tuple[str, ...] = (), required: bool = False
+    ) -> str:
         def check(value: object) -> str | None:
             if not isinstance(value, str) or not value.strip():
                 return None
@@ -277,7 +321,7 @@ class _Table:
         allowed = (
             "one of " + ", ".join(repr(c) for c in choices) if choices else "a non-empty string"
         )
-        return self.get(key, default, check, allowed)
+        return self.get(key, default, check, allowed, required=required)
 
     def strings(
         self, key: str, default: tuple[str, ...], *, non_empty: bool = False
@@ -336,7 +380,8 @@ def _parse_suite(name: str, raw: object) -> Suite:
         paths=paths,
         command=command,
         max_age=table.integer("max_age", DEFAULT_MAX_AGE, minimum=1),
-        tier=table.string("tier", "unit"),
+        # Resolved against the slow tiers in parse_config: the default tier is theirs.
+        tier=table.string("tier", "unit", required=True),
         runner=runner,
         lock=table.boolean("lock", default=runner != COMMAND_RUNNER),
         timing=parse_suite_timing(name, table.raw.get("timing")),
@@ -365,7 +410,9 @@ def _parse_governor(raw: object) -> GovernorConfig:
     for runner in gate_runners:
         if runner not in RUNNERS:
             allowed = "a list of runner names: " + ", ".join(RUNNERS)
-            error = table._bad("gate_runners", list(gate_runners), allowed)
+            error = table._bad(
+                "gate_runners", list(gate_runners), allowed, default=defaults.gate_runners
+            )
             raise error
     return GovernorConfig(
         max_full=max_full,
@@ -397,7 +444,7 @@ def _parse_slow(raw: object) -> SlowConfig:
                 )
             tiers[name] = Tier(
                 name=name,
-                budget=tier.number("budget", 0.0, minimum=0.0),
+                budget=tier.number("budget", 0.0, minimum=0.0, required=True),
                 markers=tier.strings("markers", ()),
                 paths=tier.strings("paths", ()),
             )
@@ -484,6 +531,31 @@ def _parse_torture(raw: object) -> TortureConfig:
     )
 
 
+def _suite_tier(suite: Suite, raw: object, slow: SlowConfig) -> Suite:
+    """A suite's tier must be a defined slow tier; without one it is the default tier.
+
+    ``tier = "integration"`` with no such tier used to be accepted and did
+    nothing: the suite's tests silently kept the default budget.
+    """
+    if not (isinstance(raw, dict) and "tier" in raw):
+        return replace(suite, tier=slow.default_tier)
+    if suite.tier in slow.tiers:
+        return suite
+    tiers = sorted(slow.tiers)
+    close = difflib.get_close_matches(suite.tier, tiers, n=1, cutoff=0.6)
+    suggestion = f" — did you mean {close[0]!r}?" if close else ""
+    msg = (
+        f"[tool.lanes.suites.{suite.name}] tier {suite.tier!r} is not a defined tier "
+        f"(tiers: {', '.join(tiers)}){suggestion}"
+    )
+    raise ConfigError(
+        msg,
+        hint=f"add [tool.lanes.slow.tiers.{suite.tier}] with a budget, set tier to one of "
+        f"{', '.join(repr(t) for t in tiers)}, or remove tier to use the default tier "
+        f"({slow.default_tier!r})",
+    )
+
+
 _SECTIONS: Final = (
     "suites",
     "governor",
@@ -502,15 +574,22 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
     """Validate a ``[tool.lanes]`` table (already parsed from TOML)."""
     table = _Table("tool.lanes", lanes_table, _SECTIONS)
     suites_raw = table.table("suites")
-    suites = {name: _parse_suite(name, raw) for name, raw in suites_raw.items()}
+    slow = _parse_slow(table.raw.get("slow", {}))
+    suites = {
+        name: _suite_tier(_parse_suite(name, raw), raw, slow) for name, raw in suites_raw.items()
+    }
     if not suites:
-        suites = {"tests": Suite(name="tests", paths=("tests",), command="pytest tests")}
+        suites = {
+            "tests": Suite(
+                name="tests", paths=("tests",), command="pytest tests", tier=slow.default_tier
+            )
+        }
     return Config(
         root=root,
         source=source,
         suites=MappingProxyType(suites),
         governor=_parse_governor(table.raw.get("governor", {})),
-        slow=_parse_slow(table.raw.get("slow", {})),
+        slow=slow,
         fuzz=_parse_fuzz(table.raw.get("fuzz", {})),
         torture=_parse_torture(table.raw.get("torture", {})),
         timing=parse_timing(table.raw.get("timing", {})),

@@ -4,8 +4,13 @@
 hook and by every CLI command, so that what records a PASS and what checks it
 can never drift: ``git_head`` (HEAD's 40-hex id) plus ``dirty_digest``, a
 sha256 over ``git diff HEAD --binary`` and every untracked, non-ignored file's
-path *and content* — editing an untracked test file must invalidate a PASS as
-surely as editing a tracked one. ``"clean"`` when nothing differs from HEAD.
+path, permission bits *and content* — editing an untracked test file must
+invalidate a PASS as surely as editing a tracked one. ``"clean"`` when nothing
+differs from HEAD. Three places ``git diff`` does not look are covered too:
+files marked ``assume-unchanged`` or ``skip-worktree`` (hashed from the work
+tree, since git promises not to), and initialised submodules, whose own tree
+state is folded in when they are dirty (``git diff`` prints one constant
+``-dirty`` line however much changes inside, and nothing for untracked files).
 Outside a git work tree (or when git is missing) it returns None and the
 governor fails open.
 
@@ -26,11 +31,20 @@ from lanes.governor.state.ledger import CLEAN, TreeState
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
-__all__ = ["Repo", "find_repo", "state_dir", "tree_state"]
+__all__ = ["LANEKIT_OUTPUTS", "Repo", "find_repo", "state_dir", "tree_state"]
 
 _GIT_TIMEOUT = 20.0
+# What lanekit itself writes into a project (lane envelopes, Hypothesis's
+# example database, mutmut's working copy): a lane run must not turn every
+# suite's PASS into "tree changed".
+LANEKIT_OUTPUTS = ("envelopes", ".hypothesis", "mutants")
+# Submodules inside submodules: deeper than any real project nests them.
+_MAX_SUBMODULE_DEPTH = 8
+# `git ls-files -v` tags of entries whose work-tree file git diff skips:
+# lowercase = assume-unchanged, S = skip-worktree.
+_UNWATCHED_TAGS = frozenset(b"hsmrck" + b"S")
 
 
 class Repo:
@@ -105,20 +119,29 @@ def _git_env() -> dict[str, str]:
 
 
 def _file_digest(path: str) -> bytes:
-    """A fixed-length tag of one untracked file's content (the link text for a symlink).
+    """A fixed-length tag of one file's content and permission bits (the link
+    text for a symlink).
 
     Fixed length, so no file's bytes can impersonate the next path's record.
+    Opened without blocking: a FIFO in the work tree is tagged, never read.
     """
     import hashlib  # noqa: PLC0415  # only for a dirty tree (see tree_state)
+    import stat  # noqa: PLC0415
 
     digest = hashlib.sha256()
     try:
-        if os.path.islink(path):
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
             # The link itself is the content git would commit.
             digest.update(b"L" + os.fsencode(os.readlink(path)))
+        elif not stat.S_ISREG(info.st_mode):
+            digest.update(b"T%o" % stat.S_IFMT(info.st_mode))
         else:
-            with open(path, "rb") as handle:
-                digest.update(b"F")
+            # `chmod +x` is a change git would commit; other bits are hashed
+            # too, since a test may depend on them.
+            digest.update(b"F%o\0" % stat.S_IMODE(info.st_mode))
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as handle:
                 while chunk := handle.read(1 << 20):
                     digest.update(chunk)
     except OSError:
@@ -128,17 +151,69 @@ def _file_digest(path: str) -> bytes:
     return digest.digest()
 
 
-def tree_state(top: str, *, exclude: str | None = None) -> TreeState | None:
+def _submodule_paths(top: str) -> list[str]:
+    """The ``path =`` entries of ``top``'s ``.gitmodules`` (no git process)."""
+    from lanes._jsondoc import read_bytes  # noqa: PLC0415  # only with submodules
+
+    try:
+        text = read_bytes(os.path.join(top, ".gitmodules"), max_bytes=1 << 20)
+    except OSError:
+        return []
+    if not text:
+        return []
+    paths = []
+    for line in text.decode("utf-8", errors="replace").splitlines():
+        key, _, value = line.partition("=")
+        path = value.strip()
+        if key.strip() == "path" and path and not os.path.isabs(path) and ".." not in path:
+            paths.append(path)
+    return paths
+
+
+def _dirty_submodules(top: str, depth: int) -> list[tuple[str, TreeState | None]]:
+    """(path, state) of every initialised submodule that differs from its HEAD."""
+    found: list[tuple[str, TreeState | None]] = []
+    for path in _submodule_paths(top):
+        sub = os.path.join(top, path)
+        if not os.path.exists(os.path.join(sub, ".git")):
+            continue  # not initialised: nothing in the work tree to change
+        state = _tree_state(sub, LANEKIT_OUTPUTS, depth + 1)
+        if state is None or state.dirty_digest != CLEAN:
+            found.append((path, state))
+    return found
+
+
+def tree_state(top: str, *, exclude: str | Sequence[str] | None = None) -> TreeState | None:
     """HEAD and the dirty digest of the work tree at ``top``; None on any failure.
 
-    ``exclude`` is a directory inside the work tree whose files are left out
-    (a ``LANES_STATE_DIR`` there must not change the tree it describes).
+    ``exclude`` names directories inside the work tree whose files are left
+    out (a ``LANES_STATE_DIR`` there, a configured ``envelope_dir``): what
+    lanekit writes must not change the tree it describes. lanekit's default
+    output directories (:data:`LANEKIT_OUTPUTS`) are always left out.
     """
+    extra = [exclude] if isinstance(exclude, str) else list(exclude or ())
+    return _tree_state(top, [*LANEKIT_OUTPUTS, *extra], 0)
+
+
+def _pathspecs(top: str, excluded: Sequence[str]) -> list[str]:
+    """``git`` pathspecs leaving out each directory of ``excluded`` inside ``top``."""
+    specs = []
+    for directory in excluded:
+        rel = os.path.relpath(os.path.join(top, directory), top)
+        if rel != "." and not rel.startswith(".."):
+            specs.append(f":(exclude,literal){rel}")
+    return ["--", ".", *specs] if specs else []
+
+
+def _tree_state(top: str, excluded: Sequence[str], depth: int) -> TreeState | None:
     repo = find_repo(top)
     head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
+    specs = _pathspecs(top, excluded)
     argvs = [
-        ["git", "diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv", "--no-color"],
-        ["git", "ls-files", "--others", "--exclude-standard", "-z"],
+        ["git", "diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", *specs],
+        # Tracked entries with their tags (to find the files git diff skips)
+        # and untracked, non-ignored files ("?"), in one listing.
+        ["git", "ls-files", "-v", "--cached", "--others", "--exclude-standard", "-z", *specs],
     ]
     if head is None:
         argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
@@ -152,18 +227,19 @@ def tree_state(top: str, *, exclude: str | None = None) -> TreeState | None:
         return None
     if head is None:
         head = outputs[2].decode("ascii", errors="replace").strip()
-    diff, untracked_raw = outputs[0], outputs[1]
-    prefix = None
-    if exclude is not None:
-        rel = os.path.relpath(exclude, top)
-        if not rel.startswith(".."):
-            prefix = os.fsencode(rel.rstrip(os.sep) + "/")
-    untracked = sorted(
-        path
-        for path in untracked_raw.split(b"\0")
-        if path and not (prefix and path.startswith(prefix))
-    )
-    if not diff and not untracked:
+    diff, listing = outputs[0], outputs[1]
+    untracked: list[bytes] = []
+    unwatched: list[bytes] = []
+    for entry in listing.split(b"\0"):
+        # "<tag> <path>"; tag "H" (a tracked file git diff watches) is the bulk.
+        if entry[:2] == b"H " or len(entry) < 3:
+            continue
+        if entry[:2] == b"? ":
+            untracked.append(entry[2:])
+        elif entry[0] in _UNWATCHED_TAGS:
+            unwatched.append(entry[2:])
+    submodules = _dirty_submodules(top, depth) if depth < _MAX_SUBMODULE_DEPTH else []
+    if not diff and not untracked and not unwatched and not submodules:
         return TreeState(head, CLEAN)
     # Imported here: a clean tree (the common case on a re-run) needs no hashing.
     import hashlib  # noqa: PLC0415
@@ -172,7 +248,11 @@ def tree_state(top: str, *, exclude: str | None = None) -> TreeState | None:
     digest.update(b"diff\0%d\0" % len(diff))
     digest.update(diff)
     top_bytes = os.fsencode(top)
-    for path in untracked:
-        digest.update(b"\0untracked\0" + path + b"\0")
-        digest.update(_file_digest(os.fsdecode(os.path.join(top_bytes, path))))
+    for kind, paths in ((b"untracked", untracked), (b"unwatched", unwatched)):
+        for path in sorted(paths):
+            digest.update(b"\0" + kind + b"\0" + path + b"\0")
+            digest.update(_file_digest(os.fsdecode(os.path.join(top_bytes, path))))
+    for sub_path, state in submodules:
+        inner = "unknown" if state is None else f"{state.git_head}:{state.dirty_digest}"
+        digest.update(f"\0submodule\0{sub_path}\0{inner}".encode())
     return TreeState(head, digest.hexdigest())

@@ -60,16 +60,20 @@ def _slow(draw: st.DrawFn) -> dict[str, Any]:
     }
 
 
-_suite = st.fixed_dictionaries(
-    {"paths": _paths},
-    optional={
-        "command": st.text(alphabet="pytes -q/", min_size=1, max_size=20).filter(str.strip),
-        "max_age": _positive,
-        "tier": _names,
-        "runner": st.sampled_from((*RUNNERS, COMMAND_RUNNER)),
-        "lock": st.booleans(),
-    },
-)
+def _suite(tiers: list[str]) -> st.SearchStrategy[dict[str, Any]]:
+    # A suite's tier must name a defined slow tier (else a ConfigError).
+    return st.fixed_dictionaries(
+        {"paths": _paths},
+        optional={
+            "command": st.text(alphabet="pytes -q/", min_size=1, max_size=20).filter(str.strip),
+            "max_age": _positive,
+            "tier": st.sampled_from(tiers),
+            "runner": st.sampled_from((*RUNNERS, COMMAND_RUNNER)),
+            "lock": st.booleans(),
+        },
+    )
+
+
 _fuzz = st.fixed_dictionaries(
     {},
     optional={
@@ -100,18 +104,29 @@ _torture = st.fixed_dictionaries(
     },
 )
 
-valid_tables = st.fixed_dictionaries(
-    {},
-    optional={
-        "suites": st.dictionaries(_names, _suite, max_size=3),
-        "governor": _governor(),
-        "slow": _slow(),
-        "fuzz": _fuzz,
-        "torture": _torture,
-        "envelope_dir": _names,
-        "baseline_dir": _names,
-    },
-)
+
+@st.composite
+def _valid_tables(draw: st.DrawFn) -> dict[str, Any]:
+    table: dict[str, Any] = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "governor": _governor(),
+                "slow": _slow(),
+                "fuzz": _fuzz,
+                "torture": _torture,
+                "envelope_dir": _names,
+                "baseline_dir": _names,
+            },
+        )
+    )
+    tiers = sorted(table["slow"]["tiers"]) if "slow" in table else ["unit"]
+    if draw(st.booleans()):
+        table["suites"] = draw(st.dictionaries(_names, _suite(tiers), max_size=3))
+    return table
+
+
+valid_tables = _valid_tables()
 
 
 def _as_table(config: Config) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from lanes.governor.policy.gate import ago, paths_in
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.shown import shown, shown_fields
 from lanes.governor.state.tree import find_repo, state_dir, tree_state
 
 if TYPE_CHECKING:
@@ -29,6 +30,8 @@ __all__ = ["collect_status", "render_status", "run_record", "run_status", "run_u
 
 # Environment variables an agent's shell may carry its session id in.
 _SESSION_VARS = ("CLAUDE_SESSION_ID", "CODEX_SESSION_ID")
+# A lock's command, as status shows it: enough to recognise the run.
+_COMMAND_CHARS = 200
 
 
 def _config(ns: argparse.Namespace) -> Config:
@@ -47,6 +50,12 @@ def _where(config: Config) -> tuple[str, str | None, TreeState | None]:
     return cwd, state, tree
 
 
+def _shown_lock(record: lock_mod.LockRecord) -> dict[str, object]:
+    fields = shown_fields(record.to_dict())
+    fields["command"] = shown(record.command, _COMMAND_CHARS)
+    return fields
+
+
 def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
     """Everything ``status`` shows, as one JSON-ready dict."""
     env = OSEnvironment()
@@ -62,7 +71,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
             "reason": reason,
             "max_age": suite.max_age,
             "lock": suite.lock,
-            "entry": None if entry is None else entry.to_dict(),
+            "entry": None if entry is None else shown_fields(entry.to_dict()),
             "age_s": None if entry is None else round(now - entry.ts, 1),
         }
     ttl = config.governor.lock_ttl
@@ -71,7 +80,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
         seen = lock_mod.inspect(env, paths_in(state)["lock"], ttl=ttl)
         lock_view.update(
             status=seen.status,
-            holder=None if seen.record is None else seen.record.to_dict(),
+            holder=None if seen.record is None else _shown_lock(seen.record),
             age_s=None if seen.age is None else round(seen.age, 1),
         )
     economy: dict[str, object] | None = None
@@ -86,16 +95,15 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
         "tree": None if tree is None else tree.to_dict(),
         "suites": suites,
         "lock": lock_view,
-        "session": session_id,
+        "session": None if session_id is None else shown(session_id),
         "economy": economy,
     }
 
 
 def _entry_line(entry: dict[str, object], age: object) -> str:
-    tail = str(entry.get("session_tail") or "")[-4:] or "????"
-    text = (
-        f"{entry['status']} {ago(float(age))} ago by {entry.get('agent') or '?'} (session …{tail})"  # type: ignore[arg-type]  # age_s is a float whenever entry is set
-    )
+    tail = shown(str(entry.get("session_tail") or "")[-4:]) or "????"
+    who = shown(entry.get("agent") or "?")
+    text = f"{entry['status']} {ago(float(age))} ago by {who} (session …{tail})"  # type: ignore[arg-type]  # age_s is a float whenever entry is set
     duration = entry.get("duration_ms")
     if isinstance(duration, int):
         text += f", took {duration / 1000:.1f} s"
@@ -222,8 +230,8 @@ def run_unlock(ns: argparse.Namespace) -> int:
     if seen.status == "held" and not ns.force:
         assert holder is not None  # noqa: S101  # "held" always carries its record
         msg = (
-            f"the run lock is held by a live owner: {holder.agent} (pid {holder.agent_pid}) "
-            f"running {holder.suite} for {ago(seen.age or 0.0)}"
+            f"the run lock is held by a live owner: {shown(holder.agent)} "
+            f"(pid {holder.agent_pid}) running {shown(holder.suite)} for {ago(seen.age or 0.0)}"
         )
         raise UsageError(
             msg,

@@ -27,6 +27,7 @@ from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.run_notes import note_start, run_path
+from lanes.governor.state.shown import shown
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
@@ -204,9 +205,9 @@ def _audit(
 
 
 def _dedup_message(match: SuiteMatch, entry: ledger_mod.LedgerEntry, now: float) -> str:
-    tail = entry.session_tail[-4:] or "????"
+    tail = shown(entry.session_tail[-4:]) or "????"
     return (
-        f"{match.name} green {ago(now - entry.ts)} ago by {entry.agent or 'someone'} "
+        f"{match.name} green {ago(now - entry.ts)} ago by {shown(entry.agent) or 'someone'} "
         f"(session …{tail}) on this exact tree — reuse that result, "
         "or prefix LANES_TEST_FORCE=1 to re-run"
     )
@@ -220,9 +221,10 @@ def _lock_message(holder: lock_mod.LockRecord | None, now: float, ttl: float) ->
         )
     age = holder.age(now)
     return (
-        f"run lock held: {holder.agent} (session …{holder.session_tail[-4:] or '????'}, "
-        f"pid {holder.agent_pid}) has been running {holder.suite} for {ago(age)} "
-        f"(`{holder.command.strip()[:120]}`). It frees when that run finishes, when its agent "
+        f"run lock held: {shown(holder.agent)} "
+        f"(session …{shown(holder.session_tail[-4:]) or '????'}, "
+        f"pid {holder.agent_pid}) has been running {shown(holder.suite)} for {ago(age)} "
+        f"(`{shown(holder.command.strip(), 120)}`). It frees when that run finishes, when its agent "
         f"exits, or at the latest in {ago(ttl - age)} (lock_ttl). Do something else "
         "meanwhile and retry; heavy suites belong under `nice -n 19`. "
         "`lanes governor status` shows the holder."

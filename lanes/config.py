@@ -100,6 +100,16 @@ class SlowConfig:
     tighten_below: float = 0.25
     pins: str = "baselines/slow-tests.json"
     tiers: Mapping[str, Tier] = field(default_factory=_default_tiers)
+    # Offenders are re-timed this many times, serially, after the suite; a
+    # test fails only if every sample stays past its limit (0 = no re-timing).
+    confirm: int = 2
+    # A pin is removable after this many consecutive runs within its tier budget.
+    removable_after: int = 3
+    slowest: int = 10
+    slowest_per_tier: int = 3
+    # A hard stop at hard_stop_factor x fail_factor x budget through
+    # pytest-timeout (when installed); 0 = off.
+    hard_stop_factor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -427,8 +437,11 @@ def _parse_slow(raw: object) -> SlowConfig:
     table = _Table(
         "tool.lanes.slow",
         raw,
-        ("enabled", "fail_factor", "default_tier", "tighten_below", "pins", "tiers"),
-    )
+        (
+            "enabled", "fail_factor", "default_tier", "tighten_below", "pins", "tiers",
+            "confirm", "removable_after", "slowest", "slowest_per_tier", "hard_stop_factor",
+        ),
+    )  # fmt: skip
     defaults = SlowConfig()
     tiers: dict[str, Tier] = dict(defaults.tiers)
     raw_tiers = table.table("tiers")
@@ -465,6 +478,13 @@ def _parse_slow(raw: object) -> SlowConfig:
         tighten_below=table.number("tighten_below", defaults.tighten_below, minimum=0.0),
         pins=table.string("pins", defaults.pins),
         tiers=MappingProxyType(tiers),
+        confirm=table.integer("confirm", defaults.confirm, minimum=0),
+        removable_after=table.integer("removable_after", defaults.removable_after, minimum=1),
+        slowest=table.integer("slowest", defaults.slowest, minimum=0),
+        slowest_per_tier=table.integer("slowest_per_tier", defaults.slowest_per_tier, minimum=0),
+        hard_stop_factor=table.number(
+            "hard_stop_factor", defaults.hard_stop_factor, minimum=0.0, inclusive=True
+        ),
     )
 
 

@@ -9,9 +9,10 @@ Compares the working tree's pin file with the base revision's
   by collecting the suite (``pytest --collect-only``), because only collection
   knows every test: the last envelope lists only the tests that ran, so a
   deselected or skipped test would look gone;
-- a pinned test that the last ``slow`` envelope measured within its tier
-  budget is reported as removable (informational: timing is the run's job,
-  and a noisy measurement must not fail review).
+- a pin whose last ``slow`` envelope says ``removable`` — measured within its
+  tier budget ``removable_after`` runs in a row, per the history the envelope
+  carries — is reported (informational: timing is the run's job, and a noisy
+  measurement must not fail review).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING
 from lanes.config import Config, load_config
 from lanes.errors import LanesError, UsageError
 from lanes.exitcodes import ExitCode
-from lanes.slow.pins import Pin, PinList, load_pins, parse_pins
+from lanes.slow.pins import Pin, PinList, justification_problems, load_pins, parse_pins
 
 if TYPE_CHECKING:
     import argparse
@@ -160,9 +161,11 @@ def check_pins(
 def _print(result: CheckResult, config: Config, base: str) -> None:
     pins = config.slow.pins
     for pin in result.unjustified:
+        problems = "; ".join(justification_problems(pin.reason, pin.tracking))
         print(
-            f"FAIL unjustified pin {pin.nodeid}: reason {pin.reason!r}, tracking {pin.tracking!r} "
-            f"— a new or changed pin must say why the test is slow and where the fix is tracked"
+            f"FAIL unjustified pin {pin.nodeid}: reason {pin.reason!r}, tracking "
+            f"{pin.tracking!r} ({problems}) — a new or changed pin must say why the test is "
+            "slow and where the fix is tracked"
         )
         print(
             f"     fix: lanes slow pin {shlex.quote(pin.nodeid)} --reason '<why it is slow>' "
@@ -173,8 +176,9 @@ def _print(result: CheckResult, config: Config, base: str) -> None:
         print(f"     fix: lanes slow unpin {shlex.quote(pin.nodeid)}")
     for pin, ms, budget_ms in result.removable:
         print(
-            f"removable pin {pin.nodeid}: the last slow run measured {ms} ms, within its tier "
-            f"budget {budget_ms} ms: lanes slow unpin {shlex.quote(pin.nodeid)}"
+            f"removable pin {pin.nodeid}: the last slow runs measured it within its tier "
+            f"budget {budget_ms} ms ({config.slow.removable_after} in a row, last {ms} ms): "
+            f"lanes slow unpin {shlex.quote(pin.nodeid)}"
         )
     for pin in result.raised:
         print(f"note: {pin.nodeid}'s ceiling was raised to {pin.ceiling:g} s")

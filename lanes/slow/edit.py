@@ -1,10 +1,9 @@
 """``lanes slow pin`` and ``lanes slow unpin``: edit the pin list.
 
 Without ``--ceiling`` or ``--tier``, ``pin`` takes the test's last measurement
-from the ``slow`` envelope (``lanes slow run`` writes it), so the usual flow
-is: the run fails naming the test, you pin it with a reason. The failure
-message itself prints the full command with a ceiling, for runs made with
-plain ``pytest --slow-ratchet`` that leave no envelope.
+from the newer of the ``slow`` envelope (``lanes slow run`` writes it) and the
+last-run record every enabled pytest run writes, so the usual flow is: the run
+fails naming the test, you pin it with a reason.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING
 from lanes.config import Config, load_config
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
+from lanes.slow.lastrun import last_run_path, read_last_run
 from lanes.slow.pins import add_pin, remove_pin
 from lanes.slow.verdicts import suggested_ceiling
 
@@ -26,20 +26,34 @@ if TYPE_CHECKING:
 __all__ = ["last_measurement", "run_pin", "run_unpin"]
 
 
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return -1.0
+
+
 def last_measurement(config: Config, nodeid: str) -> tuple[str, float] | None:
-    """``(tier, seconds)`` of ``nodeid`` in the last ``slow`` envelope, if it has one."""
+    """``(tier, seconds)`` of ``nodeid`` from the newer of the last run and the envelope.
+
+    Every enabled pytest run records the last run (``lanes slow run`` writes
+    the envelope too), so a plain ``pytest --slow-ratchet`` is enough.
+    """
     path = config.envelope_path("slow")
+    last = read_last_run(config)["tests"].get(nodeid)
+    if last is not None and _mtime(last_run_path(config)) >= _mtime(path):
+        return last[0], last[1] / 1000
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    except (OSError, ValueError, RecursionError):
+        return None if last is None else (last[0], last[1] / 1000)
     tests = document.get("data", {}).get("tests", []) if isinstance(document, dict) else []
     for entry in tests if isinstance(tests, list) else []:
         if isinstance(entry, dict) and entry.get("nodeid") == nodeid:
             tier, ms = entry.get("tier"), entry.get("ms")
             if isinstance(tier, str) and isinstance(ms, int):
                 return tier, ms / 1000
-    return None
+    return None if last is None else (last[0], last[1] / 1000)
 
 
 def _pins_path(config: Config) -> Path:
@@ -60,7 +74,7 @@ def run_pin(ns: argparse.Namespace) -> int:
             raise UsageError(
                 msg,
                 hint="pass --ceiling SECONDS (the ratchet's failure message suggests one), "
-                "or run `lanes slow run` first",
+                "or run the suite under the ratchet first (pytest --slow-ratchet or lanes slow run)",
             )
         ceiling = suggested_ceiling(measured[1])
     if tier is None:

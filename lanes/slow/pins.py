@@ -41,6 +41,7 @@ __all__ = [
     "PinList",
     "add_pin",
     "dump_pins",
+    "justification_problems",
     "load_pins",
     "parse_pins",
     "remove_pin",
@@ -51,6 +52,38 @@ PINS_FORMAT: Final = "lanekit.slow-pins"
 PINS_VERSION: Final = 1
 _FIELDS: Final = ("nodeid", "tier", "ceiling", "reason", "tracking", "added")
 _DATE: Final = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+# The ratchet's own suggested command prints '<why it is slow>' and '<issue>':
+# a pin that still carries a placeholder was pasted, not reviewed.
+_PLACEHOLDER: Final = re.compile(r"<[^<>]*>")
+_NON_ANSWERS: Final = frozenset(
+    {"todo", "tbd", "fixme", "n/a", "na", "none", "-", "?", "slow", "xxx"}
+)
+MIN_REASON_CHARS: Final = 12
+"""Shorter than this a reason names no cause ("slow", "flaky", "todo")."""
+
+
+def justification_problems(reason: str, tracking: str) -> list[str]:
+    """What keeps ``reason``/``tracking`` from justifying a pin; [] when they do."""
+    problems: list[str] = []
+    for name, value in (("reason", reason), ("tracking", tracking)):
+        text = value.strip()
+        if not text:
+            problems.append(f"{name} is empty")
+        elif _PLACEHOLDER.search(text):
+            problems.append(
+                f"{name} {text!r} is a placeholder (the text in <...> is to be replaced)"
+            )
+        elif text.lower() in _NON_ANSWERS:
+            problems.append(f"{name} {text!r} says nothing")
+    text = reason.strip()
+    if (
+        text and not problems and (len(text) < MIN_REASON_CHARS or len(text.split()) < 2)
+    ):  # two words: a cause and what it does
+        problems.append(
+            f"reason {text!r} is too short to explain anything (at least {MIN_REASON_CHARS} "
+            "characters and two words: what makes the test slow)"
+        )
+    return problems
 
 
 @dataclass(frozen=True)
@@ -66,8 +99,8 @@ class Pin:
 
     @property
     def justified(self) -> bool:
-        """A pin says why (reason) and where the fix is tracked (tracking)."""
-        return bool(self.reason.strip()) and bool(self.tracking.strip())
+        """A pin says why (reason) and where the fix is tracked (tracking), for real."""
+        return not justification_problems(self.reason, self.tracking)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -297,14 +330,18 @@ def add_pin(
 
     Returns the new pin and the one it replaced.
     """
-    for name, value in (("--reason", reason), ("--tracking", tracking), ("NODEID", nodeid)):
-        if not value.strip():
-            msg = f"{name} must be a non-empty text, got {value!r}"
-            raise UsageError(
-                msg,
-                hint="a pin is a reviewed waiver: say why the test is slow (--reason) and where "
-                "speeding it up is tracked (--tracking, e.g. an issue URL or #123)",
-            )
+    if not nodeid.strip():
+        msg = f"NODEID must be a non-empty text, got {nodeid!r}"
+        raise UsageError(msg, hint="pass the test's node id as pytest prints it")
+    problems = justification_problems(reason, tracking)
+    if problems:
+        msg = "this pin would not pass `lanes slow check`: " + "; ".join(problems)
+        raise UsageError(
+            msg,
+            hint='a pin is a reviewed waiver: say why the test is slow (--reason "spawns a real '
+            'server per case") and where speeding it up is tracked (--tracking, e.g. an issue '
+            "URL or #123)",
+        )
     if tier not in slow.tiers:
         msg = f"--tier {tier!r} is not a configured tier"
         raise UsageError(
@@ -334,10 +371,50 @@ def add_pin(
     return pin, previous
 
 
+def _remove_damaged(path: Path, nodeid: str, damage: ConfigError) -> Pin | None:
+    """Drop ``nodeid``'s entries from a pin file whose *entries* fail validation.
+
+    The load error's hint for a damaged entry is "unpin it and pin it again",
+    so unpin must work on exactly that file: the other entries are kept as
+    written (the next load judges them), only the named one goes. A file that
+    is not JSON, or not a pin file at all, is still refused.
+    """
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        raise damage from None
+    entries = document.get("pins") if isinstance(document, dict) else None
+    if not isinstance(entries, list) or document.get("format") != PINS_FORMAT:
+        raise damage
+    kept = [e for e in entries if not (isinstance(e, dict) and e.get("nodeid") == nodeid)]
+    if len(kept) == len(entries):
+        return None
+    gone = next(e for e in entries if isinstance(e, dict) and e.get("nodeid") == nodeid)
+    document["pins"] = kept
+    write_atomic(path, json.dumps(document, indent=2) + "\n")
+    return Pin(
+        nodeid=nodeid,
+        tier=str(gone.get("tier", "")),
+        ceiling=0.0,
+        reason=str(gone.get("reason", "")),
+        tracking=str(gone.get("tracking", "")),
+        added=str(gone.get("added", "")),
+    )
+
+
 def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str) -> Pin:
-    """Unpin ``nodeid``; a node id that is not pinned is a usage error with a guess."""
+    """Unpin ``nodeid``; a node id that is not pinned is a usage error with a guess.
+
+    Works on a pin file with damaged entries too (see :func:`_remove_damaged`).
+    """
     with flocked_directory(path.parent):
-        current = load_pins(path, slow=slow)
+        try:
+            current = load_pins(path, slow=slow)
+        except ConfigError as damage:
+            removed = _remove_damaged(path, nodeid, damage)
+            if removed is None:
+                raise
+            return removed
         pin = current.get(nodeid)
         if pin is None:
             close = difflib.get_close_matches(nodeid, list(current.pins), n=1, cutoff=0.6)

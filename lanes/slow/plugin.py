@@ -40,6 +40,33 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "implies --slow-ratchet",
     )
     group.addoption(
+        "--slow-budget",
+        action="append",
+        metavar="[TIER=]SECONDS",
+        default=None,
+        help="override a tier's budget (TIER=SECONDS, repeatable) or every tier's (SECONDS) "
+        "for this run, without editing pyproject.toml",
+    )
+    group.addoption(
+        "--slow-fail-factor",
+        metavar="FACTOR",
+        default=None,
+        help="override [tool.lanes.slow] fail_factor for this run",
+    )
+    group.addoption(
+        "--slow-confirm",
+        metavar="N",
+        default=None,
+        help="re-time each offender N times after the suite before failing it "
+        "(default: [tool.lanes.slow] confirm, 2; 0 = fail on one sample)",
+    )
+    group.addoption(
+        "--slow-retime",
+        action="store_true",
+        default=False,
+        help="(internal) a confirmation run: measure only, no verdict and no last-run record",
+    )
+    group.addoption(
         "--slow-collect-to",
         metavar="PATH",
         default=None,
@@ -85,6 +112,12 @@ def _mentions_enabled(pyproject: Path | None) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Registered even when the ratchet is off, so that --strict-markers suites
+    # can carry the marker whether or not this run judges durations.
+    config.addinivalue_line(
+        "markers",
+        "slow_budget(seconds): this test's own slow-ratchet budget, instead of its tier's",
+    )
     is_worker = hasattr(config, "workerinput")
     collect_to = config.getoption("slow_collect_to")
     if collect_to and not is_worker:

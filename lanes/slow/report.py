@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from lanes.slow.verdicts import Judged, Judgement, PinState, Verdict, suggested_ceiling
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from lanes.config import SlowConfig
 
@@ -30,7 +30,6 @@ __all__ = [
 PHASES: Final = "call+function-fixtures"
 """What a test's measured time covers (see the README, "Which phases count")."""
 
-SLOWEST: Final = 10
 FIXTURES_SHOWN: Final = 5
 FIXTURE_NOISE_FLOOR: Final = 0.01
 
@@ -127,13 +126,27 @@ def terminal_lines(
     slow: SlowConfig,
     judgement: Judgement,
     fixtures: Iterable[FixtureCost] = (),
+    *,
+    partial: Sequence[str] = (),
 ) -> list[Line]:
     """The ``slow-test ratchet`` terminal summary section."""
     lines: list[Line] = []
     for judged in judgement.failures:
         head, *rest = failure_message(slow, judged)
         lines.append(Line(f"FAIL {head}", "fail"))
+        if judged.samples:
+            lines.append(
+                Line(f"     confirmed: re-timed at {_samples(judged.samples)}, all past the limit")
+            )
         lines.extend(Line(f"     {text}") for text in rest)
+    lines.extend(
+        Line(
+            f"unconfirmed {judged.nodeid} took {_s(judged.seconds)} (limit {_s(judged.limit)}), "
+            f"then {_samples(judged.samples)} when re-timed alone: noise, not failed",
+            "warn",
+        )
+        for judged in judgement.unconfirmed
+    )
     for judged in judgement.band:
         over = (
             "its pin ceiling"
@@ -150,19 +163,31 @@ def terminal_lines(
     lines.extend(
         Line(
             f"pin removable: {report.pin.nodeid} took {_s(report.seconds)}, within its "
-            f"tier budget {_s(report.budget)}: lanes slow unpin {shlex.quote(report.pin.nodeid)}",
+            f"tier budget {_s(report.budget)} for {report.streak} runs in a row: "
+            f"lanes slow unpin {shlex.quote(report.pin.nodeid)}",
             "good",
         )
         for report in judgement.pins
         if report.state is PinState.REMOVABLE and report.seconds is not None
     )
-    slowest = judgement.slowest(SLOWEST)
+    lines.extend(
+        Line(
+            f"pin within budget: {report.pin.nodeid} took {_s(report.seconds)} "
+            f"({report.streak} of {slow.removable_after} runs in a row needed to call it removable)"
+        )
+        for report in judgement.pins
+        if report.state is PinState.WITHIN_BUDGET and report.seconds is not None
+    )
+    slowest = judgement.slowest(slow.slowest)
     if slowest:
         lines.append(Line(f"slowest {len(slowest)} (call + function-scoped fixture setup):"))
-        for judged in slowest:
-            m = judged.measurement
-            split = f" (fixtures {_s(m.fixtures)})" if m.fixtures >= FIXTURE_NOISE_FLOOR else ""
-            lines.append(Line(f"  {judged.seconds:8.3f} s  {m.tier:<12} {m.nodeid}{split}"))
+        lines.extend(_slowest_line(judged) for judged in slowest)
+    if slow.slowest_per_tier and len(slow.tiers) > 1:
+        for tier in slow.tiers.values():
+            in_tier = judgement.slowest(slow.slowest_per_tier, tier.name)
+            if in_tier:
+                lines.append(Line(f"slowest in tier {tier.name!r} (budget {_s(tier.budget)}):"))
+                lines.extend(_slowest_line(judged) for judged in in_tier)
     shown = [f for f in sorted(fixtures, key=lambda f: -f.total) if f.max >= FIXTURE_NOISE_FLOOR]
     if shown:
         lines.append(Line("shared fixture setup (scope wider than function; charged to no test):"))
@@ -179,11 +204,25 @@ def terminal_lines(
         f"{len(judgement.judged)} tests judged, {len(judgement.failures)} past their limit, "
         f"{len(judgement.band)} in the band, {len(judgement.pins)} pinned ({removable} removable)"
     )
+    if judgement.unconfirmed:
+        summary += f", {len(judgement.unconfirmed)} unconfirmed"
+    if partial:
+        summary += f" — PARTIAL run ({'; '.join(partial)}): the rest of the suite was not judged"
     if judgement.passed:
         lines.append(Line(f"slow-test ratchet passed: {summary}", "good"))
     else:
         lines.append(Line(f"slow-test ratchet FAILED: {summary}", "fail"))
     return lines
+
+
+def _samples(samples: Iterable[float]) -> str:
+    return ", ".join(_s(s) for s in samples) or "nothing (the test did not run again)"
+
+
+def _slowest_line(judged: Judged) -> Line:
+    m = judged.measurement
+    split = f" (fixtures {_s(m.fixtures)})" if m.fixtures >= FIXTURE_NOISE_FLOOR else ""
+    return Line(f"  {judged.seconds:8.3f} s  {m.tier:<12} {m.nodeid}{split}")
 
 
 def _judged_dict(judged: Judged) -> dict[str, Any]:
@@ -194,6 +233,19 @@ def _judged_dict(judged: Judged) -> dict[str, Any]:
         "budget_ms": _ms(judged.budget),
         "limit_ms": _ms(judged.limit),
         "pinned": judged.pin is not None,
+        "own_budget": judged.measurement.budget is not None,
+        "attempts": judged.measurement.attempts,
+        "samples_ms": [_ms(s) for s in judged.samples],
+    }
+
+
+def _slowest_dict(judged: Judged) -> dict[str, Any]:
+    return {
+        "nodeid": judged.nodeid,
+        "tier": judged.measurement.tier,
+        "ms": _ms(judged.seconds),
+        "call_ms": _ms(judged.measurement.call),
+        "fixtures_ms": _ms(judged.measurement.fixtures),
     }
 
 
@@ -205,10 +257,17 @@ def envelope_data(
     fixtures: Iterable[FixtureCost] = (),
     workers: int = 0,
     outcomes: Mapping[str, int] | None = None,
+    pytest_args: Sequence[str] = (),
+    partial: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The ``slow`` lane's envelope payload (schema: ``$defs.slow`` in envelope.schema.json)."""
     return {
         "verdict": "pass" if judgement.passed else "fail",
+        "partial": bool(partial),
+        "partial_reasons": list(partial),
+        "pytest_args": list(pytest_args),
+        "confirm": slow.confirm,
+        "removable_after": slow.removable_after,
         "phases": PHASES,
         "fail_factor": slow.fail_factor,
         "pins_file": pins_file,
@@ -230,10 +289,14 @@ def envelope_data(
                 "p90_ms": _ms(t.p90),
                 "max_ms": _ms(t.max),
                 "slowest": t.slowest,
+                "slowest_tests": [
+                    _slowest_dict(j) for j in judgement.slowest(slow.slowest_per_tier, t.name)
+                ],
             }
             for t in judgement.tiers
         ],
         "offenders": [_judged_dict(j) for j in judgement.failures],
+        "unconfirmed": [_judged_dict(j) for j in judgement.unconfirmed],
         "band": [_judged_dict(j) for j in judgement.band],
         "pins": [
             {
@@ -245,6 +308,8 @@ def envelope_data(
                 "added": report.pin.added,
                 "state": str(report.state),
                 "ms": None if report.seconds is None else _ms(report.seconds),
+                "history_ms": list(report.history_ms),
+                "streak": report.streak,
             }
             for report in judgement.pins
         ],
@@ -258,16 +323,7 @@ def envelope_data(
             }
             for hint in judgement.tighten
         ],
-        "slowest": [
-            {
-                "nodeid": j.nodeid,
-                "tier": j.measurement.tier,
-                "ms": _ms(j.seconds),
-                "call_ms": _ms(j.measurement.call),
-                "fixtures_ms": _ms(j.measurement.fixtures),
-            }
-            for j in judgement.slowest(SLOWEST)
-        ],
+        "slowest": [_slowest_dict(j) for j in judgement.slowest(slow.slowest)],
         "fixtures": [
             {
                 "name": f.name,

@@ -14,19 +14,22 @@ import json
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lanes.config import Config, fingerprint, load_config
-from lanes.envelope import lane_run
 from lanes.errors import LanesError
 from lanes.exitcodes import ExitCode
+from lanes.lane import drive
 from lanes.slow.selfcheck import run_self_check
 
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["SlowRunError", "run_slow", "slow_config_hash"]
+    from lanes.envelope import LaneRun, Seed
+
+__all__ = ["SlowLane", "SlowOptions", "SlowRunError", "run_slow", "slow_config_hash"]
 
 
 class SlowRunError(LanesError):
@@ -48,12 +51,14 @@ def slow_config_hash(config: Config) -> str:
 
 
 def _pytest_command(json_path: Path, pytest_args: list[str]) -> list[str]:
-    return [sys.executable, "-m", "pytest", "--slow-json", str(json_path), *pytest_args]
+    # "=": a space-separated value outside the project can be taken for a test
+    # path when pytest picks its rootdir, which then leaves the project.
+    return [sys.executable, "-m", "pytest", f"--slow-json={json_path}", *pytest_args]
 
 
 def _tool_versions() -> dict[str, str]:
     tools: dict[str, str] = {}
-    for name in ("pytest", "pytest-xdist"):
+    for name in ("pytest", "pytest-xdist", "pytest-timeout", "pytest-rerunfailures"):
         try:
             tools[name] = importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -65,7 +70,7 @@ def _run_pytest(json_path: Path, pytest_args: list[str]) -> dict[str, Any]:
     """Run the suite under the ratchet; the result with ``pytest_exit`` (0 or 1)."""
     returncode = subprocess.run(_pytest_command(json_path, pytest_args), check=False).returncode
     if returncode not in (0, 1):
-        usage = returncode == 4
+        usage = returncode == 4  # pytest's ExitCode.USAGE_ERROR; pytest is not imported here
         what = "a usage or configuration error" if usage else "it did not complete"
         msg = f"pytest exited {returncode}: {what}"
         raise SlowRunError(
@@ -79,10 +84,39 @@ def _run_pytest(json_path: Path, pytest_args: list[str]) -> dict[str, Any]:
     return data
 
 
+def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
+    """The error for a pytest that started its session and never finished it."""
+    try:
+        started = json.loads(path.with_name(path.name + ".started").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(started, dict) and started.get("timeout_method") == "thread":
+        msg = (
+            f"pytest exited {returncode} in the middle of the session: pytest-timeout's thread "
+            "method ends the process with os._exit when a test times out (its stack dump, "
+            "between '+++ Timeout +++' lines, is above), so no test report, ratchet or envelope "
+            "data was written"
+        )
+        hint = (
+            'find the timed-out test in the dump above; use timeout_method = "signal" (where '
+            "available) so the timeout fails only that test and the session finishes"
+        )
+    else:
+        msg = (
+            f"pytest exited {returncode} in the middle of the session without finishing it "
+            "(the process was ended from inside: os._exit, a signal, or a crashed interpreter)"
+        )
+        hint = "read pytest's output above for the last test that ran"
+    return SlowRunError(msg, hint=hint, exit_code=ExitCode.CRASH)
+
+
 def _read_result(path: Path, returncode: int) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
+        ended = _ended_mid_session(path, returncode)
+        if ended is not None:
+            raise ended from None
         msg = f"pytest exited {returncode} without writing the ratchet's result ({exc})"
         raise SlowRunError(
             msg,
@@ -100,39 +134,63 @@ def _read_result(path: Path, returncode: int) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True)
+class SlowOptions:
+    pytest_args: tuple[str, ...]
+    self_check: bool
+
+
+class SlowLane:
+    """``lanes slow run`` on the shared Lane protocol (:mod:`lanes.lane`)."""
+
+    name: ClassVar[str] = "slow"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> SlowOptions:
+        return SlowOptions(pytest_args=tuple(ns.pytest_args), self_check=bool(ns.self_check))
+
+    def config_hash(self, options: SlowOptions, config: Config) -> str:
+        return slow_config_hash(config)
+
+    def seed(self, options: SlowOptions) -> Seed:
+        return None
+
+    def run(self, options: SlowOptions, config: Config, run: LaneRun) -> None:
+        run.tools.update(_tool_versions())
+        self_check = run_self_check() if options.self_check else None
+        if self_check is not None and not self_check["passed"]:
+            print(
+                "slow self-check FAILED: the ratchet did not fail a planted slow test as "
+                f"expected: {self_check['observed']} != {self_check['expected']}",
+                file=sys.stderr,
+            )
+        with tempfile.TemporaryDirectory(prefix="lanes-slow-") as tmp:
+            data = _run_pytest(Path(tmp) / "slow.json", list(options.pytest_args))
+        run.data.update(data)
+        run.data["self_check"] = self_check
+        if data.get("partial"):
+            print(
+                "lanes slow run: a PARTIAL run ("
+                + "; ".join(data.get("partial_reasons", []))
+                + f"): {config.envelope_path('slow')} is marked partial",
+                file=sys.stderr,
+            )
+        # The lane passes when the suite passes and keeps its budget: the
+        # durations of a failing suite are not a measurement to trust.
+        run.verdict(
+            passed=data.get("verdict") == "pass"
+            and data["pytest_exit"] == 0
+            and (self_check is None or bool(self_check["passed"]))
+        )
+
+
 def run_slow(ns: argparse.Namespace) -> int:
     # No --config: the child pytest finds its pyproject.toml itself, and the
     # envelope must describe the same project.
-    config = load_config()
-    pytest_args: list[str] = list(ns.pytest_args)
     try:
-        with (
-            tempfile.TemporaryDirectory(prefix="lanes-slow-") as tmp,
-            lane_run(
-                "slow", config=config, config_hash=slow_config_hash(config), path=ns.envelope
-            ) as run,
-        ):
-            run.tools.update(_tool_versions())
-            self_check = run_self_check() if ns.self_check else None
-            if self_check is not None and not self_check["passed"]:
-                print(
-                    "slow self-check FAILED: the ratchet did not fail a planted slow test as "
-                    f"expected: {self_check['observed']} != {self_check['expected']}",
-                    file=sys.stderr,
-                )
-            data = _run_pytest(Path(tmp) / "slow.json", pytest_args)
-            run.data.update(data)
-            run.data["self_check"] = self_check
-            ratchet_passed = data.get("verdict") == "pass"
-            # The lane passes when the suite passes and keeps its budget: the
-            # durations of a failing suite are not a measurement to trust.
-            run.verdict(
-                passed=ratchet_passed
-                and data["pytest_exit"] == 0
-                and (self_check is None or bool(self_check["passed"]))
-            )
+        return drive(SlowLane(), ns, config=load_config())
     except SlowRunError as exc:
+        # Recorded in the envelope (stage "error") by the driver; the exit
+        # code says whether pytest was misused (2) or did not finish (3).
         print(f"error: {exc.message}", file=sys.stderr)
         print(f"hint: {exc.hint}", file=sys.stderr)
         return exc.exit_code
-    return ExitCode.OK if run.passed else ExitCode.FAIL

@@ -12,7 +12,13 @@
   from its workers — and judges at session end. Verdicts therefore come from
   the same data with ``-n 0`` and ``-n 2``.
 
-Cost matters (the bench lane holds the plugin to 2% of a suite's CPU time):
+After the suite the controller re-times the offenders
+(:mod:`lanes.slow.confirmation`), records the last run
+(:mod:`lanes.slow.lastrun`) and hands its verdict to JUnit, CTRF and GitHub
+Actions (:mod:`lanes.slow.ci`) — in a session-finish *wrapper*, so that every
+report writer runs after the verdict exists.
+
+Cost matters (the bench lane holds the plugin to 2% of a suite's instructions):
 every per-test hook here is a plain function; the only wrapper is the one
 around fixture setup, which exact timing requires. (A plain hook timing from
 one fixture's start to the next measured no cheaper under callgrind, and
@@ -30,22 +36,27 @@ module's last test).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 
 from lanes._atomic import write_atomic
-from lanes.config import Config, load_config
-from lanes.errors import LanesError
+from lanes.config import Config, find_pyproject, load_config
+from lanes.errors import LanesError, UsageError
+from lanes.slow import ci
+from lanes.slow.lastrun import read_last_run, write_last_run
+from lanes.slow.overrides import apply_overrides
 from lanes.slow.pins import PinList, load_pins
-from lanes.slow.report import FixtureCost, envelope_data, terminal_lines
+from lanes.slow.report import FixtureCost, envelope_data, failure_message, terminal_lines
+from lanes.slow.selection import partial_reasons
 from lanes.slow.tiers import TierResolver
-from lanes.slow.verdicts import Judgement, Measurement, judge
+from lanes.slow.verdicts import Judged, Judgement, Measurement, confirm, judge
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -56,6 +67,20 @@ __all__ = ["Ratchet", "Stopwatch", "WorkerStopwatch", "start"]
 _FIXTURES = "lanes_slow_fixtures"
 _SHARED = "lanes_slow_shared"
 _TIER = "lanes_slow_tier"
+_BUDGET = "lanes_slow_budget"
+BUDGET_MARKER: Final = "slow_budget"
+# Outcome categories pytest's terminal summary counts; the rest ("" for a
+# passing setup, "warnings", our own) are not test outcomes.
+_OUTCOMES: Final = (
+    "passed",
+    "failed",
+    "error",
+    "skipped",
+    "xfailed",
+    "xpassed",
+    "rerun",
+    "deselected",
+)
 _STAT_KEY = "past slow budget"
 _STYLES: dict[str, dict[str, bool]] = {
     "fail": {"red": True, "bold": True},
@@ -70,30 +95,68 @@ def start(
 ) -> None:
     """Load ``[tool.lanes]`` and the pins and register the plugins, or stay inert."""
     try:
+        if not is_worker:
+            _check_project(config, pyproject)
         lanes_config = load_config(pyproject, cwd=config.rootpath)
         if not explicit and not lanes_config.slow.enabled:
             return
+        slow = apply_overrides(
+            lanes_config.slow,
+            budgets=config.getoption("slow_budget"),
+            fail_factor=config.getoption("slow_fail_factor"),
+            confirm=config.getoption("slow_confirm"),
+        )
+        lanes_config = replace(lanes_config, slow=slow)
         pins = load_pins(lanes_config.root / lanes_config.slow.pins, slow=lanes_config.slow)
     except LanesError as exc:
         msg = f"{exc.message}\nhint: {exc.hint}"
         raise pytest.UsageError(msg) from None
     if is_worker:
-        config.pluginmanager.register(WorkerStopwatch(lanes_config), "lanes-slow-stopwatch")
+        config.pluginmanager.register(WorkerStopwatch(lanes_config, pins), "lanes-slow-stopwatch")
         return
-    stopwatch = Stopwatch(lanes_config)
+    stopwatch = Stopwatch(lanes_config, pins)
     config.pluginmanager.register(stopwatch, "lanes-slow-stopwatch")
     json_path = config.getoption("slow_json")
     ratchet = Ratchet(lanes_config, pins, stopwatch, None if json_path is None else Path(json_path))
     config.pluginmanager.register(ratchet, "lanes-slow-ratchet")
 
 
+def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
+    """Refuse a run whose rootdir moved away from the working directory's project.
+
+    pytest picks its rootdir from the paths on the command line; an option
+    value it takes for a path (``--slow-json /elsewhere/out.json`` in the
+    space form, where the option is not yet known) can move the rootdir out
+    of the project, and the run would silently judge with default budgets.
+    """
+    here = find_pyproject(config.invocation_params.dir.resolve())
+    if here is None or pyproject is None or here.resolve() == pyproject.resolve():
+        return
+    if config.invocation_params.dir.resolve().is_relative_to(pyproject.parent.resolve()):
+        return  # a sub-project inside the chosen one: pytest's configuration wins, as it should
+    msg = (
+        f"pytest chose rootdir {config.rootpath} (configuration {pyproject}), but the working "
+        f"directory belongs to {here.parent}: the ratchet would judge with another project's "
+        "[tool.lanes.slow] (or the defaults)"
+    )
+    raise UsageError(
+        msg,
+        hint="write option values with '=' (--slow-json=PATH: pytest takes a space-separated "
+        f"value outside the project for a path), or pass --rootdir={here.parent}",
+    )
+
+
 class Stopwatch:
     """Runs where tests run: tiers from the collected items, fixture setup timing."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, pins: PinList) -> None:
         self._root = config.root
+        self._slow = config.slow
+        self._pins = pins
         self._resolver = TierResolver(config.slow)
         self.tiers: dict[str, str] = {}
+        self.budgets: dict[str, float] = {}
+        self.hard_stop_skipped = ""
         # Exclusive timing: a fixture that requests another inside its own body
         # (request.getfixturevalue) must not be charged for the inner one too.
         self._stack: list[float] = []
@@ -102,8 +165,21 @@ class Stopwatch:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         resolver = self._resolver
-        if not resolver.has_rules:
-            return  # every test is in the default tier
+        budgets = self.budgets
+        for item in session.items:
+            # keywords first: a dict lookup per node, where get_closest_marker
+            # walks and lists the node chain for every test.
+            if BUDGET_MARKER in item.keywords:
+                marker = item.get_closest_marker(BUDGET_MARKER)
+                if marker is not None:
+                    budgets[item.nodeid] = _marker_budget(item.nodeid, marker)
+        if resolver.has_rules:
+            self._resolve_tiers(session)
+        if self._slow.hard_stop_factor:
+            self._arm_hard_stop(session)
+
+    def _resolve_tiers(self, session: pytest.Session) -> None:
+        resolver = self._resolver
         paths: dict[Path, str] = {}
         for item in session.items:
             path = paths.get(item.path)
@@ -115,6 +191,32 @@ class Stopwatch:
                 paths[item.path] = path
             names = [m.name for m in item.iter_markers()] if resolver.markers else ()
             self.tiers[item.nodeid] = resolver.resolve(path, names)
+
+    def _arm_hard_stop(self, session: pytest.Session) -> None:
+        """A pytest-timeout marker at hard_stop_factor × fail_factor × allowance per test.
+
+        A test's own ``@pytest.mark.timeout`` wins, and so does a global
+        timeout (``--timeout``, ``timeout`` ini): the user chose it.
+        """
+        config = session.config
+        if not config.pluginmanager.hasplugin("timeout"):
+            self.hard_stop_skipped = "pytest-timeout is not installed"
+            return
+        if getattr(config, "_env_timeout", None):
+            self.hard_stop_skipped = "a global pytest-timeout timeout is set and wins"
+            return
+        slow = self._slow
+        factor = slow.hard_stop_factor * slow.fail_factor
+        for item in session.items:
+            if item.get_closest_marker("timeout") is not None:
+                continue
+            budget = self.budgets.get(item.nodeid)
+            if budget is None:
+                tier = self.tiers.get(item.nodeid, slow.default_tier)
+                budget = (slow.tiers.get(tier) or slow.tiers[slow.default_tier]).budget
+            pin = self._pins.get(item.nodeid)
+            allowance = max(pin.ceiling, budget) if pin is not None else budget
+            item.add_marker(pytest.mark.timeout(factor * allowance))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(
@@ -149,6 +251,24 @@ class Stopwatch:
         return taken
 
 
+def _marker_budget(nodeid: str, marker: pytest.Mark) -> float:
+    value = marker.args[0] if len(marker.args) == 1 and not marker.kwargs else None
+    if value is None and not marker.args and set(marker.kwargs) == {"seconds"}:
+        value = marker.kwargs["seconds"]
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        msg = (
+            f"{nodeid}: @pytest.mark.{BUDGET_MARKER} expects one number of seconds > 0, "
+            f"got args {marker.args!r} kwargs {marker.kwargs!r}"
+        )
+        raise pytest.UsageError(msg + f"\nhint: write @pytest.mark.{BUDGET_MARKER}(1.5)")
+    return float(value)
+
+
 class WorkerStopwatch(Stopwatch):
     """On an xdist worker: the stopwatch's figures onto each report, for the controller."""
 
@@ -158,9 +278,14 @@ class WorkerStopwatch(Stopwatch):
         # Written into __dict__ on purpose: that is what xdist serialises.
         when = report.when
         if when == "call":
-            tier = self.tiers.get(report.nodeid)
+            nodeid = report.nodeid
+            tier = self.tiers.get(nodeid)
             if tier is not None:
                 report.__dict__[_TIER] = tier
+            if self.budgets:
+                budget = self.budgets.get(nodeid)
+                if budget is not None:
+                    report.__dict__[_BUDGET] = budget
         elif when == "setup":
             if function_s:
                 report.__dict__[_FIXTURES] = function_s
@@ -194,14 +319,46 @@ class Ratchet:
         self._fixtures: dict[str, float] = {}
         self._shared: dict[tuple[str, str], _Shared] = {}
         self._workers: set[str] = set()
+        # Filled only off the hot path: xdist-sent budgets, rerun attempts,
+        # file and line of each call (for annotations), deselected count.
+        self._budgets: dict[str, float] = {}
+        self._reruns: dict[str, list[float]] = {}
+        self._locations: dict[str, tuple[str, int | None]] = {}
+        self._deselected = 0
+        self._retime = False
+        self._partial: list[str] = []
+        self._history: dict[str, list[int]] = {}
+        self._outcomes: dict[str, int] = {}
+        self._args: list[str] = []
 
     def pytest_report_header(self) -> str:
         slow = self.config.slow
         tiers = ", ".join(f"{t.name} {t.budget:g} s" for t in slow.tiers.values())
+        confirmation = (
+            f"offenders re-timed {slow.confirm}× before failing"
+            if slow.confirm
+            else "no confirmation (confirm = 0)"
+        )
         return (
             f"slow-test ratchet: {tiers}; band up to {slow.fail_factor:g}× budget; "
-            f"{len(self.pins)} pinned ({slow.pins})"
+            f"{confirmation}; {len(self.pins)} pinned ({slow.pins})"
         )
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        self._retime = bool(config.getoption("slow_retime"))
+        self._args = [str(arg) for arg in config.invocation_params.args]
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.json_path is not None:
+            # `lanes slow run` reads this when pytest ends without a result:
+            # the session started, so the process was ended from inside.
+            started = self.json_path.with_name(self.json_path.name + ".started")
+            method = getattr(session.config, "_env_timeout_method", None)
+            started.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(started, json.dumps({"timeout_method": method}) + "\n")
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        self._deselected += len(items)
 
     # tryfirst: the stopwatch hands over what it timed when this runs, so keep
     # other plugins' report handling (the terminal's progress output) out of it.
@@ -220,8 +377,20 @@ class Ratchet:
         when = report.when
         if when == "call":
             nodeid = report.nodeid
-            tier = self._stopwatch.tiers.get(nodeid) if worker is None else extra.get(_TIER)
-            self._calls[nodeid] = (report.duration, tier or self._default_tier, report.outcome)
+            if worker is None:
+                tier = self._stopwatch.tiers.get(nodeid)
+            else:
+                tier = extra.get(_TIER)
+                budget = extra.get(_BUDGET)
+                if budget is not None:
+                    self._budgets[nodeid] = budget
+            outcome: str = report.outcome  # "rerun" too, set by pytest-rerunfailures
+            self._locations[nodeid] = report.location[:2]
+            if outcome == "rerun":
+                # pytest-rerunfailures: keep every attempt; the slowest is judged.
+                attempt = report.duration + self._fixtures.pop(nodeid, 0.0)
+                self._reruns.setdefault(nodeid, []).append(attempt)
+            self._calls[nodeid] = (report.duration, tier or self._default_tier, outcome)
         elif when == "setup":
             if function_s:
                 self._fixtures[report.nodeid] = function_s
@@ -239,10 +408,22 @@ class Ratchet:
         # Only tests that reached their call phase are judged: a test skipped
         # or erroring in setup has no duration of its own to judge.
         fixtures = self._fixtures
-        return [
-            Measurement(nodeid, tier, call, fixtures.get(nodeid, 0.0), outcome)
-            for nodeid, (call, tier, outcome) in self._calls.items()
-        ]
+        budgets = {**self._stopwatch.budgets, **self._budgets}
+        out: list[Measurement] = []
+        for nodeid, (call, tier, outcome) in self._calls.items():
+            m = Measurement(
+                nodeid, tier, call, fixtures.get(nodeid, 0.0), outcome, budgets.get(nodeid)
+            )
+            attempts = self._reruns.get(nodeid)
+            if attempts:
+                # The slowest attempt is judged: a rerun that happened to be
+                # fast must not hide a slow first attempt.
+                slowest = max(attempts)
+                if slowest > m.seconds:
+                    m = m._replace(call=slowest, fixtures=0.0)
+                m = m._replace(attempts=len(attempts) + 1)
+            out.append(m)
+        return out
 
     def fixture_costs(self) -> list[FixtureCost]:
         return [
@@ -252,33 +433,93 @@ class Ratchet:
             for (_, name), s in self._shared.items()
         ]
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    @pytest.hookimpl(wrapper=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, object, object]:
+        # Before every other session-finish hook: the terminal summary, the
+        # JUnit and CTRF writers must see the verdict.
+        self._finish(session)
+        return (yield)
+
+    def _finish(self, session: pytest.Session) -> None:
+        config = session.config
+        slow = self.config.slow
         measurements = self.measurements()
-        judgement = judge(self.config.slow, measurements, self.pins)
+        self._outcomes = _outcomes(config, measurements)
+        if self._retime:
+            # A confirmation child: a stopwatch only.
+            judgement = judge(slow, measurements, self.pins)
+            self.judgement = judgement
+            self._write_json(judgement)
+            return
+        previous = read_last_run(self.config)["history"]
+        judgement = judge(slow, measurements, self.pins, previous)
+        if judgement.failures and slow.confirm:
+            from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
+
+            limits = {j.nodeid: j.limit for j in judgement.failures}
+            judgement = confirm(judgement, retime(config, limits, slow.confirm))
         self.judgement = judgement
+        self._partial = partial_reasons(config, session, self._deselected)
         if not judgement.passed and session.exitstatus == pytest.ExitCode.OK:
             # Every test passed, but the suite broke its time budget.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.json_path is not None:
-            data = envelope_data(
-                self.config.slow,
-                judgement,
-                pins_file=self.config.slow.pins,
-                fixtures=self.fixture_costs(),
-                workers=len(self._workers),
-                outcomes=Counter(m.outcome for m in measurements),
-            )
-            self.json_path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.json_path, json.dumps(data, indent=1) + "\n")
+        write_last_run(
+            self.config,
+            judgement,
+            pytest_args=self._args,
+            partial=bool(self._partial),
+            previous_history=previous,
+        )
+        ci.feed_reports(config, [self._ci_verdict(j) for j in judgement.failures])
+        self._write_json(judgement)
+
+    def _ci_verdict(self, judged: Judged) -> ci.Verdict:
+        file, line = self._locations.get(judged.nodeid, (judged.nodeid.partition("::")[0], None))
+        # report locations hold 0-based lines; annotations and humans count from 1
+        lineno = None if line is None else line + 1
+        return (
+            judged.nodeid,
+            (file, lineno),
+            " ".join(failure_message(self.config.slow, judged)[:1]),
+        )
+
+    def _write_json(self, judgement: Judgement) -> None:
+        if self.json_path is None:
+            return
+        data = envelope_data(
+            self.config.slow,
+            judgement,
+            pins_file=self.config.slow.pins,
+            fixtures=self.fixture_costs(),
+            workers=len(self._workers),
+            outcomes=self._outcomes,
+            pytest_args=self._args,
+            partial=self._partial,
+        )
+        self.json_path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(self.json_path, json.dumps(data, indent=1) + "\n")
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         judgement = self.judgement
         if judgement is None or not judgement.judged:
             return
+        if self._retime:
+            return
         terminalreporter.write_sep("=", "slow-test ratchet")
-        for line in terminal_lines(self.config.slow, judgement, self.fixture_costs()):
+        for line in terminal_lines(
+            self.config.slow, judgement, self.fixture_costs(), partial=self._partial
+        ):
             terminalreporter.write_line(line.text, **_STYLES[line.style])
+        if self._stopwatch.hard_stop_skipped:
+            terminalreporter.write_line(
+                f"hard stop off: {self._stopwatch.hard_stop_skipped} (hard_stop_factor)",
+                yellow=True,
+            )
+        for command in ci.workflow_commands(
+            [self._ci_verdict(j) for j in judgement.failures],
+            [self._ci_verdict(j) for j in judgement.band],
+        ):
+            terminalreporter.write_line(command)
         if judgement.failures:
             # Shown in pytest's final "N passed, 1 past slow budget" line.
             # pytest reads attributes off stats entries through __dict__, so
@@ -286,3 +527,13 @@ class Ratchet:
             terminalreporter.stats.setdefault(_STAT_KEY, []).extend(
                 SimpleNamespace(nodeid=j.nodeid) for j in judgement.failures
             )
+
+
+def _outcomes(config: pytest.Config, measurements: list[Measurement]) -> dict[str, int]:
+    """Test outcomes as pytest's own summary line counts them (skips and xfails included)."""
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    stats = getattr(terminal, "stats", None)
+    if isinstance(stats, dict):
+        return {key: len(stats[key]) for key in _OUTCOMES if stats.get(key)}
+    # Without a terminal (-p no:terminal): what the ratchet itself saw.
+    return dict(Counter(m.outcome for m in measurements))

@@ -8,22 +8,32 @@ For a test of a tier with budget ``B`` and the configured ``fail_factor`` ``F``:
   people to ignore it;
 - ``seconds > F × B``: the run fails, unless the test is pinned.
 
-A pinned test is judged against its own ``ceiling`` ``C`` instead of ``B``:
-over ``C`` it is in the band, past ``F × C`` it fails. A pinned test that
-now runs within its tier's budget ``B`` is reported as removable.
+A test with its own budget (``@pytest.mark.slow_budget(S)``) is judged against
+``S`` instead of its tier's. A pinned test is judged against its own
+``ceiling`` ``C`` instead of ``B``: over ``C`` it is in the band, past ``F × C``
+it fails.
+
+Two rules make a verdict survive noise (README, "Verdicts that survive noise"):
+
+- **confirmation**: a test past its limit fails only if it stays past the
+  limit in every re-timing sample (:func:`confirm`); otherwise it is reported
+  as *unconfirmed*, with its samples;
+- **removable pins**: a pinned test is removable only after ``removable_after``
+  consecutive runs within its tier budget (the history travels with the
+  ratchet's last-run file and the envelope), never after one fast run.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
 from lanes.slow.pins import Pin, PinList
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from lanes.config import SlowConfig
 
@@ -36,6 +46,7 @@ __all__ = [
     "TierStats",
     "TightenHint",
     "Verdict",
+    "confirm",
     "judge",
     "round_up",
     "suggested_ceiling",
@@ -57,6 +68,8 @@ class PinState(StrEnum):
     """Between the ceiling and fail_factor × ceiling: reported, not failing."""
     BROKEN = "broken"
     """Past fail_factor × ceiling: the run fails."""
+    WITHIN_BUDGET = "within-budget"
+    """Within the tier budget this run, but not yet for ``removable_after`` runs in a row."""
     NOT_RUN = "not-run"
     """The pinned test did not run in this session (deselected, or gone: see `lanes slow check`)."""
 
@@ -75,6 +88,10 @@ class Measurement(NamedTuple):
     fixtures: float = 0.0
     """Setup of the test's function-scoped fixtures (their own, exclusive time)."""
     outcome: str = "passed"
+    budget: float | None = None
+    """The test's own budget (``@pytest.mark.slow_budget``); None = its tier's."""
+    attempts: int = 1
+    """Call phases run (pytest-rerunfailures reruns a test); the slowest is judged."""
 
     @property
     def seconds(self) -> float:
@@ -93,6 +110,8 @@ class Judged(NamedTuple):
     """Past this the run fails: fail_factor × allowance."""
     verdict: Verdict
     pin: Pin | None = None
+    samples: tuple[float, ...] = ()
+    """Confirmation re-timings (seconds) of a test that went past its limit."""
 
     @property
     def nodeid(self) -> str:
@@ -105,6 +124,10 @@ class PinReport:
     state: PinState
     seconds: float | None
     budget: float
+    history_ms: tuple[int, ...] = ()
+    """This pin's recent measurements (ms), oldest first, this run included."""
+    streak: int = 0
+    """Consecutive runs, ending with the last one measured, within the tier budget."""
 
 
 @dataclass(frozen=True)
@@ -144,13 +167,18 @@ class Judgement:
     pins: tuple[PinReport, ...]
     tiers: tuple[TierStats, ...]
     tighten: tuple[TightenHint, ...]
+    unconfirmed: tuple[Judged, ...] = ()
+    """Past the limit once, but not in every confirmation sample: reported, not failing."""
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
-    def slowest(self, count: int = 10) -> tuple[Judged, ...]:
-        return tuple(sorted(self.judged, key=lambda j: (-j.seconds, j.nodeid))[:count])
+    def slowest(self, count: int = 10, tier: str | None = None) -> tuple[Judged, ...]:
+        pool = (
+            self.judged if tier is None else [j for j in self.judged if j.measurement.tier == tier]
+        )
+        return tuple(sorted(pool, key=lambda j: (-j.seconds, j.nodeid))[:count])
 
 
 def round_up(seconds: float, digits: int = 2) -> float:
@@ -192,9 +220,23 @@ def _judge_one(m: Measurement, budget: float, factor: float, pin: Pin | None) ->
     return Judged(m, seconds, budget, allowance, limit, verdict, pin)
 
 
-def _pin_state(judged: Judged) -> PinState:
+HISTORY_KEPT = 20
+"""Measurements kept per pin: enough for any sensible ``removable_after``."""
+
+
+def _streak(history_ms: Sequence[int], budget: float) -> int:
+    limit_ms = round(budget * 1000)
+    streak = 0
+    for ms in reversed(history_ms):
+        if ms > limit_ms:
+            break
+        streak += 1
+    return streak
+
+
+def _pin_state(judged: Judged, streak: int, removable_after: int) -> PinState:
     if judged.seconds <= judged.budget:
-        return PinState.REMOVABLE
+        return PinState.REMOVABLE if streak >= removable_after else PinState.WITHIN_BUDGET
     if judged.verdict is Verdict.OK:
         return PinState.HOLDING
     if judged.verdict is Verdict.BAND:
@@ -246,26 +288,53 @@ def _tighten(slow: SlowConfig, stats: Iterable[TierStats]) -> tuple[TightenHint,
     return tuple(hints)
 
 
+def _pin_reports(
+    slow: SlowConfig,
+    by_nodeid: Mapping[str, Pin],
+    seen: Mapping[str, Judged],
+    history: Mapping[str, Sequence[int]],
+) -> list[PinReport]:
+    reports: list[PinReport] = []
+    for nodeid, pin in sorted(by_nodeid.items()):
+        ran = seen.get(nodeid)
+        previous = tuple(history.get(nodeid, ()))
+        if ran is None:
+            # Not run (deselected, partial run): the streak neither grows nor breaks.
+            tier = slow.tiers.get(pin.tier) or slow.tiers[slow.default_tier]
+            streak = _streak(previous, tier.budget)
+            reports.append(
+                PinReport(
+                    pin, PinState.NOT_RUN, None, tier.budget, previous[-HISTORY_KEPT:], streak
+                )
+            )
+            continue
+        kept = (*previous, round(ran.seconds * 1000))[-HISTORY_KEPT:]
+        streak = _streak(kept, ran.budget)
+        state = _pin_state(ran, streak, slow.removable_after)
+        reports.append(PinReport(pin, state, ran.seconds, ran.budget, kept, streak))
+    return reports
+
+
 def judge(
-    slow: SlowConfig, measurements: Iterable[Measurement], pins: PinList | Mapping[str, Pin]
+    slow: SlowConfig,
+    measurements: Iterable[Measurement],
+    pins: PinList | Mapping[str, Pin],
+    history: Mapping[str, Sequence[int]] | None = None,
 ) -> Judgement:
-    """Judge every measurement; ``pins`` by node id."""
+    """Judge every measurement; ``pins`` by node id; ``history``: each pin's earlier ms."""
     by_nodeid = pins.pins if isinstance(pins, PinList) else pins
     factor = slow.fail_factor
     judged: list[Judged] = []
     for m in measurements:
-        tier = slow.tiers.get(m.tier) or slow.tiers[slow.default_tier]
-        judged.append(_judge_one(m, tier.budget, factor, by_nodeid.get(m.nodeid)))
+        if m.budget is not None:
+            budget = m.budget
+        else:
+            tier = slow.tiers.get(m.tier) or slow.tiers[slow.default_tier]
+            budget = tier.budget
+        judged.append(_judge_one(m, budget, factor, by_nodeid.get(m.nodeid)))
     judged.sort(key=lambda j: j.nodeid)
     seen = {j.nodeid: j for j in judged}
-    reports: list[PinReport] = []
-    for nodeid, pin in sorted(by_nodeid.items()):
-        ran = seen.get(nodeid)
-        if ran is None:
-            tier = slow.tiers.get(pin.tier) or slow.tiers[slow.default_tier]
-            reports.append(PinReport(pin, PinState.NOT_RUN, None, tier.budget))
-        else:
-            reports.append(PinReport(pin, _pin_state(ran), ran.seconds, ran.budget))
+    reports = _pin_reports(slow, by_nodeid, seen, history or {})
     stats = _tier_stats(slow, judged)
     return Judgement(
         fail_factor=factor,
@@ -275,4 +344,44 @@ def judge(
         pins=tuple(reports),
         tiers=stats,
         tighten=_tighten(slow, stats),
+    )
+
+
+def confirm(judgement: Judgement, samples: Mapping[str, Sequence[float]]) -> Judgement:
+    """Keep a failure only if every confirmation sample of it stays past its limit.
+
+    ``samples`` by node id: a failure without an entry was not re-timed
+    (``confirm = 0``) and stands; one whose re-timing measured nothing (the
+    test did not run again) stands too: noise is never assumed. An
+    unconfirmed failure moves to ``unconfirmed`` and its pin, if any, reads
+    ``over-ceiling``: reported, not failing.
+    """
+    failures: list[Judged] = []
+    unconfirmed: list[Judged] = []
+    for judged in judgement.failures:
+        taken = samples.get(judged.nodeid)
+        if taken is None:
+            failures.append(judged)
+            continue
+        timed = judged._replace(samples=tuple(taken))
+        if all(sample > judged.limit for sample in taken):
+            failures.append(timed)
+        else:
+            unconfirmed.append(timed)
+    if not unconfirmed and not samples:
+        return judgement
+    by_nodeid = {j.nodeid: j for j in (*failures, *unconfirmed)}
+    noise = {j.nodeid for j in unconfirmed}
+    pins = tuple(
+        replace(report, state=PinState.OVER_CEILING)
+        if report.pin.nodeid in noise and report.state is PinState.BROKEN
+        else report
+        for report in judgement.pins
+    )
+    return replace(
+        judgement,
+        judged=tuple(by_nodeid.get(j.nodeid, j) for j in judgement.judged),
+        failures=tuple(failures),
+        unconfirmed=tuple(unconfirmed),
+        pins=pins,
     )

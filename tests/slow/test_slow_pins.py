@@ -108,7 +108,7 @@ def test_malformed_file_names_file_entry_and_fix(
 def test_pin_and_unpin_keep_the_file_sorted_and_valid(tmp_path: Path, slow: SlowConfig) -> None:
     path = tmp_path / "baselines" / "slow-tests.json"
     for nodeid in ("tests/b.py::t", "tests/a.py::t"):
-        add_pin(path, slow=slow, nodeid=nodeid, tier="unit", ceiling=2.0, reason="r", tracking="#1")
+        add_pin(path, slow=slow, nodeid=nodeid, tier="unit", ceiling=2.0, reason="sleeps on purpose", tracking="#1")
     document = json.loads(path.read_text())
     assert [p["nodeid"] for p in document["pins"]] == ["tests/a.py::t", "tests/b.py::t"]
     first_added = document["pins"][0]["added"]
@@ -119,7 +119,7 @@ def test_pin_and_unpin_keep_the_file_sorted_and_valid(tmp_path: Path, slow: Slow
         nodeid="tests/a.py::t",
         tier="unit",
         ceiling=4.0,
-        reason="r2",
+        reason="sleeps longer now",
         tracking="#2",
     )
     assert previous is not None
@@ -138,7 +138,7 @@ def test_unpin_of_an_unknown_test_guesses(tmp_path: Path, slow: SlowConfig) -> N
         nodeid="tests/a.py::test_one",
         tier="unit",
         ceiling=2,
-        reason="r",
+        reason="sleeps on purpose",
         tracking="#1",
     )
     with pytest.raises(UsageError, match=r"did you mean 'tests/a.py::test_one'\?"):
@@ -153,7 +153,7 @@ def test_pin_refuses_bad_input(tmp_path: Path, slow: SlowConfig, field: str, val
         "nodeid": "t.py::x",
         "tier": "unit",
         "ceiling": 1.0,
-        "reason": "r",
+        "reason": "sleeps on purpose",
         "tracking": "#1",
     }
     kwargs[field] = value

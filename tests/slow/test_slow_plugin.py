@@ -78,10 +78,10 @@ def test_a_pinned_test_past_its_own_ceiling_fails(pytester: pytest.Pytester) -> 
                 f"FAIL {SLOW} took * s: past 9 × its pin ceiling 0.02 s (limit 0.18 s; pinned for "
                 "'sleeps on purpose', tracked in '#1')"
             ),
-            f"pin removable: {FAST} took * s, within its tier budget 0.02 s: lanes slow unpin {FAST}",
+            f"pin within budget: {FAST} took * s (1 of 3 runs in a row needed to call it removable)",
         ]
     )
-    assert verdicts(read_json(out))["pins"] == [f"{FAST}=removable", f"{SLOW}=broken"]
+    assert verdicts(read_json(out))["pins"] == [f"{FAST}=within-budget", f"{SLOW}=broken"]
 
 
 def test_tier_by_marker_and_by_path_glob(pytester: pytest.Pytester) -> None:

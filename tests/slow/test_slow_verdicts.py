@@ -61,7 +61,8 @@ def test_pins_judge_against_their_own_ceiling(slow: SlowConfig) -> None:
         Measurement("t.py::over", "unit", call=7.0),
         Measurement("t.py::broken", "unit", call=10.5),
     ]
-    judgement = judge(slow, measured, pins)
+    # Two earlier runs within the 2.5 s budget, and this one: removable_after = 3.
+    judgement = judge(slow, measured, pins, {"t.py::removable": [300, 250]})
     states = {r.pin.nodeid: r.state for r in judgement.pins}
     assert states == {
         "t.py::removable": PinState.REMOVABLE,
@@ -111,3 +112,22 @@ def test_an_empty_tier_gets_no_hint(slow: SlowConfig) -> None:
 )
 def test_round_up(seconds: float, expected: float) -> None:
     assert round_up(seconds) == pytest.approx(expected)
+
+
+def test_one_fast_run_does_not_make_a_pin_removable(slow: SlowConfig) -> None:
+    pins = {"t.py::p": _pin("t.py::p", 5.0)}
+    fast = [Measurement("t.py::p", "unit", call=0.2)]
+    first = judge(slow, fast, pins)
+    assert [(r.state, r.streak, r.history_ms) for r in first.pins] == [
+        (PinState.WITHIN_BUDGET, 1, (200,))
+    ]
+    # A run over the budget in between breaks the streak.
+    broken = judge(slow, fast, pins, {"t.py::p": [100, 4000, 120]})
+    assert [(r.state, r.streak) for r in broken.pins] == [(PinState.WITHIN_BUDGET, 2)]
+    third = judge(slow, fast, pins, {"t.py::p": [4000, 100, 120]})
+    assert [(r.state, r.streak) for r in third.pins] == [(PinState.REMOVABLE, 3)]
+    # Not run: the history and the streak stay as they were.
+    skipped = judge(slow, [], pins, {"t.py::p": [100, 120]})
+    assert [(r.state, r.streak, r.history_ms) for r in skipped.pins] == [
+        (PinState.NOT_RUN, 2, (100, 120))
+    ]

@@ -1,0 +1,99 @@
+"""Confirmation re-timing: a test past its limit is timed again before it fails the run.
+
+One wall-clock sample is not a verdict on a loaded machine: the same test was
+measured at 1.8 s and 6.3 s in two runs of one suite. So after the suite, on
+the controller, only the offenders run again — serially, in a fresh child
+pytest with ``-n 0``, ``confirm`` times — and a test fails only if it stays
+past its limit in **every** sample. A test that sleeps or waits on real time
+is confirmed as readily as one that computes: wall-clock is what the budget
+measures.
+
+The child runs with the project's own rootdir and configuration file, the
+same plugins (autoload as in the parent) and ``--slow-retime``, which makes
+its ratchet a pure stopwatch: no verdict, no last-run file, no nested
+re-timing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    import pytest
+
+__all__ = ["retime"]
+
+CHILD_SLACK: Final = 60.0
+"""Seconds of pytest start-up and collection allowed per re-timing run."""
+
+
+def _command(config: pytest.Config, out: Path, nodeids: Sequence[str]) -> list[str]:
+    command = [
+        sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "lanes.slow",
+        f"--rootdir={config.rootpath}", f"--slow-json={out}", "--slow-retime",
+    ]  # fmt: skip
+    if config.inipath is not None:
+        command.append(f"--config-file={config.inipath}")
+    if config.pluginmanager.hasplugin("xdist"):
+        command += ["-n", "0"]  # serially, whatever -n addopts or PYTEST_ADDOPTS set
+    return [*command, *nodeids]
+
+
+def _measured(out: Path) -> dict[str, float]:
+    try:
+        data = json.loads(out.read_text(encoding="utf-8"))
+        tests = data["tests"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {
+        t["nodeid"]: t["ms"] / 1000
+        for t in tests
+        if isinstance(t, dict) and isinstance(t.get("ms"), int)
+    }
+
+
+def retime(config: pytest.Config, limits: dict[str, float], samples: int) -> dict[str, list[float]]:
+    """Re-time ``limits``' tests ``samples`` times; seconds per test, one per sample taken.
+
+    A re-timing run that exceeds its deadline (the tests' limits plus
+    start-up) is killed, and every test still unmeasured is recorded at the
+    deadline: a test that hangs is past its limit. A test the child did not
+    run (it failed to collect there) gets no sample, and its failure stands.
+    """
+    nodeids = sorted(limits)
+    deadline = CHILD_SLACK + 2 * sum(limits.values())
+    taken: dict[str, list[float]] = {nodeid: [] for nodeid in nodeids}
+    with tempfile.TemporaryDirectory(prefix="lanes-slow-retime-") as tmp:
+        for sample in range(samples):
+            out = Path(tmp) / f"sample-{sample}.json"
+            started = time.monotonic()
+            try:
+                subprocess.run(
+                    _command(config, out, nodeids),
+                    cwd=config.rootpath,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=deadline,
+                    check=False,
+                    env=os.environ.copy(),
+                )
+            except subprocess.TimeoutExpired:
+                measured = _measured(out)
+                hung = time.monotonic() - started
+                for nodeid in nodeids:
+                    taken[nodeid].append(measured.get(nodeid, hung))
+                continue
+            measured = _measured(out)
+            for nodeid in nodeids:
+                if nodeid in measured:
+                    taken[nodeid].append(measured[nodeid])
+    return {nodeid: values for nodeid, values in taken.items() if values}

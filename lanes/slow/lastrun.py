@@ -1,0 +1,94 @@
+"""The ratchet's last run: ``<envelope_dir>/.slow-last-run.json``.
+
+Written by every enabled run on the controller — plain ``pytest
+--slow-ratchet`` as well as ``lanes slow run`` — so that:
+
+- ``lanes slow pin NODEID`` finds the test's last measurement without
+  ``--ceiling`` after a plain pytest run (it prefers whichever of this file and
+  the envelope is newer);
+- a pin's measurement history survives between runs: a pin becomes removable
+  only after ``removable_after`` consecutive runs within its tier budget.
+
+A hidden file, so the report (which reads ``<envelope_dir>/*.json``) never
+mistakes it for an envelope. Reading is lenient: the file is a cache, and a
+damaged or foreign one reads as "no history" rather than stopping a test run.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from lanes._atomic import write_atomic
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+    from pathlib import Path
+
+    from lanes.config import Config
+    from lanes.slow.verdicts import Judgement
+
+__all__ = ["LAST_RUN_FORMAT", "last_run_path", "read_last_run", "write_last_run"]
+
+LAST_RUN_FORMAT: Final = "lanekit.slow-last-run"
+_VERSION: Final = 1
+
+
+def last_run_path(config: Config) -> Path:
+    return config.root / config.envelope_dir / ".slow-last-run.json"
+
+
+def read_last_run(config: Config) -> dict[str, Any]:
+    """The last run's ``{"tests": {nodeid: [tier, ms]}, "history": {nodeid: [ms, ...]}}``."""
+    try:
+        document = json.loads(last_run_path(config).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {"tests": {}, "history": {}}
+    if not isinstance(document, dict) or document.get("format") != LAST_RUN_FORMAT:
+        return {"tests": {}, "history": {}}
+    tests = document.get("tests")
+    history = document.get("history")
+    return {
+        "tests": {
+            k: v
+            for k, v in (tests.items() if isinstance(tests, dict) else ())
+            if isinstance(v, list)
+            and len(v) == 2  # [tier, ms]
+            and isinstance(v[0], str)
+            and isinstance(v[1], int)
+        },
+        "history": {
+            k: [ms for ms in v if isinstance(ms, int)]
+            for k, v in (history.items() if isinstance(history, dict) else ())
+            if isinstance(v, list)
+        },
+    }
+
+
+def write_last_run(
+    config: Config,
+    judgement: Judgement,
+    *,
+    pytest_args: Iterable[str],
+    partial: bool,
+    previous_history: Mapping[str, Iterable[int]],
+) -> None:
+    """Record this run's measurements and every pin's history (pins not run keep theirs)."""
+    history = {nodeid: list(ms) for nodeid, ms in previous_history.items()}
+    for report in judgement.pins:
+        history[report.pin.nodeid] = list(report.history_ms)
+    # Histories of tests no longer pinned are dropped: a re-pin starts afresh.
+    pinned = {report.pin.nodeid for report in judgement.pins}
+    document = {
+        "format": LAST_RUN_FORMAT,
+        "version": _VERSION,
+        "pytest_args": list(pytest_args),
+        "partial": partial,
+        "tests": {
+            j.nodeid: [j.measurement.tier, round(j.seconds * 1000)] for j in judgement.judged
+        },
+        "history": {k: v for k, v in sorted(history.items()) if k in pinned},
+    }
+    path = last_run_path(config)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(document, indent=1) + "\n")

@@ -77,8 +77,20 @@ def fuzz(session: nox.Session) -> None:
 
 
 # The PR-sized torture run: the default seed sweep, every planted bug, and a
-# short real-process guard. A replay (--seed / --schedule) runs alone.
-TORTURE_PR_ARGS: tuple[str, ...] = ("--self-check", "--real", "--procs", "4", "--iterations", "40")
+# short real-process guard, a few agents through the real hook. A replay
+# (--seed / --schedule) runs alone.
+TORTURE_PR_ARGS: tuple[str, ...] = (
+    "--self-check",
+    "--real",
+    "--procs",
+    "4",
+    "--iterations",
+    "40",
+    "--agents",
+    "3",
+    "--tasks",
+    "4",
+)
 
 
 @nox.session

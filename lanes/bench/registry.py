@@ -35,7 +35,7 @@ __all__ = [
 BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.governor_hook",
     "lanes.bench.gate",
-    "lanes.bench.economy_sim",
+    "lanes.bench.economy",
     "lanes.bench.slow",
 )
 

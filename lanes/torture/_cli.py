@@ -60,6 +60,28 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="critical sections per real guard process (default 200)",
     )
     torture.add_argument(
+        "--agents",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run N agents finishing tasks through the real hook in a real repository "
+        "(one simulation per seed of --agent-seeds; 0 = off)",
+    )
+    torture.add_argument(
+        "--tasks",
+        type=int,
+        default=6,
+        metavar="N",
+        help="tasks per agent in the --agents simulation (default 6)",
+    )
+    torture.add_argument(
+        "--agent-seeds",
+        type=int,
+        default=2,
+        metavar="N",
+        help="simulations (seeds from --seed-start) in the --agents mode (default 2)",
+    )
+    torture.add_argument(
         "--envelope",
         type=Path,
         metavar="PATH",

@@ -8,6 +8,7 @@ every exit path by :func:`lanes.envelope.lane_run`.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -49,6 +50,9 @@ _LIMITS = {
     "self_check_runs": (1, 100_000),
     "procs": (2, 256),
     "iterations": (1, 1_000_000),
+    "agents": (0, 16),
+    "tasks": (1, 1_000),
+    "agent_seeds": (1, 1_000),
 }
 
 
@@ -66,6 +70,9 @@ class Options:
     real: bool = False
     procs: int = 8
     iterations: int = 200
+    agents: int = 0
+    tasks: int = 6
+    agent_seeds: int = 2
 
     @classmethod
     def from_namespace(cls, ns: argparse.Namespace, defaults: TortureConfig) -> Options:
@@ -82,6 +89,9 @@ class Options:
             real=ns.real,
             procs=ns.procs,
             iterations=ns.iterations,
+            agents=ns.agents,
+            tasks=ns.tasks,
+            agent_seeds=ns.agent_seeds,
         )
         options.check()
         return options
@@ -179,6 +189,7 @@ class _Lane:
             nondeterminism=[],
             self_check=None,
             real=None,
+            agents=None,
         )
         if schedule is not None:
             self._replay_schedule(schedule)
@@ -191,10 +202,45 @@ class _Lane:
             self._self_check()
         if self.options.real:
             self._real()
+        if self.options.agents:
+            self._agents()
         self.run.verdict(passed=self.passed)
         print(f"torture: {'PASS' if self.passed else 'FAIL'}")
 
     # ------------------------------------------------------------------ modes
+
+    def _agents(self) -> None:
+        """Agents through the real hook (``lanes.torture.agents``): real files, real git, no model."""
+        import tempfile  # noqa: PLC0415
+        from pathlib import Path  # noqa: PLC0415
+
+        from lanes.torture.agents import simulate  # noqa: PLC0415
+
+        options = self.options
+        seeds = list(range(options.seed_start, options.seed_start + options.agent_seeds))
+        reports: list[dict[str, Any]] = []
+        violations: list[str] = []
+        for seed in seeds:
+            with tempfile.TemporaryDirectory(prefix="lanes-torture-agents-") as tmp:
+                report = simulate(Path(tmp), agents=options.agents, tasks=options.tasks, seed=seed)
+            reports.append({"seed": seed, **report.to_dict()})
+            violations.extend(f"seed {seed}: {v}" for v in report.violations)
+            print(
+                f"torture agents: seed {seed}: {report.executed}/{report.requested} runs executed, "
+                f"{len(report.violations)} violations",
+                file=sys.stderr,
+            )
+        self.run.data["agents"] = {
+            "agents": options.agents,
+            "tasks": options.tasks,
+            "seeds": seeds,
+            "reports": reports,
+            "violations": violations,
+        }
+        if violations:
+            self.passed = False
+            for violation in violations[:10]:
+                print(f"torture agents: VIOLATION {violation}")
 
     def _sweep(self, seeds: range | list[int], *, scenario: bool) -> None:
         variant = Variant("governor", ttl=self.ttl)

@@ -4,6 +4,7 @@
     nox -s lint             ruff check, ruff format --check, mypy --strict
     nox -s lanes            the main job: every lane, then the report
     nox -s bench            the governor's own cost (hook latency ratio, classify throughput)
+    nox -s timing           what each suite costs, the xdist verdict, Δ vs baselines/timing.json
 
 Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
 on a machine with only python3 and pip is enough; CI picks the Python version
@@ -25,8 +26,10 @@ nox.options.sessions = ["tests", "lint"]
 # CI), so `lanes report` can tell this run's envelopes from stale ones.
 os.environ.setdefault("LANES_GROUP_ID", f"nox-{uuid.uuid4()}")
 
-DEV = ".[dev]"
+PYPROJECT = nox.project.load_toml("pyproject.toml")
 LANES = ".[lanes]"
+# The unit suite covers the mutation lane too, so mutmut comes with its extra.
+TESTS = ".[lanes,mutation]"
 
 
 def _install(session: nox.Session, extra: str = LANES) -> None:
@@ -37,7 +40,10 @@ def _install(session: nox.Session, extra: str = LANES) -> None:
 @nox.session
 def tests(session: nox.Session) -> None:
     """The unit suite. Extra arguments go to pytest: nox -s tests -- tests/test_config.py -k name."""
-    _install(session)
+    _install(session, TESTS)
+    # Dependency groups are read here rather than with `pip install --group`,
+    # which needs pip >= 25.1.
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
     args = session.posargs or ["-n", "auto"]
     session.run("pytest", *args)
 
@@ -45,7 +51,8 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint + format check) and mypy --strict over lanes/, tests/ and noxfile.py."""
-    _install(session, DEV)
+    _install(session)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "dev"))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
@@ -116,6 +123,18 @@ def slow(session: nox.Session) -> None:
     _install(session)
     # --self-check first proves the ratchet fails a planted slow test.
     session.run("lanes", "slow", "run", "--self-check", "--", *session.posargs)
+
+
+@nox.session
+def timing(session: nox.Session) -> None:
+    """What each suite costs and how that moved against baselines/timing.json; writes envelopes/timing.json.
+
+    Extra arguments go to `lanes timing`: nox -s timing -- --repeat 5; nox -s timing -- --suite unit
+    --workers 0; nox -s timing -- --record (then review and commit baselines/timing.json).
+    """
+    _install(session)
+    # --self-check first proves the lane flags a planted regression.
+    session.run("lanes", "timing", "--self-check", *session.posargs)
 
 
 @nox.session

@@ -17,9 +17,7 @@ from __future__ import annotations
 import fcntl
 import os
 
-# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
-# start, and the governor imports this module on the hook's path.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import TracebackType
@@ -87,8 +85,8 @@ def remove_stale_temps(path: str | os.PathLike[str], *, now: float | None = None
         return removed
     if not names:
         return removed
-    import stat  # noqa: PLC0415  # only when a leftover exists
-    import time  # noqa: PLC0415
+    import stat  # only when a leftover exists
+    import time
 
     cutoff = (time.time() if now is None else now) - STALE_TEMP_SECONDS
     uid = os.geteuid()
@@ -114,7 +112,7 @@ def read_text_nofollow(path: str | os.PathLike[str]) -> str | None:
     read, and then trust, another file; refuses a FIFO, device or directory
     (``OSError``) without blocking on it, and a file past 16 MiB.
     """
-    from lanes._jsondoc import read_bytes  # noqa: PLC0415  # json stays off importers' path
+    from lanes._jsondoc import read_bytes  # json stays off importers' path
 
     data = read_bytes(path)
     return None if data is None else data.decode("utf-8", errors="replace")

@@ -30,9 +30,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _show(ns: argparse.Namespace) -> int:
-    import json  # noqa: PLC0415
+    import json
 
-    from lanes.config import load_config  # noqa: PLC0415
+    from lanes.config import load_config
 
     config = load_config(ns.config)
     print(json.dumps(config.to_dict(), indent=2, sort_keys=True))

@@ -24,9 +24,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _validate(ns: argparse.Namespace) -> int:
-    from lanes.envelope import read_envelope, validate_envelope  # noqa: PLC0415
-    from lanes.errors import EnvelopeError  # noqa: PLC0415
-    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+    from lanes.envelope import read_envelope, validate_envelope
+    from lanes.errors import EnvelopeError
+    from lanes.exitcodes import ExitCode
 
     failed = False
     for path in ns.files:

@@ -50,7 +50,7 @@ class _Context:
 
 def _make_scanner() -> Scanner | None:
     try:
-        import _json  # noqa: PLC0415  # the stdlib's own accelerator: no re behind it
+        import _json  # the stdlib's own accelerator: no re behind it
     except ImportError:
         return None
     make: Callable[[_Context], Scanner] | None = getattr(_json, "make_scanner", None)
@@ -61,7 +61,7 @@ _SCAN = _make_scanner()
 
 
 def _slow(text: str | bytes) -> object:
-    import json  # noqa: PLC0415  # only for what the scanner does not reproduce
+    import json  # only for what the scanner does not reproduce
 
     return json.loads(text)
 

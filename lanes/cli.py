@@ -14,10 +14,7 @@ from __future__ import annotations
 
 import sys
 
-# Not `from typing import TYPE_CHECKING`: importing typing costs about half an
-# interpreter start, and this module is on the hook's hot path. Type checkers
-# treat any name TYPE_CHECKING as true.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
@@ -35,6 +32,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("classify", "lanes.governor.cli.classify_command"),
     ("mutation", "lanes.mutation._cli"),
     ("report", "lanes.report._cli"),
+    ("retry", "lanes.retry._cli"),
     ("slow", "lanes.slow._cli"),
     ("timing", "lanes.timing._cli"),
     ("torture", "lanes.torture._cli"),
@@ -49,19 +47,19 @@ def subcommands() -> tuple[str, ...]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hook"]:
-        from lanes.governor.hook import run_hook  # noqa: PLC0415  # the hot path imports only this
+        from lanes.governor.hook import run_hook  # the hot path imports only this
 
         return run_hook(args[1:])
     return _main_argparse(args)
 
 
 def _main_argparse(args: list[str]) -> int:
-    import argparse  # noqa: PLC0415  # kept off the hook's path
-    import importlib  # noqa: PLC0415
+    import argparse  # kept off the hook's path
+    import importlib
 
-    from lanes import __version__  # noqa: PLC0415
-    from lanes.errors import LanesError  # noqa: PLC0415
-    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+    from lanes import __version__
+    from lanes.errors import LanesError
+    from lanes.exitcodes import ExitCode
 
     parser = argparse.ArgumentParser(
         prog="lanes",
@@ -78,6 +76,9 @@ def _main_argparse(args: list[str]) -> int:
         parser.print_help(sys.stderr)
         return ExitCode.USAGE
     try:
+        from lanes._platform import require_posix
+
+        require_posix()
         return int(handler(ns))
     except LanesError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
@@ -89,7 +90,7 @@ def _main_argparse(args: list[str]) -> int:
         # `lanes classify --jsonl | head`: the reader left; nothing to report.
         return ExitCode.OK
     except Exception as exc:  # noqa: BLE001  # a crash is exit 3 by contract, not Python's 1
-        import traceback  # noqa: PLC0415
+        import traceback
 
         # The traceback stays: a crash is a lanekit bug and this is its report.
         traceback.print_exc()

@@ -26,6 +26,8 @@ from typing import Any, Final, TypeVar
 from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
+from lanes.governor.settings import KEYS as GOVERNOR_KEYS
+from lanes.governor.settings import GovernorSettings
 from lanes.mutation.settings import MutationConfig, parse_mutation
 from lanes.timing.settings import SuiteTiming, TimingConfig, parse_suite_timing, parse_timing
 
@@ -69,13 +71,9 @@ class Suite:
     timing: SuiteTiming | None = None
 
 
-@dataclass(frozen=True)
-class GovernorConfig:
-    max_full: int = 2
-    escalate_at: int = 5
-    lock_ttl: int = 1800
-    sweep_min_paths: int = 3
-    gate_runners: tuple[str, ...] = ("pytest", "unittest")
+# [tool.lanes.governor]: one row per setting in the governor's own table (its
+# type, bounds, default, environment override, parse, cache row and docs).
+GovernorConfig = GovernorSettings
 
 
 @dataclass(frozen=True)
@@ -167,7 +165,7 @@ class Config:
             "envelope_dir": self.envelope_dir,
             "baseline_dir": self.baseline_dir,
             "suites": {name: asdict(suite) for name, suite in self.suites.items()},
-            "governor": asdict(self.governor),
+            "governor": self.governor.to_dict(),
             "slow": _section_dict(self.slow),
             "fuzz": _section_dict(self.fuzz),
             "torture": asdict(self.torture),
@@ -399,38 +397,7 @@ def _parse_suite(name: str, raw: object) -> Suite:
 
 
 def _parse_governor(raw: object) -> GovernorConfig:
-    table = _Table(
-        "tool.lanes.governor",
-        raw,
-        ("max_full", "escalate_at", "lock_ttl", "sweep_min_paths", "gate_runners"),
-    )
-    defaults = GovernorConfig()
-    max_full = table.integer("max_full", defaults.max_full, minimum=0)
-    escalate_at = table.integer("escalate_at", defaults.escalate_at, minimum=1)
-    if escalate_at <= max_full:
-        msg = (
-            f"[tool.lanes.governor] escalate_at must be greater than max_full "
-            f"({max_full!r}), got {escalate_at!r}"
-        )
-        raise ConfigError(
-            msg,
-            hint="the STOP form follows the nudge: set escalate_at to at least max_full + 1",
-        )
-    gate_runners = table.strings("gate_runners", defaults.gate_runners)
-    for runner in gate_runners:
-        if runner not in RUNNERS:
-            allowed = "a list of runner names: " + ", ".join(RUNNERS)
-            error = table._bad(
-                "gate_runners", list(gate_runners), allowed, default=defaults.gate_runners
-            )
-            raise error
-    return GovernorConfig(
-        max_full=max_full,
-        escalate_at=escalate_at,
-        lock_ttl=table.integer("lock_ttl", defaults.lock_ttl, minimum=1),
-        sweep_min_paths=table.integer("sweep_min_paths", defaults.sweep_min_paths, minimum=1),
-        gate_runners=gate_runners,
-    )
+    return GovernorSettings.parse(_Table("tool.lanes.governor", raw, GOVERNOR_KEYS))
 
 
 def _parse_slow(raw: object) -> SlowConfig:

@@ -11,6 +11,7 @@ __all__ = [
     "ConfigError",
     "EnvelopeError",
     "LanesError",
+    "PlatformError",
     "StateError",
     "UsageError",
 ]
@@ -61,3 +62,7 @@ class EnvelopeError(LanesError, ValueError):
 
 class StateError(LanesError, OSError):
     """A state, baseline or artifact file could not be read or written."""
+
+
+class PlatformError(LanesError, OSError):
+    """lanekit needs POSIX (``fcntl`` file locks); this platform does not have it."""

@@ -64,6 +64,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _handle(ns: argparse.Namespace) -> int:
-    from lanes.affected.lane import handle  # noqa: PLC0415  # keeps `lanes --help` light
+    from lanes.affected.lane import handle  # keeps `lanes --help` light
 
     return handle(ns)

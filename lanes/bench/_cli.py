@@ -41,6 +41,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _run(ns: argparse.Namespace) -> int:
-    from lanes.bench.runner import run_bench  # noqa: PLC0415
+    from lanes.bench.runner import run_bench
 
     return run_bench(ns)

@@ -79,13 +79,13 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
 
 
 def _handle(ns: argparse.Namespace) -> int:
-    import sys  # noqa: PLC0415
-    import traceback  # noqa: PLC0415
+    import sys
+    import traceback
 
-    from lanes.config import load_config  # noqa: PLC0415
-    from lanes.errors import LanesError  # noqa: PLC0415
-    from lanes.exitcodes import ExitCode  # noqa: PLC0415
-    from lanes.fuzz.lane import FuzzOptions, run_fuzz  # noqa: PLC0415  # imports hypothesis
+    from lanes.config import load_config
+    from lanes.errors import LanesError
+    from lanes.exitcodes import ExitCode
+    from lanes.fuzz.lane import FuzzOptions, run_fuzz  # imports hypothesis
 
     options = FuzzOptions(
         iterations=ns.iterations,

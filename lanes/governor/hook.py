@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import sys
 
-# Not `from typing import TYPE_CHECKING`: typing costs half an interpreter
-# start, and this module is on the fast path. Type checkers treat any name
-# TYPE_CHECKING as true.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -55,29 +52,29 @@ def run_hook(args: list[str]) -> int:
     except (OSError, ValueError):
         return 0
     try:
-        from lanes.governor.screen.prescreen import screen  # noqa: PLC0415
-        from lanes.governor.state.debug import debug_enabled  # noqa: PLC0415
+        from lanes.governor.screen.prescreen import screen
+        from lanes.governor.state.debug import debug_enabled
 
         skip = screen(raw)
         if skip is not None:
             if debug_enabled():
-                from lanes.governor.state.debug import debug_log  # noqa: PLC0415
+                from lanes.governor.state.debug import debug_log
 
                 debug_log("skip", reason=f"pre-screen: {skip}")
             return 0
         return _dispatch(raw, _agent_from_args(args))
     except Exception as exc:  # noqa: BLE001  # fail open: never break the agent's command
-        from lanes.governor.state.debug import debug_log  # noqa: PLC0415
+        from lanes.governor.state.debug import debug_log
 
         debug_log("hook-crash", error=f"{type(exc).__name__}: {exc}")
         return 0
 
 
 def _dispatch(raw: bytes, agent: str) -> int:
-    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
-    from lanes.governor.payload import PayloadError, parse_payload  # noqa: PLC0415
-    from lanes.governor.screen.suite_words import refresh  # noqa: PLC0415
-    from lanes.governor.state.debug import debug_log  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify
+    from lanes.governor.payload import PayloadError, parse_payload
+    from lanes.governor.screen.suite_words import refresh
+    from lanes.governor.state.debug import debug_log
 
     try:
         payload = parse_payload(raw)
@@ -102,7 +99,7 @@ def _on_pre(payload: HookPayload, classification: Classification, agent: str) ->
     command naming a configured suite word — including scope ``none`` commands
     such as a ``make verify`` suite, so do not filter on scope here.
     """
-    from lanes.governor.policy import gate  # noqa: PLC0415
+    from lanes.governor.policy import gate
 
     return gate.pre_tool_use(payload, classification, agent=agent)
 
@@ -111,7 +108,7 @@ def _on_post(payload: HookPayload, classification: Classification, agent: str) -
     """PostToolUse / PostToolUseFailure: record suite results, count and advise;
     never blocks. Each piece runs through :func:`_guarded`, so a fault in one
     never costs the other."""
-    from lanes.governor.policy import economy, record  # noqa: PLC0415
+    from lanes.governor.policy import economy, record
 
     _guarded("record", record.post_tool_use, payload, classification, agent=agent)
     advice = _guarded("economy", economy.on_post_tool_use, payload, classification)
@@ -122,9 +119,9 @@ def _on_post(payload: HookPayload, classification: Classification, agent: str) -
 
 def _advise(event: str, text: str) -> None:
     """Print the advice object — the only shape the hook ever writes to stdout."""
-    import json  # noqa: PLC0415
+    import json
 
-    from lanes.governor.policy.economy import MAX_CONTEXT  # noqa: PLC0415
+    from lanes.governor.policy.economy import MAX_CONTEXT
 
     output = {
         "hookSpecificOutput": {"hookEventName": event, "additionalContext": text[:MAX_CONTEXT]}
@@ -139,7 +136,7 @@ def _guarded(name: str, function: Callable[..., object], *args: object, **kwargs
     try:
         return function(*args, **kwargs)
     except Exception as exc:  # noqa: BLE001  # fail open, per piece
-        from lanes.governor.state.debug import debug_log  # noqa: PLC0415
+        from lanes.governor.state.debug import debug_log
 
         debug_log("hook-piece-crash", piece=name, error=f"{type(exc).__name__}: {exc}")
         return None

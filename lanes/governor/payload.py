@@ -171,7 +171,7 @@ def parse_payload(raw: str | bytes) -> HookPayload:
     command = tool_input.get("command") if isinstance(tool_input, dict) else None
     if isinstance(command, list) and all(isinstance(part, str) for part in command):
         # Codex may send argv as a list; rebuild the shell text it stands for.
-        import shlex  # noqa: PLC0415  # rare path: keep shlex off the common one
+        import shlex  # rare path: keep shlex off the common one
 
         command = shlex.join(command)
     if not isinstance(command, str):

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Protocol
 
+    from lanes.config import _Table
+
     class SuiteLike(Protocol):
         @property
         def name(self) -> str: ...
@@ -39,28 +41,23 @@ if TYPE_CHECKING:
         @property
         def lock(self) -> bool: ...
 
-    class GovernorLike(Protocol):
-        @property
-        def lock_ttl(self) -> int: ...
-        @property
-        def sweep_min_paths(self) -> int: ...
-        @property
-        def gate_runners(self) -> tuple[str, ...]: ...
-        @property
-        def max_full(self) -> int: ...
-        @property
-        def escalate_at(self) -> int: ...
-
     class ConfigLike(Protocol):
         @property
         def root(self) -> str | os.PathLike[str]: ...
         @property
         def suites(self) -> Mapping[str, SuiteLike]: ...
         @property
-        def governor(self) -> GovernorLike: ...
+        def governor(self) -> GovernorSettings: ...
 
 
-__all__ = ["CACHE_FILE", "CachedConfig", "cache_path", "gate_config"]
+__all__ = [
+    "CACHE_FILE",
+    "FIELDS",
+    "CachedConfig",
+    "GovernorSettings",
+    "cache_path",
+    "gate_config",
+]
 
 CACHE_FILE = "gate-config.json"
 _FORMAT = "lanekit.gate-config"
@@ -84,19 +81,163 @@ class _Suite:
         self.lock = data["lock"] is True
 
 
-class _Governor:
-    __slots__ = ("escalate_at", "gate_runners", "lock_ttl", "max_full", "sweep_min_paths")
+class _Setting:
+    """One row of the governor's settings table: a ``[tool.lanes.governor]`` key.
 
-    def __init__(self, data: dict[str, object]) -> None:
-        runners = data["gate_runners"]
-        if not isinstance(runners, list):
-            raise TypeError(runners)
-        self.lock_ttl = _int(data["lock_ttl"])
-        self.sweep_min_paths = _int(data["sweep_min_paths"])
-        self.gate_runners = tuple(str(r) for r in runners)
-        # The test economy's knobs ride along: it runs in the same PostToolUse.
-        self.max_full = _int(data["max_full"])
-        self.escalate_at = _int(data["escalate_at"])
+    The row is the whole definition of the setting: the attribute (this is a
+    descriptor), its type and bounds, its default, the environment variable
+    that overrides it (if any), the strict parse with did-you-mean (through
+    ``lanes.config``'s table reader, on a cache miss only), the cache row and
+    the one-line documentation (``lanes governor status --settings`` prints it).
+    """
+
+    __slots__ = ("default", "doc", "env", "minimum", "name")
+
+    def __init__(
+        self, default: object, *, doc: str, minimum: int = 0, env: str | None = None
+    ) -> None:
+        self.name = ""
+        self.default = default
+        self.doc = doc
+        self.minimum = minimum
+        self.env = env
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def parse(self, table: _Table) -> object:
+        """The strictly validated value of this key in ``table`` (or the default)."""
+        raise NotImplementedError
+
+    def from_row(self, value: object) -> object:
+        """The value from a cache row; TypeError when it is not one we wrote."""
+        raise NotImplementedError
+
+
+class _Int(_Setting):
+    """A whole number ``>= minimum``; the environment variable, when set to a
+    whole number, wins over the file (anything else there is ignored)."""
+
+    __slots__ = ()
+
+    def __get__(self, settings: object, owner: type | None = None) -> int:
+        value: int = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
+        return value
+
+    def parse(self, table: _Table) -> object:
+        return table.integer(self.name, _int(self.default), minimum=self.minimum)
+
+    def from_row(self, value: object) -> object:
+        return _int(value)
+
+    def from_environment(self, environ: Mapping[str, str]) -> int | None:
+        """The override in ``environ``: None when unset or not a whole number."""
+        text = environ.get(self.env, "").strip() if self.env else ""
+        return int(text) if text.isdigit() else None
+
+
+class _Runners(_Setting):
+    """A list of runner names the classifier knows (``pytest``, ``cargo`` ...)."""
+
+    __slots__ = ()
+
+    def __get__(self, settings: object, owner: type | None = None) -> tuple[str, ...]:
+        value: tuple[str, ...] = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
+        return value
+
+    def parse(self, table: _Table) -> object:
+        from lanes.governor.classify.runners.names import RUNNERS
+
+        default = self.from_row(self.default)
+        runners = table.strings(self.name, default)
+        for runner in runners:
+            if runner not in RUNNERS:
+                allowed = "a list of runner names: " + ", ".join(RUNNERS)
+                raise table._bad(self.name, list(runners), allowed, default=default)
+        return runners
+
+    def from_row(self, value: object) -> tuple[str, ...]:
+        if not isinstance(value, list | tuple) or not all(isinstance(r, str) for r in value):
+            raise TypeError(value)
+        return tuple(value)
+
+
+class GovernorSettings:
+    """``[tool.lanes.governor]``: THE table — one line per setting.
+
+    ``lanes.config.GovernorConfig`` is this class, the gate's cached view
+    builds it from the cache row, and ``[tool.lanes.governor]``'s known keys,
+    parse, defaults, environment overrides and documentation all come from
+    these rows. Adding a setting is adding a row (and using it).
+    """
+
+    __slots__ = ("_values",)
+
+    # fmt: off
+    max_full = _Int(2, minimum=0, env="LANES_MAX_FULL", doc="full-suite runs per agent session before the test economy's nudge")
+    escalate_at = _Int(5, minimum=1, env="LANES_ESCALATE_AT", doc="the full run from which every full run gets the STOP form (> max_full)")
+    lock_ttl = _Int(1800, minimum=1, doc="seconds after which a run lock frees even when its owner lives")
+    sweep_min_paths = _Int(3, minimum=1, doc="path selectors from which a gated runner's run counts as a full sweep")
+    gate_runners = _Runners(("pytest", "unittest"), doc="runners whose full sweeps the gate blocks")
+    tree_timeout = _Int(20, minimum=1, doc="seconds the tree digest may wait for git before the gate fails open")
+    # fmt: on
+
+    def __init__(self, **values: object) -> None:
+        unknown = set(values) - set(KEYS)
+        if unknown:
+            msg = f"unknown governor settings: {sorted(unknown)}"
+            raise TypeError(msg)
+        self._values = {row.name: values.get(row.name, row.default) for row in FIELDS}
+
+    @classmethod
+    def parse(cls, table: _Table) -> GovernorSettings:
+        """Validate ``[tool.lanes.governor]`` (``table`` knows :data:`KEYS`)."""
+        values = {row.name: row.parse(table) for row in FIELDS}
+        settings = cls(**values)
+        if settings.escalate_at <= settings.max_full:
+            from lanes.errors import ConfigError
+
+            msg = (
+                f"[{table.name}] escalate_at must be greater than max_full "
+                f"({settings.max_full!r}), got {settings.escalate_at!r}"
+            )
+            raise ConfigError(
+                msg,
+                hint="the STOP form follows the nudge: set escalate_at to at least max_full + 1",
+            )
+        return settings
+
+    @classmethod
+    def from_dict(cls, data: dict[str, object]) -> GovernorSettings:
+        """From a cache row; KeyError/TypeError when it is not one we wrote."""
+        return cls(**{row.name: row.from_row(data[row.name]) for row in FIELDS})
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            name: list(value) if isinstance(value, tuple) else value
+            for name, value in self._values.items()
+        }
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, GovernorSettings):
+            return NotImplemented
+        return self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(self._values.items()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={value!r}" for name, value in self._values.items())
+        return f"GovernorSettings({inner})"
+
+
+FIELDS: tuple[_Setting, ...] = tuple(
+    row for row in vars(GovernorSettings).values() if isinstance(row, _Setting)
+)
+KEYS: tuple[str, ...] = tuple(row.name for row in FIELDS)
+ENV_OVERRIDES: tuple[_Int, ...] = tuple(
+    row for row in FIELDS if isinstance(row, _Int) and row.env is not None
+)
 
 
 def _int(value: object) -> int:
@@ -117,7 +258,7 @@ class CachedConfig:
             raise TypeError(data)
         self.root = str(data["root"])
         self.suites = {str(name): _Suite(raw) for name, raw in suites.items()}
-        self.governor = _Governor(governor)
+        self.governor = GovernorSettings.from_dict(governor)
 
 
 def cache_path() -> str:
@@ -146,7 +287,7 @@ class _CacheMissError(ValueError):
 
 
 def _read_cache() -> dict[str, object]:
-    from lanes._jsondoc import load_object  # noqa: PLC0415  # after the screen, like json
+    from lanes._jsondoc import load_object  # after the screen, like json
 
     try:
         # Never blocks: a FIFO here would otherwise hang every test command.
@@ -163,9 +304,9 @@ def _read_cache() -> dict[str, object]:
 
 
 def _write_cache(projects: dict[str, object]) -> None:
-    import json  # noqa: PLC0415  # only on a cache miss: reading needs no json (nor re)
+    import json  # only on a cache miss: reading needs no json (nor re)
 
-    from lanes._atomic import write_atomic  # noqa: PLC0415  # only on a cache miss
+    from lanes._atomic import write_atomic  # only on a cache miss
 
     document = {"format": _FORMAT, "version": _VERSION, "projects": projects}
     try:
@@ -178,10 +319,10 @@ def _write_cache(projects: dict[str, object]) -> None:
 def _load_strict(cwd: str) -> tuple[ConfigLike, dict[str, object] | None]:
     """(config, its cache row or None): the strict loader, failing open to
     defaults (the full-sweep gate still applies, with default settings)."""
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path
 
-    from lanes.config import load_config, parse_config  # noqa: PLC0415
-    from lanes.errors import LanesError  # noqa: PLC0415
+    from lanes.config import load_config, parse_config
+    from lanes.errors import LanesError
 
     try:
         config = load_config(cwd=Path(cwd))

@@ -50,6 +50,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _handle(ns: argparse.Namespace) -> int:
-    from lanes.init.run import run_init  # noqa: PLC0415  # jinja2 only when init runs
+    from lanes.init.run import run_init  # jinja2 only when init runs
 
     return run_init(ns)

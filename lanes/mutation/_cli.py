@@ -128,7 +128,7 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
 
 def _verb(name: str) -> Any:  # noqa: ANN401  # an argparse handler
     def handle(ns: argparse.Namespace) -> int:
-        from lanes.mutation import commands  # noqa: PLC0415  # keeps `lanes --help` light
+        from lanes.mutation import commands  # keeps `lanes --help` light
 
         handler = getattr(commands, name)
         return int(handler(ns))
@@ -138,13 +138,13 @@ def _verb(name: str) -> Any:  # noqa: ANN401  # an argparse handler
 
 def _handle_bare(ns: argparse.Namespace) -> int:
     if not ns.self_check:
-        import sys  # noqa: PLC0415
+        import sys
 
         print(
             "usage: lanes mutation {run,merge,check,baseline,matrix,affected} ... | --self-check",
             file=sys.stderr,
         )
         return 2
-    from lanes.mutation.selfcheck import self_check  # noqa: PLC0415
+    from lanes.mutation.selfcheck import self_check
 
     return self_check(ns)

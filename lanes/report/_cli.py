@@ -64,14 +64,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _report(ns: argparse.Namespace) -> int:
-    from lanes.errors import StateError, UsageError  # noqa: PLC0415
-    from lanes.exitcodes import ExitCode  # noqa: PLC0415
+    from lanes.errors import StateError, UsageError
+    from lanes.exitcodes import ExitCode
 
     directory: Path
     if ns.dir is not None:
         directory = ns.dir
     else:
-        from lanes.config import load_config  # noqa: PLC0415
+        from lanes.config import load_config
 
         config = load_config(ns.config)
         directory = config.root / config.envelope_dir
@@ -80,8 +80,8 @@ def _report(ns: argparse.Namespace) -> int:
         raise UsageError(msg, hint="pass the directory the lanes write their envelopes to")
 
     try:
-        from lanes.report._formats import github_annotations  # noqa: PLC0415
-        from lanes.report.render import build_report  # noqa: PLC0415  # jinja2 only when rendering
+        from lanes.report._formats import github_annotations
+        from lanes.report.render import build_report  # jinja2 only when rendering
     except ModuleNotFoundError as exc:
         if exc.name != "jinja2":
             raise

@@ -91,24 +91,24 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _run(ns: argparse.Namespace) -> int:
-    from lanes.slow.run import run_slow  # noqa: PLC0415
+    from lanes.slow.run import run_slow
 
     return run_slow(ns)
 
 
 def _pin(ns: argparse.Namespace) -> int:
-    from lanes.slow.edit import run_pin  # noqa: PLC0415
+    from lanes.slow.edit import run_pin
 
     return run_pin(ns)
 
 
 def _unpin(ns: argparse.Namespace) -> int:
-    from lanes.slow.edit import run_unpin  # noqa: PLC0415
+    from lanes.slow.edit import run_unpin
 
     return run_unpin(ns)
 
 
 def _check(ns: argparse.Namespace) -> int:
-    from lanes.slow.check import run_check  # noqa: PLC0415
+    from lanes.slow.check import run_check
 
     return run_check(ns)

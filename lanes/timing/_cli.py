@@ -101,7 +101,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _run(ns: argparse.Namespace) -> int:
-    from lanes.lane import drive  # noqa: PLC0415  # the lane's imports wait until it runs
-    from lanes.timing.lane import TimingLane  # noqa: PLC0415
+    from lanes.lane import drive  # the lane's imports wait until it runs
+    from lanes.timing.lane import TimingLane
 
     return drive(TimingLane(), ns)

@@ -92,6 +92,6 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _torture(ns: argparse.Namespace) -> int:
-    from lanes.torture.lane import run_lane  # noqa: PLC0415  # greenlet only when it runs
+    from lanes.torture.lane import run_lane  # greenlet only when it runs
 
     return run_lane(ns)

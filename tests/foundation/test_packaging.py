@@ -36,7 +36,66 @@ def test_the_bare_install_needs_nothing(pyproject: dict[str, Any]) -> None:
 
 def test_the_lanes_extra(pyproject: dict[str, Any]) -> None:
     extra = {_name(req) for req in pyproject["project"]["optional-dependencies"]["lanes"]}
-    assert {"pytest", "pytest-xdist", "hypothesis", "mutmut", "jinja2", "jsonschema"} <= extra
+    assert {"pytest", "pytest-xdist", "hypothesis", "jinja2", "jsonschema"} <= extra
+    # mutmut's dependency tree only for those who run the mutation lane.
+    assert "mutmut" not in extra
+
+
+def test_mutmut_comes_with_the_mutation_extra(pyproject: dict[str, Any]) -> None:
+    extra = {_name(req) for req in pyproject["project"]["optional-dependencies"]["mutation"]}
+    assert extra == {"lanekit", "mutmut"}
+    assert "lanekit[lanes]" in pyproject["project"]["optional-dependencies"]["mutation"]
+
+
+def test_dev_tools_are_a_dependency_group_not_an_extra(pyproject: dict[str, Any]) -> None:
+    assert set(pyproject["project"]["optional-dependencies"]) == {"lanes", "mutation"}
+    dev = pyproject["dependency-groups"]["dev"]
+    assert {"include-group": "test"} in dev
+    assert {"ruff", "mypy", "nox", "types-jsonschema"} <= {
+        _name(r) for r in dev if isinstance(r, str)
+    }
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert 'dependency_groups(PYPROJECT, "dev")' in noxfile
+    assert 'dependency_groups(PYPROJECT, "test")' in noxfile
+    assert '".[lanes,mutation]"' in noxfile  # the unit suite covers the mutation lane
+
+
+def test_the_setuptools_floor_reads_the_spdx_license(pyproject: dict[str, Any]) -> None:
+    # setuptools 76 rejects `license = "MIT"` (a PEP 639 expression); 77 builds it.
+    assert pyproject["build-system"]["requires"] == ["setuptools>=77"]
+    assert pyproject["project"]["license"] == "MIT"
+    assert pyproject["project"]["license-files"] == ["LICENSE"]
+    license_text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert license_text.startswith("MIT License\n")
+
+
+def test_the_version_has_one_source(pyproject: dict[str, Any]) -> None:
+    assert "version" not in pyproject["project"]
+    assert pyproject["project"]["dynamic"] == ["version"]
+    attr = pyproject["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+    assert attr == "lanes.__version__"
+    init = ast.parse((ROOT / "lanes" / "__init__.py").read_text(encoding="utf-8"))
+    literals = [
+        node.value
+        for node in init.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__version__" for t in node.targets)
+    ]
+    assert len(literals) == 1
+    assert isinstance(literals[0], ast.Constant)  # setuptools reads it without importing
+
+
+def test_platform_and_pythons_are_stated(pyproject: dict[str, Any]) -> None:
+    classifiers = pyproject["project"]["classifiers"]
+    assert "Operating System :: POSIX" in classifiers
+    assert "Programming Language :: Python :: 3.14" in classifiers
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert re.search(r"^## Platforms$", readme, re.MULTILINE)
+
+
+def test_both_pytest_plugins_are_entry_points(pyproject: dict[str, Any]) -> None:
+    plugins = pyproject["project"]["entry-points"]["pytest11"]
+    assert plugins == {"lanes.slow": "lanes.slow.plugin", "lanes.fuzz": "lanes.fuzz.plugin"}
 
 
 def test_templates_and_schema_ship_as_package_data(pyproject: dict[str, Any]) -> None:
@@ -44,6 +103,10 @@ def test_templates_and_schema_ship_as_package_data(pyproject: dict[str, Any]) ->
     assert "*.json" in data
     assert "report/templates/*" in data
     assert "py.typed" in data
+    # `lanes init` renders these in a user's project: a wheel without them cannot scaffold.
+    assert "init/templates/*" in data
+    templates = {p.name for p in (ROOT / "lanes" / "init" / "templates").iterdir()}
+    assert {"noxfile.py.j2", "lanes-pr.yml.j2", "lanes-nightly.yml.j2"} <= templates
 
 
 def test_ci_run_is_the_readme_test_command() -> None:

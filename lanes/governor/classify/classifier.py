@@ -21,9 +21,7 @@ from lanes.governor.classify.runners.table import recognise
 from lanes.governor.classify.shell import split_commands
 from lanes.governor.classify.wrappers import SHELLS, Script, basename, unwrap
 
-# Not `from typing import TYPE_CHECKING`: typing costs ~3 ms to import on the
-# hook's path, and type checkers honour any name TYPE_CHECKING.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from lanes.governor.classify.shell import SimpleCommand
 

@@ -90,7 +90,7 @@ def _toml_testpaths(text: str) -> list[str] | None:
     Returns ``_UNCONFIGURED`` when neither table exists (pytest then looks at
     the next file), ``None`` when the table exists without ``testpaths``.
     """
-    import tomllib  # noqa: PLC0415  # only for projects whose pyproject configures pytest
+    import tomllib  # only for projects whose pyproject configures pytest
 
     tool = tomllib.loads(text).get("tool", {})
     pytest_table = tool.get("pytest") if isinstance(tool, dict) else None

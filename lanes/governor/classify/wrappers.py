@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from lanes.governor.classify.runners.argscan import words
 
-# Not `from typing import TYPE_CHECKING`: typing costs ~3 ms to import on the
-# hook's path, and type checkers honour any name TYPE_CHECKING.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -535,7 +533,7 @@ def unwrap(argv: list[str]) -> Unwrapped | Script | None:
     if name in SHELLS:
         return _unwrap_shell(argv)
     if name in CONTAINER_PROGRAMS:
-        from lanes.governor.classify.containers import unwrap_container  # noqa: PLC0415  # rare: load on use
+        from lanes.governor.classify.containers import unwrap_container  # rare: load on use
 
         return unwrap_container(argv, name)
     if name in _PYTHONS or _is_versioned_python(name):

@@ -47,9 +47,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _run(ns: argparse.Namespace) -> int:
-    import os  # noqa: PLC0415
+    import os
 
-    from lanes.errors import UsageError  # noqa: PLC0415
+    from lanes.errors import UsageError
 
     root = os.path.abspath(
         ns.root if ns.root is not None else os.curdir
@@ -68,11 +68,11 @@ def _run(ns: argparse.Namespace) -> int:
     if ns.command is None:
         msg = "no COMMAND given"
         raise UsageError(msg, hint="lanes classify 'pytest tests -q', or --jsonl to read stdin")
-    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify
 
     result = classify(ns.command, root)
     if ns.json:
-        import json  # noqa: PLC0415
+        import json
 
         print(json.dumps(result.to_dict()))
     else:
@@ -86,9 +86,9 @@ def classify_lines(lines: Iterable[str], out: TextIO, root: str | None) -> int:
     Each result is flushed as it is written, so a caller can use one process
     as a request/response pipe.
     """
-    import json  # noqa: PLC0415
+    import json
 
-    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
+    from lanes.governor.classify.classifier import classify
 
     bad = 0
     for number, line in enumerate(lines, start=1):

@@ -120,7 +120,7 @@ def _install_file(path: Path, events: tuple[str, ...], command: str) -> list[str
 
 
 def _default_root() -> Path:
-    from lanes.governor.policy.push_gates import project_root  # noqa: PLC0415
+    from lanes.governor.policy.push_gates import project_root
 
     return Path(project_root(os.getcwd()))
 

@@ -55,24 +55,24 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 
 def _install(ns: argparse.Namespace) -> int:
-    from lanes.governor.cli.install import run_install  # noqa: PLC0415
+    from lanes.governor.cli.install import run_install
 
     return run_install(ns)
 
 
 def _status(ns: argparse.Namespace) -> int:
-    from lanes.governor.cli.status import run_status  # noqa: PLC0415
+    from lanes.governor.cli.status import run_status
 
     return run_status(ns)
 
 
 def _record(ns: argparse.Namespace) -> int:
-    from lanes.governor.cli.status import run_record  # noqa: PLC0415
+    from lanes.governor.cli.status import run_record
 
     return run_record(ns)
 
 
 def _unlock(ns: argparse.Namespace) -> int:
-    from lanes.governor.cli.status import run_unlock  # noqa: PLC0415
+    from lanes.governor.cli.status import run_unlock
 
     return run_unlock(ns)

@@ -35,7 +35,7 @@ _COMMAND_CHARS = 200
 
 
 def _config(ns: argparse.Namespace) -> Config:
-    from lanes.config import load_config  # noqa: PLC0415
+    from lanes.config import load_config
 
     path = getattr(ns, "config", None)
     return load_config(path)
@@ -86,7 +86,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
     economy: dict[str, object] | None = None
     session_id = session or next((os.environ[v] for v in _SESSION_VARS if os.environ.get(v)), None)
     if session_id:
-        from lanes.governor.policy.economy import session_counters  # noqa: PLC0415
+        from lanes.governor.policy.economy import session_counters
 
         economy = session_counters(cwd, session_id)
     return {

@@ -77,7 +77,7 @@ def limits(environ: Mapping[str, str], cwd: str) -> tuple[int, int]:
         # The gate's cached view of the config: loading lanes.config itself
         # would cost about two interpreter starts on every full run. A broken
         # config yields the defaults there (the sweep gate reports it).
-        from lanes.governor.settings import gate_config  # noqa: PLC0415  # full runs only
+        from lanes.governor.settings import gate_config  # full runs only
 
         governor = gate_config(cwd).governor
         configured = (governor.max_full, governor.escalate_at)

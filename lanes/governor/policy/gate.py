@@ -184,7 +184,7 @@ def _audit(
     if state_dir is None:
         debug_log("audit-skipped", reason="no state dir (not a git work tree)")
         return
-    import json  # noqa: PLC0415  # an audited override only
+    import json  # an audited override only
 
     line = json.dumps(
         {
@@ -367,7 +367,7 @@ def pre_tool_use(
 ) -> int:
     """The hook's PreToolUse for a command that runs tests: exit status; a block
     reason goes to stderr."""
-    import sys  # noqa: PLC0415
+    import sys
 
     decision = pre_decision(payload, classification, agent=agent, config=config, environ=environ)
     if decision.action == "block":
@@ -384,14 +384,14 @@ def pre_decision(
     environ: Mapping[str, str] | None = None,
 ) -> Decision:
     """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
-    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.state.owner import agent_pid  # noqa: PLC0415
-    from lanes.governor.state.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+    from lanes.governor.state.env import OSEnvironment
+    from lanes.governor.state.owner import agent_pid
+    from lanes.governor.state.tree import find_repo, state_dir, tree_state
 
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()
     if config is None:
-        from lanes.governor.settings import gate_config  # noqa: PLC0415
+        from lanes.governor.settings import gate_config
 
         config = gate_config(cwd)
     state = state_dir(cwd, env_vars)

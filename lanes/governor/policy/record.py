@@ -201,9 +201,9 @@ def _post(
     config: ConfigLike | None,
     environ: Mapping[str, str] | None,
 ) -> PostResult:
-    from lanes.governor.settings import gate_config  # noqa: PLC0415
-    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.state.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+    from lanes.governor.settings import gate_config
+    from lanes.governor.state.env import OSEnvironment
+    from lanes.governor.state.tree import find_repo, state_dir, tree_state
 
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()

@@ -86,7 +86,7 @@ def _shape(suite: SuiteLike, root: str) -> _SuiteShape:
     shape = _shapes.get(key)
     if shape is not None:
         return shape
-    from lanes.governor.classify.classifier import classify  # noqa: PLC0415  # only for configured suites
+    from lanes.governor.classify.classifier import classify  # only for configured suites
 
     # The suite's own command, read by the same classifier as the agent's
     # commands: "the -m expression in S's command" means exactly what the

@@ -37,11 +37,11 @@ def suite_words(pyproject: str) -> list[bytes]:
     """
     # Imported here, on a cache miss only: pathlib and shlex (which imports re)
     # would cost the full path half an interpreter start on every test command.
-    import shlex  # noqa: PLC0415
-    from pathlib import Path  # noqa: PLC0415
+    import shlex
+    from pathlib import Path
 
-    from lanes.config import load_config  # noqa: PLC0415  # off the screen's path
-    from lanes.errors import LanesError  # noqa: PLC0415
+    from lanes.config import load_config  # off the screen's path
+    from lanes.errors import LanesError
 
     try:
         config = load_config(Path(pyproject))

@@ -30,8 +30,8 @@ def debug_log(event: str, **fields: object) -> None:
         return
     # Imported here, not at the top: the hook's pre-screen imports this module
     # on every shell command, and json and time are only needed when logging.
-    import json  # noqa: PLC0415
-    import time  # noqa: PLC0415
+    import json
+    import time
 
     record = {"ts": round(time.time(), 3), "event": event, "pid": os.getpid(), **fields}
     try:

@@ -23,10 +23,7 @@ import time
 
 from lanes._atomic import flocked, read_text_nofollow, write_atomic
 
-# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
-# start and this module is on the hook's path, so the protocol below exists for
-# type checkers only (every user imports it under TYPE_CHECKING).
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Protocol

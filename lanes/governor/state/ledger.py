@@ -23,10 +23,7 @@ from lanes.errors import LanesError
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.numbers import finite_float
 
-# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
-# start, and this module runs on the hook's path. Type checkers treat any name
-# TYPE_CHECKING as true.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from typing import Final, Literal
 
@@ -215,7 +212,7 @@ def record(env: Environment, path: str, guard: str, suite: str, entry: LedgerEnt
     The guard serialises writers, so two suites finishing at once both land;
     the atomic replace means a reader sees the old ledger or the new one.
     """
-    import json  # noqa: PLC0415  # a writer: the read path stays free of json (and re)
+    import json  # a writer: the read path stays free of json (and re)
 
     with env.locked(guard):
         entries = read(env, path)

@@ -24,10 +24,7 @@ from lanes.errors import LanesError
 from lanes.governor.state.env import UNKNOWN_START
 from lanes.governor.state.numbers import finite_float
 
-# Not `from typing import TYPE_CHECKING`: typing costs about half an interpreter
-# start, and this module runs on the hook's path. Type checkers treat any name
-# TYPE_CHECKING as true.
-TYPE_CHECKING = False
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from typing import Final, Literal
 
@@ -105,7 +102,7 @@ class LockRecord:
         return {name: getattr(self, name) for name in _FIELDS}
 
     def serialise(self) -> str:
-        import json  # noqa: PLC0415  # a writer: the read path stays free of json (and re)
+        import json  # a writer: the read path stays free of json (and re)
 
         return json.dumps(self.to_dict(), sort_keys=True) + "\n"
 

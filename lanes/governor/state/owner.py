@@ -47,7 +47,7 @@ _MAX_DEPTH = 16
 
 def _parent_from_ps(pid: int) -> tuple[int, str] | None:
     # Without /proc (macOS, the BSDs) ps is the portable way to walk up.
-    import subprocess  # noqa: PLC0415  # only where /proc is missing
+    import subprocess  # only where /proc is missing
 
     try:
         out = subprocess.run(

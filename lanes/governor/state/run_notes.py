@@ -23,14 +23,14 @@ __all__ = ["note_start", "run_path", "take_start"]
 
 
 def run_path(state_dir: str, session_tail: str, command: str) -> str:
-    import hashlib  # noqa: PLC0415  # not on the dedup-hit path, which ends before a run
+    import hashlib  # not on the dedup-hit path, which ends before a run
 
     key = hashlib.sha256(f"{session_tail}\0{command}".encode()).hexdigest()[:20]
     return os.path.join(state_dir, f"run-{key}.json")
 
 
 def note_start(env: Environment, path: str, tree: TreeState, suites: list[str]) -> None:
-    import json  # noqa: PLC0415  # a writer: the read path stays free of json (and re)
+    import json  # a writer: the read path stays free of json (and re)
 
     env.replace(path, json.dumps({"tree": tree.to_dict(), "suites": suites, "ts": env.now()}))
 

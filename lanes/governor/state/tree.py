@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["LANEKIT_OUTPUTS", "Repo", "find_repo", "state_dir", "tree_state"]
 
+# The default of [tool.lanes.governor] tree_timeout (lanes.governor.settings).
 _GIT_TIMEOUT = 20.0
 # What lanekit itself writes into a project (lane envelopes, Hypothesis's
 # example database, mutmut's working copy): a lane run must not turn every
@@ -125,8 +126,8 @@ def _file_digest(path: str) -> bytes:
     Fixed length, so no file's bytes can impersonate the next path's record.
     Opened without blocking: a FIFO in the work tree is tagged, never read.
     """
-    import hashlib  # noqa: PLC0415  # only for a dirty tree (see tree_state)
-    import stat  # noqa: PLC0415
+    import hashlib  # only for a dirty tree (see tree_state)
+    import stat
 
     digest = hashlib.sha256()
     try:
@@ -153,7 +154,7 @@ def _file_digest(path: str) -> bytes:
 
 def _submodule_paths(top: str) -> list[str]:
     """The ``path =`` entries of ``top``'s ``.gitmodules`` (no git process)."""
-    from lanes._jsondoc import read_bytes  # noqa: PLC0415  # only with submodules
+    from lanes._jsondoc import read_bytes  # only with submodules
 
     try:
         text = read_bytes(os.path.join(top, ".gitmodules"), max_bytes=1 << 20)
@@ -170,29 +171,32 @@ def _submodule_paths(top: str) -> list[str]:
     return paths
 
 
-def _dirty_submodules(top: str, depth: int) -> list[tuple[str, TreeState | None]]:
+def _dirty_submodules(top: str, depth: int, timeout: float) -> list[tuple[str, TreeState | None]]:
     """(path, state) of every initialised submodule that differs from its HEAD."""
     found: list[tuple[str, TreeState | None]] = []
     for path in _submodule_paths(top):
         sub = os.path.join(top, path)
         if not os.path.exists(os.path.join(sub, ".git")):
             continue  # not initialised: nothing in the work tree to change
-        state = _tree_state(sub, LANEKIT_OUTPUTS, depth + 1)
+        state = _tree_state(sub, LANEKIT_OUTPUTS, depth + 1, timeout)
         if state is None or state.dirty_digest != CLEAN:
             found.append((path, state))
     return found
 
 
-def tree_state(top: str, *, exclude: str | Sequence[str] | None = None) -> TreeState | None:
+def tree_state(
+    top: str, *, exclude: str | Sequence[str] | None = None, timeout: float = _GIT_TIMEOUT
+) -> TreeState | None:
     """HEAD and the dirty digest of the work tree at ``top``; None on any failure.
 
     ``exclude`` names directories inside the work tree whose files are left
     out (a ``LANES_STATE_DIR`` there, a configured ``envelope_dir``): what
     lanekit writes must not change the tree it describes. lanekit's default
     output directories (:data:`LANEKIT_OUTPUTS`) are always left out.
+    ``timeout`` bounds the wait for git (the gate fails open past it).
     """
     extra = [exclude] if isinstance(exclude, str) else list(exclude or ())
-    return _tree_state(top, [*LANEKIT_OUTPUTS, *extra], 0)
+    return _tree_state(top, [*LANEKIT_OUTPUTS, *extra], 0, timeout)
 
 
 def _pathspecs(top: str, excluded: Sequence[str]) -> list[str]:
@@ -205,7 +209,9 @@ def _pathspecs(top: str, excluded: Sequence[str]) -> list[str]:
     return ["--", ".", *specs] if specs else []
 
 
-def _tree_state(top: str, excluded: Sequence[str], depth: int) -> TreeState | None:
+def _tree_state(
+    top: str, excluded: Sequence[str], depth: int, timeout: float = _GIT_TIMEOUT
+) -> TreeState | None:
     repo = find_repo(top)
     head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
     specs = _pathspecs(top, excluded)
@@ -218,7 +224,7 @@ def _tree_state(top: str, excluded: Sequence[str], depth: int) -> TreeState | No
     if head is None:
         argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
     try:
-        outputs = run_all(argvs, cwd=top, env=_git_env(), timeout=_GIT_TIMEOUT)
+        outputs = run_all(argvs, cwd=top, env=_git_env(), timeout=timeout)
     except OSError as exc:
         debug_log("tree-state", error=f"git not runnable: {exc}")
         return None
@@ -238,11 +244,11 @@ def _tree_state(top: str, excluded: Sequence[str], depth: int) -> TreeState | No
             untracked.append(entry[2:])
         elif entry[0] in _UNWATCHED_TAGS:
             unwatched.append(entry[2:])
-    submodules = _dirty_submodules(top, depth) if depth < _MAX_SUBMODULE_DEPTH else []
+    submodules = _dirty_submodules(top, depth, timeout) if depth < _MAX_SUBMODULE_DEPTH else []
     if not diff and not untracked and not unwatched and not submodules:
         return TreeState(head, CLEAN)
     # Imported here: a clean tree (the common case on a re-run) needs no hashing.
-    import hashlib  # noqa: PLC0415
+    import hashlib
 
     digest = hashlib.sha256()
     digest.update(b"diff\0%d\0" % len(diff))

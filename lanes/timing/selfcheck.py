@@ -58,18 +58,19 @@ def test_kept():
 """
 
 
-def write_planted(root: Path, *, factor: int, keep_last: bool = True) -> None:
-    """The planted project: ``factor`` scales the CPU work and the memory held."""
+def write_planted(root: Path, *, cpu: int = 1, memory: int = 1, keep_last: bool = True) -> None:
+    """The planted project; ``cpu`` and ``memory`` scale its CPU work and the memory it holds."""
     tests = root / "tests"
     tests.mkdir(parents=True, exist_ok=True)
-    body = _TESTS.format(work=_WORK_S * factor, mebibytes=_MEMORY_MIB * factor)
+    body = _TESTS.format(work=_WORK_S * cpu, mebibytes=_MEMORY_MIB * memory)
     tests.joinpath("test_planted.py").write_text(
         body + (_KEPT if keep_last else ""), encoding="utf-8"
     )
 
 
 def _measure(root: Path, repeat: int) -> dict[str, Any]:
-    command = f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider"
+    # Hypothesis's plugin would add seconds of import to every planted run.
+    command = f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider -p no:hypothesispytest"
     suite = Suite(name="planted", paths=("tests",), command=command)
     return measure_suite(
         suite,
@@ -96,17 +97,17 @@ def run_self_check() -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="lanes-timing-selfcheck-") as scratch:
         root = Path(scratch)
         baseline_file = root / "baselines" / "timing.json"
-        write_planted(root, factor=1)
+        write_planted(root)
         before = _measure(root, _REPEAT)
         record_baseline(
             baseline_file, previous=None, fingerprint=fingerprint, suites=[before], commit=None
         )
         recorded = read_baseline(baseline_file)
-        write_planted(root, factor=3)
+        write_planted(root, cpu=3, memory=2)
         slower = compare(
             _measure(root, _REPEAT), recorded, fingerprint, max_regression=MAX_REGRESSION
         )
-        write_planted(root, factor=1, keep_last=False)
+        write_planted(root, keep_last=False)
         fewer = compare(_measure(root, 1), recorded, fingerprint, max_regression=None)
     flags = {metric["metric"]: metric["flag"] for metric in slower["metrics"]}
     dropped = fewer["collected"] or {}

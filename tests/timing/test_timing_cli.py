@@ -1,0 +1,107 @@
+"""``lanes timing`` end to end on a planted project: record, regress, lose a test, break."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from lanes.cli import main
+from lanes.envelope import validate_envelope
+from lanes.exitcodes import ExitCode
+from lanes.timing.selfcheck import write_planted
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+PYTEST = (
+    f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider -p no:hypothesispytest"
+)
+
+
+def _project(root: Path, command: str = PYTEST, extra: str = "") -> Path:
+    pyproject = root / "pyproject.toml"
+    pyproject.write_text(
+        f"[tool.lanes.suites.planted]\ncommand = {json.dumps(command)}\n{extra}", encoding="utf-8"
+    )
+    return pyproject
+
+
+def _envelope(root: Path) -> dict[str, Any]:
+    document = json.loads((root / "envelopes" / "timing.json").read_text(encoding="utf-8"))
+    assert validate_envelope(document) == []
+    assert isinstance(document, dict)
+    return document
+
+
+def _lanes(config: Path, *args: str) -> int:
+    return main(["timing", "--config", str(config), "--workers", "0", "--repeat", "1", *args])
+
+
+@pytest.mark.integration
+def test_record_then_catch_a_slower_suite_that_also_lost_a_test(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _project(tmp_path)
+    write_planted(tmp_path)
+    assert _lanes(config, "--record") == ExitCode.OK
+    out, err = capsys.readouterr()
+    assert "recorded baselines/timing.json" in out
+    # One stderr line per measured run; none of them on stdout.
+    assert "timing: planted run-1: wall" in err
+    assert "run-1" not in out
+    baseline = json.loads((tmp_path / "baselines" / "timing.json").read_text(encoding="utf-8"))
+    assert baseline["suites"]["planted"]["collected"] == 3
+    assert _envelope(tmp_path)["data"]["record"]["written"]
+
+    # Three times the CPU work, twice the memory, one test deleted.
+    write_planted(tmp_path, cpu=3, memory=2, keep_last=False)
+    assert _lanes(config, "--max-regression", "30%") == ExitCode.FAIL
+    out, _ = capsys.readouterr()
+    assert "REGRESSION: median CPU time" in out
+    assert "collected dropped 3 → 2" in out
+    envelope = _envelope(tmp_path)
+    assert envelope["result"] == "fail"
+    comparison = envelope["data"]["suites"][0]["comparison"]
+    assert comparison["gate"]["failed"]
+    flags = {m["metric"]: m["flag"] for m in comparison["metrics"]}
+    assert flags["cpu_ms"] == flags["peak_rss_kib"] == "regressed"
+    assert envelope["data"]["table"][0]["collected"] == "3 → 2 (-1)"
+
+
+@pytest.mark.integration
+def test_a_suite_that_cannot_start_is_stage_error_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _project(tmp_path, command="no-such-command-for-lanes-timing tests")
+    assert _lanes(config) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "error: the suite command" in err
+    assert "hint: " in err
+    envelope = _envelope(tmp_path)
+    assert envelope["stage"] == "error"
+    assert envelope["error"]["type"] == "SuiteStartError"
+
+
+def test_bad_configuration_and_unknown_suites_exit_2_before_any_envelope(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _project(tmp_path, extra="\n[tool.lanes.timing]\nrepet = 3\n")
+    assert _lanes(config) == ExitCode.USAGE
+    assert "did you mean 'repeat'" in capsys.readouterr().err
+    config = _project(tmp_path)
+    assert _lanes(config, "--suite", "nope") == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert "no such suite" in err
+    assert "planted" in err
+    assert not (tmp_path / "envelopes").exists()
+
+
+def test_a_bad_max_regression_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["timing", "--max-regression", "-5"])
+    assert caught.value.code == ExitCode.USAGE
+    assert "expected a percentage > 0" in capsys.readouterr().err

@@ -28,7 +28,14 @@ LABEL_W = 200
 VALUE_W = 110
 _FONT = 'font-family="system-ui, sans-serif" font-size="12"'
 # Colours chosen to differ in lightness too (readable in greyscale).
-COLOURS = {"ok": "#2da44e", "warn": "#bf8700", "bad": "#cf222e", "info": "#57606a"}
+COLOURS = {
+    "ok": "#1a7f37",
+    "fine": "#6fdd8b",
+    "near": "#0969da",
+    "warn": "#bf8700",
+    "bad": "#cf222e",
+    "info": "#57606a",
+}
 
 
 def _open(title: str, summary: str, height: int) -> str:
@@ -129,7 +136,8 @@ def stacked_bars(title: str, summary: str, rows: Sequence[tuple[str, Sequence[Se
             if width > 24:  # room for the count inside the segment
                 parts.append(
                     f'<text x="{x + width / 2:.1f}" y="{y + 14}" text-anchor="middle" '
-                    f'fill="#fff">{segment.count}</text>'
+                    f'fill="{"#1f2328" if segment.state == "fine" else "#fff"}">'
+                    f"{segment.count}</text>"
                 )
             x += width
     legend_y = ROW * len(rows) + 20

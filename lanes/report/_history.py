@@ -246,7 +246,7 @@ def freshness(lane: str, envelope: Mapping[str, Any], now: datetime) -> tuple[st
     age = now - started
     stale = age > cadence
     word = "daily" if cadence == timedelta(days=1) else f"every {_age(cadence)}"
-    return f"age {_age(age)} against a {word} cadence", stale
+    return f"{_age(age)} old, runs {word}", stale
 
 
 def absent_lanes(

@@ -253,17 +253,18 @@ def test_bench_highlights_name_every_missed_goal() -> None:
 
 
 def test_a_shard_is_labelled_with_its_file(tmp_path: Path) -> None:
+    # A lane without a schema block: the empty payload stays valid (the label rule is generic).
     config = parse_config({}, root=tmp_path)
     for shard in (1, 2):
-        path = tmp_path / "envelopes" / f"mutation-{shard}.json"
-        with lane_run("mutation", config=config, path=path) as run:
+        path = tmp_path / "envelopes" / f"sharded-{shard}.json"
+        with lane_run("sharded", config=config, path=path) as run:
             run.verdict(passed=True)
     report = _report(tmp_path)
     assert [lane.label for lane in report.view.lanes] == [
-        "mutation (mutation-1.json)",
-        "mutation (mutation-2.json)",
+        "sharded (sharded-1.json)",
+        "sharded (sharded-2.json)",
     ]
-    assert "### ✅ mutation (mutation-1.json): pass\n" in report.markdown
+    assert "### ✅ sharded (sharded-1.json): pass\n" in report.markdown
 
 
 def test_a_deeply_nested_file_is_listed_as_invalid(tmp_path: Path) -> None:

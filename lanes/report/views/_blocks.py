@@ -68,6 +68,8 @@ class Table:
     omitted: int = 0
     """Rows left out past :data:`MAX_TABLE_ROWS`."""
     note: str = ""
+    state_column: bool = True
+    """Show the row status as a word in a first column (off when a column already says it)."""
     kind: Literal["table"] = "table"
 
 
@@ -194,6 +196,7 @@ def table(
     status: Sequence[str] = (),
     code: Sequence[int] = (),
     note: str = "",
+    state_column: bool = True,
 ) -> Table:
     """A :class:`Table` capped at :data:`MAX_TABLE_ROWS` rows."""
     shown = tuple(tuple(row) for row in rows[:MAX_TABLE_ROWS])
@@ -205,4 +208,5 @@ def table(
         code=frozenset(code),
         omitted=max(0, len(rows) - MAX_TABLE_ROWS),
         note=note,
+        state_column=state_column,
     )

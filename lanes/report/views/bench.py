@@ -30,7 +30,8 @@ _FIGURES_PER_BENCHMARK = 3
 def _figures_text(figures: object) -> str:
     if not isinstance(figures, dict):
         return "—"
-    return "; ".join(f"{key} {text(value)}" for key, value in figures.items()) or "—"
+    # One figure a line in HTML (cells keep line breaks); "; " joins them in Markdown.
+    return ";\n".join(f"{key} {text(value)}" for key, value in figures.items()) or "—"
 
 
 def bench_view(data: Mapping[str, Any]) -> Detail:
@@ -74,6 +75,7 @@ def bench_view(data: Mapping[str, Any]) -> Detail:
                 ],
                 status=[_STATUS.get(str(b.get("verdict")), "info") for b in benchmarks],
                 code=(0,),
+                state_column=False,  # the verdict column says it
             )
         )
     findings = tuple(

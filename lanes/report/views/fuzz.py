@@ -43,8 +43,12 @@ def _overhead(overhead: Mapping[str, Any]) -> Callout | None:
         f"same completed cases in-process, the pipe round trip cost {pct(overhead.get('execution'), signed=True)} "
         f"per case call ({ms(overhead.get('watchdog_ms'))} vs {ms(overhead.get('in_process_ms'))}) and "
         f"{pct(run_share, signed=True)} of the whole run (generation and shrinking included); "
-        f"goal: at most {pct(goal)} of the run{verdict}. Negative figures are noise: the "
-        "in-process replay happened to run slower.",
+        f"goal: at most {pct(goal)} of the run{verdict}."
+        + (
+            " A negative figure is noise: the in-process replay happened to run slower."
+            if min(run_share or 0.0, num(overhead.get("execution")) or 0.0) < 0
+            else ""
+        ),
     )
 
 

@@ -31,19 +31,26 @@ __all__ = ["slow_view"]
 # Where a test sits against its tier's budget: the buckets of the distribution chart.
 _BUCKETS: tuple[tuple[str, float, str], ...] = (
     ("≤ ¼ budget", 0.25, "ok"),
-    ("¼ to ½ budget", 0.5, "ok"),
-    ("½ to 1× budget", 1.0, "info"),
+    ("¼ to ½ budget", 0.5, "fine"),
+    ("½ to 1× budget", 1.0, "near"),
     ("band (1× to limit)", float("inf"), "warn"),
 )
 
 PIN_MEANING: Mapping[str, str] = {
     "holding": "over the tier budget, within its ceiling: the waiver is doing its job",
-    "removable": "now within the tier budget: the pin protects nothing — unpin it",
+    "removable": "within the tier budget run after run: the pin protects nothing — unpin it",
+    "within-budget": "within the tier budget lately, not yet for enough runs in a row to unpin",
     "over-ceiling": "past its ceiling, not yet failing: speed it up or raise the ceiling",
     "broken": "past fail_factor × its ceiling: the run fails",
     "not-run": "did not run in this session (deselected, or gone: run lanes slow check)",
 }
-_PIN_STATUS = {"holding": "pass", "removable": "info", "over-ceiling": "warn", "broken": "fail"}
+_PIN_STATUS = {
+    "holding": "pass",
+    "within-budget": "info",
+    "removable": "info",
+    "over-ceiling": "warn",
+    "broken": "fail",
+}
 
 
 def _distribution(data: Mapping[str, Any]) -> Chart | None:
@@ -148,6 +155,20 @@ def _offenders(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
     return blocks, findings
 
 
+def _recent(pin: Mapping[str, Any]) -> str:
+    """The pin's recent measurements and its streak within budget."""
+    history = pin.get("history_ms")
+    shown = ", ".join(ms(value) for value in history[-5:]) if isinstance(history, list) else ""
+    streak = num(pin.get("streak"))
+    if streak is not None:
+        shown += (
+            f" ({streak:.0f} in a row within budget)"
+            if shown
+            else f"{streak:.0f} in a row within budget"
+        )
+    return shown or "—"
+
+
 def _pins(data: Mapping[str, Any]) -> list[Block]:
     pins = items(data.get("pins"))
     if not pins:
@@ -158,6 +179,7 @@ def _pins(data: Mapping[str, Any]) -> list[Block]:
             text(p.get("state")),
             ms(p.get("ms")),
             ms(p.get("ceiling_ms")),
+            _recent(p),
             text(p.get("reason")),
             text(p.get("tracking")),
             text(p.get("added")),
@@ -171,7 +193,7 @@ def _pins(data: Mapping[str, Any]) -> list[Block]:
     return [
         table(
             f"Pins ({len(pins)}; {data.get('pins_file', 'baselines/slow-tests.json')})",
-            ("test", "state", "took", "ceiling", "reason", "tracking", "added"),
+            ("test", "state", "took", "ceiling", "recent runs", "reason", "tracking", "added"),
             rows,
             status=[_PIN_STATUS.get(str(p.get("state")), "info") for p in pins],
             code=(0,),
@@ -201,6 +223,16 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
             )
         )
     ]
+    if data.get("partial") is True:
+        reasons = data.get("partial_reasons")
+        why = "; ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons else ""
+        blocks.append(
+            Callout(
+                "warn",
+                "a partial run: its verdict says nothing about the tests it did not judge"
+                + (f" ({why})" if why else ""),
+            )
+        )
     chart = _distribution(data)
     if chart is not None:
         blocks.append(chart)
@@ -244,6 +276,28 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
                     for b in band
                 ],
                 status=["warn"] * len(band),
+                code=(0,),
+            )
+        )
+    unconfirmed = items(data.get("unconfirmed"))
+    if unconfirmed:
+        blocks.append(
+            table(
+                "Unconfirmed (past the limit once, not in every re-timing: reported, not failing)",
+                ("test", "tier", "took", "limit", "re-timings"),
+                [
+                    (
+                        text(u.get("nodeid")),
+                        text(u.get("tier")),
+                        ms(u.get("ms")),
+                        ms(u.get("limit_ms")),
+                        ", ".join(ms(v) for v in u.get("samples_ms", []))
+                        if isinstance(u.get("samples_ms"), list)
+                        else "—",
+                    )
+                    for u in unconfirmed
+                ],
+                status=["warn"] * len(unconfirmed),
                 code=(0,),
             )
         )

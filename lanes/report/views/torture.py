@@ -233,7 +233,10 @@ def torture_view(data: Mapping[str, Any]) -> Detail:
                 ("seeds", _seeds(data)),
                 ("scheduler", text(data.get("scheduler"))),
                 ("clients × ops", f"{text(data.get('clients'))} × {text(data.get('ops'))}"),
-                ("executions (each seed twice: replay check)", text(data.get("executions"))),
+                (
+                    "executions",
+                    f"{text(data.get('executions'))} (each seed twice: the replay check)",
+                ),
                 ("steps", text(data.get("steps"))),
                 ("runs/s", text(data.get("runs_per_second"))),
                 ("trace signature", text(data.get("signature"))),

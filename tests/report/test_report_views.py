@@ -1,0 +1,197 @@
+"""Each lane's view answers its reviewer's question; unknown or unreadable payloads stay visible."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+import pytest
+from lane_payloads import (
+    bench_data,
+    fuzz_data,
+    fuzz_failure,
+    offender,
+    pin,
+    slow_data,
+    torture_data,
+    violation,
+)
+from report_fixtures import HOSTILE, write_lane
+
+from lanes.report.render import build_report
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lanes.report.render import Report
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("GITHUB_STEP_SUMMARY", "GITHUB_RUN_ID", "LANES_GROUP_ID", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def _report(root: Path) -> Report:
+    directory = root / "envelopes"
+    return build_report(
+        directory, out_md=directory / "summary.md", out_html=directory / "index.html"
+    )
+
+
+def test_slow_shows_the_offender_with_its_fix_and_each_pin_state(tmp_path: Path) -> None:
+    data = slow_data(
+        offenders=[offender("tests/test_b.py::test_sleepy", 3200)],
+        pins=[
+            pin("tests/test_c.py::test_holding", "holding", 2500),
+            pin("tests/test_c.py::test_fast_now", "removable", 200),
+        ],
+    )
+    write_lane(tmp_path, "slow", "fail", data)
+    report = _report(tmp_path)
+    assert report.view.lanes[0].status == "fail"
+    md = report.markdown
+    assert "| ❌ | `tests/test_b.py::test_sleepy` | unit | 3.2 s | 1.0 s | 2.0 s | no |" in md
+    # The fix a reviewer can paste, with the ceiling the CLI would suggest (3.2 s × 1.25).
+    assert (
+        "lanes slow pin tests/test_b.py::test_sleepy --reason '<why it is slow>' --tracking '<issue>' --ceiling 4"
+        in md
+    )
+    # Pins by name, not as pins[1].state, and what each state means.
+    assert "| `tests/test_c.py::test_fast_now` | removable |" in md
+    assert "removable: within the tier budget run after run: the pin protects nothing" in md
+    assert "holding: over the tier budget, within its ceiling" in md
+    assert "pins[1].state" not in md
+    # The per-tier distribution chart, with its text alternative.
+    assert "<title>Tests per tier against the tier budget</title>" in report.html
+    assert "over the limit" in report.html
+
+
+def test_fuzz_shows_failures_with_repro_and_promote_and_explains_the_overhead(
+    tmp_path: Path,
+) -> None:
+    write_lane(
+        tmp_path, "fuzz", "fail", fuzz_data(failures=[fuzz_failure("ledger", HOSTILE)], run=0.35)
+    )
+    report = _report(tmp_path)
+    md = report.markdown
+    assert "lanes fuzz --input-file envelopes/fuzz/ledger-untyped-23a6a3302f92.json\n" in md
+    assert (
+        "lanes fuzz --input-file envelopes/fuzz/ledger-untyped-23a6a3302f92.json --append-corpus"
+        in md
+    )
+    assert "Watchdog overhead: every case runs in a watchdog process" in md
+    assert "MISS: over the goal" in md  # 35% of the run against a 20% goal
+    assert "<title>Cases per second per target</title>" in report.html
+    assert "<script>" not in report.html  # the hostile message stays escaped
+    assert "&lt;script&gt;" in report.html
+
+
+def test_torture_shows_violations_with_replay_lines_and_the_self_check_table(
+    tmp_path: Path,
+) -> None:
+    write_lane(tmp_path, "torture", "fail", torture_data(violations=[violation(17)]))
+    report = _report(tmp_path)
+    md = report.markdown
+    assert "lanes torture --seed 17 --clients 4 --ops 40" in md
+    assert "foreign-lock" in md
+    assert "**Self-check (a bug counts as caught when either scheduler catches it)**" in md
+    assert "| ✅ | no-ttl | pct | 0/20 | 0.0% |" in md  # caught by the other scheduler
+    assert "**lock breaks:** own token 162, expired 540, owner dead 74" in md
+
+
+def test_bench_names_every_miss_before_anything_else(tmp_path: Path) -> None:
+    write_lane(tmp_path, "bench", "pass", bench_data(miss=True))
+    report = _report(tmp_path)
+    section = report.markdown.split("### ✅ bench: pass", 1)[1]
+    first_block = section.split("\n\n> ", 1)[1]
+    assert first_block.startswith("⚠️ **MISS:** slow-plugin-overhead: a tracked goal missed")
+    # The missed goal leads the table too.
+    rows = [line for line in section.splitlines() if line.startswith("| `")]
+    assert rows[0].startswith("| `slow-plugin-overhead` | MISS |")
+
+
+def test_an_unknown_lane_keeps_the_generic_view(tmp_path: Path) -> None:
+    write_lane(tmp_path, "custom", "pass", {"widgets": 3, "nested": {"depth": 2}})
+    report = _report(tmp_path)
+    assert "| widgets | 3 |" in report.markdown
+    assert "| nested.depth | 2 |" in report.markdown
+    assert "<details open><summary>all data (2 rows)</summary>" in report.html
+
+
+def test_a_payload_of_another_shape_still_renders_with_all_its_data(tmp_path: Path) -> None:
+    # stage error: the schema's per-lane block does not apply, so anything goes.
+    write_lane(
+        tmp_path, "slow", "error", {"counts": [1, 2], "tiers": "unit", "offenders": {"x": 1}}
+    )
+    report = _report(tmp_path)
+    lane = report.view.lanes[0]
+    assert lane.status == "error"
+    assert lane.blocks  # the view read what it could ("—" for the rest)
+    assert "**tests judged:** — — — within budget" in report.markdown
+    assert ("counts", "[1, 2]") in lane.rows  # and the data table keeps everything
+    assert "all data (3 rows)" in report.html
+
+
+def test_a_replay_envelope_is_grouped_apart_and_never_fails_the_report(tmp_path: Path) -> None:
+    write_lane(tmp_path, "torture", "pass", torture_data())
+    replay = write_lane(tmp_path, "fuzz", "fail", {**fuzz_data(), "mode": "replay"})
+    replay.rename(replay.with_name("fuzz-replay.json"))
+    report = _report(tmp_path)
+    assert report.ok  # the leftover replay does not decide the verdict
+    assert [lane.label for lane in report.view.main] == ["torture"]
+    assert [(lane.label, lane.side) for lane in report.view.side] == [
+        ("fuzz (fuzz-replay.json)", "replay")
+    ]
+    assert "**Side runs**" in report.markdown
+    assert "crashed" not in report.view.title
+
+
+def test_a_failed_self_check_still_fails_the_report(tmp_path: Path) -> None:
+    write_lane(tmp_path, "torture", "pass", torture_data())
+    check = write_lane(tmp_path, "fuzz", "fail", {**fuzz_data(), "mode": "self-check"})
+    check.rename(check.with_name("fuzz-self-check.json"))
+    report = _report(tmp_path)
+    assert not report.ok
+    assert report.view.side[0].side == "self-check"
+
+
+def test_every_view_survives_hostile_strings_in_every_field(tmp_path: Path) -> None:
+    payloads = {
+        "slow": slow_data(
+            offenders=[offender(f"tests/{HOSTILE}.py::t", 3000)],
+            pins=[pin(HOSTILE, "broken", 9000)],
+        ),
+        "fuzz": fuzz_data(failures=[fuzz_failure(HOSTILE, HOSTILE)]),
+        "torture": torture_data(
+            violations=[{**violation(3), "message": HOSTILE, "replay": HOSTILE}]
+        ),
+        "bench": {
+            "iterations": 1,
+            "benchmarks": [{**bench_data()["benchmarks"][1], "note": HOSTILE, "goal": HOSTILE}],
+        },
+    }
+    for lane, data in payloads.items():
+        write_lane(tmp_path, lane, "fail", json.loads(json.dumps(data)))
+    report = _report(tmp_path)
+    assert all(lane.blocks for lane in report.view.lanes), [
+        lane.label for lane in report.view.lanes
+    ]
+    assert "<script>" not in report.html
+    # Inside a fenced code block (a repro command) text is literal; outside, escaped.
+    fence = re.compile(r"^(`{3,})sh\n.*?^\1$", re.MULTILINE | re.DOTALL)
+    prose = fence.sub("", report.markdown)
+    assert "<script>" not in prose
+    assert "[link](http" not in prose
+    for block in fence.finditer(report.markdown):
+        assert "```" not in block.group(0)[len(block.group(1)) : -len(block.group(1))]
+
+
+def test_a_view_that_trips_over_a_payload_says_so_and_shows_the_data(tmp_path: Path) -> None:
+    # "caught" should map a target to a list of kinds; a number cannot be iterated.
+    data = {"mode": "self-check", "self_check": {"expected": {"a": "stall"}, "caught": {"a": 5}}}
+    write_lane(tmp_path, "fuzz", "error", data)
+    report = _report(tmp_path)
+    assert "the fuzz view could not read this envelope (TypeError:" in report.markdown
+    assert ("self_check.caught.a", "5") in report.view.lanes[0].rows

@@ -28,6 +28,7 @@ from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.run_notes import note_start, run_path
 from lanes.governor.state.shown import shown
+from lanes.governor.state.trust import distrust_state
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
@@ -180,28 +181,44 @@ def _sweep_message(inv: Invocation, why: str, reason: str | None, flag: str | No
 
 def _audit(
     env: Environment, state_dir: str | None, payload: HookPayload, agent: str, reason: str
-) -> None:
+) -> str | None:
+    """Append the honoured override to the audit log; why it cannot be, else None.
+
+    An override that cannot be audited is not honoured (issue 11, defect 12):
+    the audit line is its price. Outside git there is no state dir and no log.
+    """
     if state_dir is None:
         debug_log("audit-skipped", reason="no state dir (not a git work tree)")
-        return
-    import json  # an audited override only
+        return None
+    audit = paths_in(state_dir)["audit"]
+    problem = distrust_state(state_dir, [audit])
+    if problem is None:
+        import json  # noqa: PLC0415  # an audited override only
 
-    line = json.dumps(
-        {
-            "ts": env.now(),
-            "event": "full-sweep-override",
-            "session": payload.session_id,
-            "agent": agent,
-            "command": payload.command,
-            "reason": reason,
-            "cwd": payload.cwd,
-        },
-        sort_keys=True,
+        line = json.dumps(
+            {
+                "ts": env.now(),
+                "event": "full-sweep-override",
+                "session": payload.session_id,
+                "agent": agent,
+                "command": payload.command,
+                "reason": reason,
+                "cwd": payload.cwd,
+            },
+            sort_keys=True,
+        )
+        try:
+            env.append(audit, line)
+        except OSError as exc:
+            problem = f"{audit} cannot be written ({exc.strerror or exc})"
+    if problem is None:
+        return None
+    debug_log("audit-failed", error=problem)
+    return (
+        f"full-sweep override not honoured: it cannot be audited — {shown(problem, 300)}. "
+        "Fix the state directory (it must be yours and not writable by others: "
+        "`lanes governor status` shows it), then retry."
     )
-    try:
-        env.append(paths_in(state_dir)["audit"], line)
-    except OSError as exc:
-        debug_log("audit-failed", error=str(exc))
 
 
 def _dedup_message(match: SuiteMatch, entry: ledger_mod.LedgerEntry, now: float) -> str:
@@ -224,8 +241,8 @@ def _lock_message(holder: lock_mod.LockRecord | None, now: float, ttl: float) ->
         f"run lock held: {shown(holder.agent)} "
         f"(session …{shown(holder.session_tail[-4:]) or '????'}, "
         f"pid {holder.agent_pid}) has been running {shown(holder.suite)} for {ago(age)} "
-        f"(`{shown(holder.command.strip(), 120)}`). It frees when that run finishes, when its agent "
-        f"exits, or at the latest in {ago(ttl - age)} (lock_ttl). Do something else "
+        f"(`{shown(holder.command.strip(), 120)}`). It frees when that run finishes, "
+        f"when its agent exits, or at the latest in {ago(ttl - age)} (lock_ttl). Do something else "
         "meanwhile and retry; heavy suites belong under `nice -n 19`. "
         "`lanes governor status` shows the holder."
     )
@@ -257,7 +274,9 @@ def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane c
         sweep_allowed = True
         reasons.append(reason.strip())
     if sweep_allowed:
-        _audit(env, state_dir, payload, agent, "; ".join(dict.fromkeys(reasons)))
+        refused = _audit(env, state_dir, payload, agent, "; ".join(dict.fromkeys(reasons)))
+        if refused is not None:
+            return Decision("block", refused, step="sweep-audit")
     try:
         return _dedup_and_lock(
             env,
@@ -292,6 +311,12 @@ def _dedup_and_lock(
     if state_dir is None:
         return Decision("allow")
     files = paths_in(state_dir)
+    problem = distrust_state(state_dir, files.values())
+    if problem is not None:
+        # Another user could have forged a PASS or planted a lock: ignore the
+        # state (fail open), and leave it untouched.
+        debug_log("state-distrusted", error=problem)
+        return Decision("allow", step="state-distrusted")
     matches = resolve(classification, config, cwd=payload.cwd)
     # 2. Dedup: a forced suite segment is never deduplicated.
     unforced = [
@@ -335,6 +360,11 @@ def _dedup_and_lock(
         command=payload.command,
         ttl=ttl,
     )
+    if not result.acquired and result.why == "unguarded":
+        # The guard cannot be taken and nobody live holds the lock: a stale
+        # lock cannot be broken safely, so run unlocked (fail open).
+        _note_start(env, state_dir, payload, tree, matches)
+        return Decision("allow", step="lock-skipped")
     if not result.acquired:
         return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
     if result.why not in ("free", "own-session"):
@@ -367,7 +397,7 @@ def pre_tool_use(
 ) -> int:
     """The hook's PreToolUse for a command that runs tests: exit status; a block
     reason goes to stderr."""
-    import sys
+    import sys  # noqa: PLC0415
 
     decision = pre_decision(payload, classification, agent=agent, config=config, environ=environ)
     if decision.action == "block":
@@ -384,14 +414,14 @@ def pre_decision(
     environ: Mapping[str, str] | None = None,
 ) -> Decision:
     """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
-    from lanes.governor.state.env import OSEnvironment
-    from lanes.governor.state.owner import agent_pid
-    from lanes.governor.state.tree import find_repo, state_dir, tree_state
+    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
+    from lanes.governor.state.owner import agent_pid  # noqa: PLC0415
+    from lanes.governor.state.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
 
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()
     if config is None:
-        from lanes.governor.settings import gate_config
+        from lanes.governor.settings import gate_config  # noqa: PLC0415
 
         config = gate_config(cwd)
     state = state_dir(cwd, env_vars)

@@ -32,6 +32,7 @@ from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.run_notes import run_path, take_start
+from lanes.governor.state.trust import distrust_state
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
@@ -99,6 +100,12 @@ def decide_post(  # noqa: PLR0917  # mirrors gate.decide_pre, positional for the
         debug_log("record-skipped", reason="backgrounded", command=payload.command)
         return PostResult({}, released=False)
     files = paths_in(state_dir)
+    problem = distrust_state(state_dir, files.values())
+    if problem is not None:
+        # Another user can write here: record nothing into (and release
+        # nothing from) state we cannot trust; PreToolUse took no lock in it.
+        debug_log("state-distrusted", error=problem)
+        return PostResult({}, released=False)
     # Read the lock before releasing it: its start time is the run's duration.
     started: float | None = None
     lock_record = lock_mod.inspect(env, files["lock"]).record

@@ -21,11 +21,13 @@ from __future__ import annotations
 
 from lanes._jsondoc import loads_object
 from lanes.errors import LanesError
+from lanes.governor.state.debug import debug_log
 from lanes.governor.state.env import UNKNOWN_START
 from lanes.governor.state.numbers import finite_float
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final, Literal
 
     Status = Literal["held", "expired", "owner-dead", "absent", "unreadable"]
@@ -225,7 +227,9 @@ class AcquireResult:
     ``why`` is one of: ``"free"`` (no lock was there), ``"own-session"`` (our
     session's lock, reclaimed), ``"expired"``, ``"owner-dead"``, ``"unreadable"``
     (a stale lock broken), ``"held"`` (not acquired; ``holder`` says by whom),
-    ``"raced"`` (not acquired: the file appeared without the guard).
+    ``"raced"`` (not acquired: the file appeared without the guard),
+    ``"unguarded"`` (not acquired, no live holder: the guard cannot be taken
+    and a stale lock cannot be broken without it; run unlocked).
     """
 
     __slots__ = ("acquired", "holder", "record", "why")
@@ -265,26 +269,12 @@ def acquire(
     """Take the run lock unless someone else holds it.
 
     ``record`` of the result is the lock we wrote (its ``token`` releases it).
+    When the guard cannot be taken (its sidecar is a directory, unreadable),
+    see :func:`_acquire_unguarded`: a live holder still blocks.
     """
-    with env.locked(guard_path):
-        text = _read(env, lock_path)
-        state = _judge(env, text, ttl)
-        why = "free"
-        if state.status == "held":
-            holder = state.record
-            # An empty tail identifies nobody: never let two session-less
-            # callers reclaim each other's locks.
-            if holder is None or not session_tail or holder.session_tail != session_tail:
-                return AcquireResult(acquired=False, holder=holder, why="held")
-            why = "own-session"
-        elif state.status != "absent":
-            why = state.status
-        if text is not None:
-            # Breaking happens only here, under the guard: every writer holds
-            # the guard while it creates the file, so nobody is mid-write and
-            # an unreadable file is damage, not a holder's half-written record.
-            env.unlink(lock_path)
-        record = LockRecord(
+
+    def new_record() -> LockRecord:
+        return LockRecord(
             suite=suite,
             agent=agent,
             session_tail=session_tail,
@@ -296,11 +286,79 @@ def acquire(
             token=env.new_token(),
             command=command,
         )
-        if not env.create_exclusive(lock_path, record.serialise()):
-            # Only a writer that bypasses the guard gets here; its file wins.
-            raced = _judge(env, _read(env, lock_path), ttl)
-            return AcquireResult(acquired=False, holder=raced.record, why="raced")
-        return AcquireResult(acquired=True, holder=None, why=why, record=record)
+
+    entered = False
+    try:
+        with env.locked(guard_path):
+            entered = True
+            return _acquire_guarded(env, lock_path, session_tail, ttl, new_record)
+    except OSError as exc:
+        if entered:
+            raise
+        return _acquire_unguarded(env, lock_path, session_tail, ttl, new_record, error=exc)
+
+
+def _acquire_guarded(
+    env: Environment,
+    lock_path: str,
+    session_tail: str,
+    ttl: float,
+    new_record: Callable[[], LockRecord],
+) -> AcquireResult:
+    text = _read(env, lock_path)
+    state = _judge(env, text, ttl)
+    why = "free"
+    if state.status == "held":
+        holder = state.record
+        # An empty tail identifies nobody: never let two session-less
+        # callers reclaim each other's locks.
+        if holder is None or not session_tail or holder.session_tail != session_tail:
+            return AcquireResult(acquired=False, holder=holder, why="held")
+        why = "own-session"
+    elif state.status != "absent":
+        why = state.status
+    if text is not None:
+        # Breaking happens only here, under the guard: every writer holds
+        # the guard while it creates the file, so nobody is mid-write and
+        # an unreadable file is damage, not a holder's half-written record.
+        env.unlink(lock_path)
+    record = new_record()
+    if not env.create_exclusive(lock_path, record.serialise()):
+        # Only a writer that bypasses the guard gets here; its file wins.
+        raced = _judge(env, _read(env, lock_path), ttl)
+        return AcquireResult(acquired=False, holder=raced.record, why="raced")
+    return AcquireResult(acquired=True, holder=None, why=why, record=record)
+
+
+def _acquire_unguarded(
+    env: Environment,
+    lock_path: str,
+    session_tail: str,
+    ttl: float,
+    new_record: Callable[[], LockRecord],
+    *,
+    error: OSError,
+) -> AcquireResult:
+    """Without the guard: a live holder still blocks, a free lock is still taken
+    (the exclusive create alone is atomic), but nothing is ever broken — that
+    needs the guard. ``why="unguarded"`` (not acquired, no live holder): the
+    caller runs without the lock rather than block until the guard is fixed.
+    """
+    debug_log("lock-guard-unavailable", path=lock_path, error=str(error))
+    text = _read(env, lock_path)
+    state = _judge(env, text, ttl)
+    holder = state.record
+    if state.status == "held" and (
+        holder is None or not session_tail or holder.session_tail != session_tail
+    ):
+        return AcquireResult(acquired=False, holder=holder, why="held")
+    if text is not None:
+        return AcquireResult(acquired=False, holder=holder, why="unguarded")
+    record = new_record()
+    if not env.create_exclusive(lock_path, record.serialise()):
+        raced = _judge(env, _read(env, lock_path), ttl)
+        return AcquireResult(acquired=False, holder=raced.record, why="raced")
+    return AcquireResult(acquired=True, holder=None, why="free", record=record)
 
 
 def release(env: Environment, lock_path: str, guard_path: str, *, token: str) -> bool:
@@ -309,14 +367,27 @@ def release(env: Environment, lock_path: str, guard_path: str, *, token: str) ->
     A run that outlived its TTL must not delete the lock a sibling has taken
     since: the token, checked under the guard, tells the two apart.
     """
-    with env.locked(guard_path):
-        text = _read(env, lock_path)
-        if not text:
-            return False
-        try:
-            record = parse_lock(text)
-        except LockError:
-            return False
-        if record.token != token:
-            return False
-        return env.unlink(lock_path)
+    entered = False
+    try:
+        with env.locked(guard_path):
+            entered = True
+            return _release_own(env, lock_path, token)
+    except OSError:
+        if entered:
+            raise
+        # The guard cannot be taken: still release our own lock (checked by
+        # token), or it would block every sibling until the TTL.
+        return _release_own(env, lock_path, token)
+
+
+def _release_own(env: Environment, lock_path: str, token: str) -> bool:
+    text = _read(env, lock_path)
+    if not text:
+        return False
+    try:
+        record = parse_lock(text)
+    except LockError:
+        return False
+    if record.token != token:
+        return False
+    return env.unlink(lock_path)

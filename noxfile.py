@@ -170,3 +170,27 @@ def report(session: nox.Session) -> None:
     """Render envelopes/ into summary.md (+ $GITHUB_STEP_SUMMARY) and index.html; fails if a lane failed."""
     _install(session)
     session.run("lanes", "report", *session.posargs)
+
+
+@nox.session(name="report-browser")
+def report_browser(session: nox.Session) -> None:
+    """envelopes/index.html in headless Chromium: no console errors, nothing wider than the screen.
+
+    Screenshots land in envelopes/ (report-desktop.png, report-phone.png). Skips
+    (with the reason) where no chromium is installed: apt-get install chromium.
+    Renders the report first when envelopes/index.html does not exist yet.
+    """
+    _install(session)
+    if not os.path.exists("envelopes/index.html"):  # noqa: PTH110  # one check, no Path import for it
+        session.run("lanes", "report", success_codes=[0, 1])  # a failed lane still renders
+    session.run(
+        "pytest",
+        "tests/report/test_report_browser.py",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-rs",
+        *session.posargs,
+        env={"LANES_REPORT_HTML": "envelopes/index.html", "LANES_REPORT_SCREENSHOTS": "envelopes"},
+    )

@@ -162,6 +162,8 @@ def sparkline(title: str, summary: str, values: Sequence[float], *, shown_last: 
     step = (width - 2 * pad - 70) / max(1, len(values) - 1)
 
     def point(index: int, value: float) -> tuple[float, float]:
+        if high == low:  # a flat series sits in the middle, not on the floor
+            return pad + index * step, height / 2
         return pad + index * step, height - pad - (value - low) / spread * (height - 2 * pad)
 
     points = [point(index, value) for index, value in enumerate(values)]

@@ -1,4 +1,4 @@
-"""The lane envelope v1: one JSON object per lane run (DESIGN.md, a contract).
+"""The lane envelope v1: one JSON object per lane run (a contract: docs/architecture.md).
 
 Every lane runs inside :func:`lane_run`, which fills provenance, times the run
 and writes ``envelopes/<lane>.json`` atomically on **every** exit path: a

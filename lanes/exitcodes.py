@@ -1,4 +1,4 @@
-"""Exit codes of every ``lanes`` subcommand (a contract, see DESIGN.md).
+"""Exit codes of every ``lanes`` subcommand (a contract, see docs/architecture.md).
 
 One enum instead of numbers scattered through the code: a reader of any
 ``return`` can tell what the caller will see.

@@ -19,7 +19,9 @@ Two paths:
   auto-record).
 
 The governor fails open: any fault of its own is exit 0 and a debug-log line.
-The only fail-closed rule is the full-sweep gate, which lives in the gate.
+The only fail-closed rule is the full-sweep gate: when the full path faults
+or cannot read the payload, :func:`_last_resort` still applies that rule
+(with default settings) before letting the command run.
 Post events never block, and no path ever prints ``decision``,
 ``permissionDecision`` or ``continue``.
 """
@@ -64,10 +66,37 @@ def run_hook(args: list[str]) -> int:
             return 0
         return _dispatch(raw, _agent_from_args(args))
     except Exception as exc:  # noqa: BLE001  # fail open: never break the agent's command
+        fault = f"{type(exc).__name__}: {str(exc)[:200]}"
+        _debug("hook-crash", error=fault)
+        return _last_resort(raw, fault)
+
+
+def _debug(event: str, **fields: object) -> None:
+    try:
         from lanes.governor.state.debug import debug_log
 
-        debug_log("hook-crash", error=f"{type(exc).__name__}: {exc}")
+        debug_log(event, **fields)
+    except Exception:  # noqa: BLE001, S110  # the debug log is best effort on the fault path
+        pass
+
+
+def _last_resort(raw: bytes, fault: str) -> int:
+    """The full-sweep rule alone, for a payload the full path could not decide:
+    no fault upstream of the rule may turn a gated full sweep into "allow"
+    (issue 11, defect 3). Everything else fails open."""
+    try:
+        import os
+
+        from lanes.governor.policy.sweep import last_resort
+
+        message = last_resort(raw, os.environ, fault)
+    except Exception as exc:  # noqa: BLE001  # the rule itself failed: nothing left to judge with
+        _debug("last-resort-crash", error=f"{type(exc).__name__}: {exc}")
         return 0
+    if message is None:
+        return 0
+    sys.stderr.write(message.rstrip("\n") + "\n")
+    return 2
 
 
 def _dispatch(raw: bytes, agent: str) -> int:
@@ -79,8 +108,10 @@ def _dispatch(raw: bytes, agent: str) -> int:
     try:
         payload = parse_payload(raw)
     except PayloadError as exc:
+        # Mostly not a shell call (allowed); but an oversized or unparseable
+        # PreToolUse could hide a full sweep, so the sweep rule still judges it.
         debug_log("skip", reason=exc.message)
-        return 0
+        return _last_resort(raw, exc.message)
     # The screen passed this payload on; if that was because a config changed,
     # refresh its suite words so the next unrelated command takes the fast path.
     _guarded("suite-words", refresh, payload.cwd)

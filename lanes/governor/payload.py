@@ -18,18 +18,36 @@ from __future__ import annotations
 from lanes._jsonscan import loads
 from lanes.errors import LanesError
 
-__all__ = ["EVENTS", "SHELL_TOOLS", "HookPayload", "PayloadError", "parse_payload"]
+__all__ = [
+    "EVENTS",
+    "MAX_PAYLOAD",
+    "SHELL_TOOLS",
+    "HookPayload",
+    "OversizedPayloadError",
+    "PayloadError",
+    "parse_payload",
+]
 
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 # Claude Code calls its shell tool "Bash"; Codex CLI's hooks name it "Bash" too
 # in current releases, older ones "shell" / "local_shell".
 SHELL_TOOLS = ("Bash", "shell", "local_shell", "exec_command")
 
-_MAX_PAYLOAD = 4 * 1024 * 1024
+# Past this the payload is not parsed at all (the hard cap): the hook judges
+# its raw bytes with the full-sweep rule only (lanes.governor.policy.sweep).
+MAX_PAYLOAD = 4 * 1024 * 1024
+# An exit code is a small integer; a longer digit string is no exit code (and
+# int() of 4,300 digits raises instead of returning).
+_MAX_CODE_DIGITS = 12
 
 
 class PayloadError(LanesError, ValueError):
     """The hook payload is not a shell-tool call we can read."""
+
+
+class OversizedPayloadError(PayloadError):
+    """The payload is past :data:`MAX_PAYLOAD`: never parsed, never allowed
+    unjudged (a full sweep could hide in it)."""
 
 
 class HookPayload:
@@ -102,8 +120,8 @@ def _exit_code_from_error(error: object) -> int | None:
     if not head.startswith("Exit code"):
         return None
     digits = head[len("Exit code") :].strip().split(maxsplit=1)
-    if digits and digits[0].lstrip("-").isdigit():
-        return int(digits[0])
+    if digits:
+        return _int_or_none(digits[0])
     return None
 
 
@@ -112,8 +130,10 @@ def _int_or_none(value: object) -> int | None:
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
+    if isinstance(value, str):
+        digits = value.strip().removeprefix("-")
+        if digits.isdecimal() and digits.isascii() and len(digits) <= _MAX_CODE_DIGITS:
+            return int(value.strip())
     return None
 
 
@@ -133,11 +153,11 @@ def _exit_code(data: dict[str, object]) -> int | None:
 
 def parse_payload(raw: str | bytes) -> HookPayload:
     """Parse one hook payload; :class:`PayloadError` for anything unusable."""
-    if len(raw) > _MAX_PAYLOAD:
-        msg = f"hook payload is {len(raw)} bytes, more than the {_MAX_PAYLOAD} accepted"
-        raise PayloadError(
+    if len(raw) > MAX_PAYLOAD:
+        msg = f"hook payload is {len(raw)} bytes, more than the {MAX_PAYLOAD} accepted"
+        raise OversizedPayloadError(
             msg,
-            hint="the agent sent an oversized payload; the governor ignores it and lets the command run",
+            hint="the governor judges only whether it could be a full sweep; split the command",
         )
     try:
         data = loads(raw)

@@ -165,7 +165,7 @@ def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
 def test_a_crash_in_a_subcommand_is_exit_3_with_the_traceback_kept(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # DESIGN.md: 3 = could not complete (crash). Python's own unhandled-error
+    # lanes/exitcodes.py: 3 = could not complete (crash). Python's own unhandled-error
     # status is 1, which callers would read as "the lane's verdict is fail".
     (tmp_path / "crashing_cli.py").write_text(
         "def add_parser(sub):\n"

@@ -1,4 +1,4 @@
-"""The hot paths import only the standard library (DESIGN.md: Speed).
+"""The hot paths import only the standard library (docs/architecture.md, "Allowed imports").
 
 Measured with ``python -X importtime`` in a fresh interpreter, minus what the
 interpreter imports on its own at start-up (site, .pth hooks of the venv).

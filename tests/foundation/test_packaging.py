@@ -1,4 +1,4 @@
-"""pyproject.toml, .ci/run and the README agree with what DESIGN.md promises."""
+"""pyproject.toml, .ci/run and the README agree with what docs/architecture.md promises."""
 
 from __future__ import annotations
 

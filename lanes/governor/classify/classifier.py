@@ -8,7 +8,16 @@ assignments and wrappers (:mod:`._wrappers`), and asks the runner table
 It never raises, for any string: the hook runs it on every command an agent
 makes, and a classifier bug must not break the agent's tool call. It is
 deterministic, and reads nothing but the pytest configuration under ``root``
-(only when a path selector needs the whole-tree check).
+(only when a path selector needs the whole-tree check) and a pytest
+``@argsfile`` the command names.
+
+What it cannot see through it says, rather than reporting "no test run"
+(issue 11, defect 4): ``Classification.opaque`` holds why (a command longer
+than :data:`MAX_CLASSIFIED` bytes or :data:`~lanes.governor.classify.shell.MAX_TOKENS`
+tokens, nesting deeper than it follows, a fault of its own), and
+``Classification.possible`` the runs a program name computed at run time
+could make (``$(echo pytest)``, ``$runner -q``): the sweep gate treats both
+as a possible full sweep instead of allowing them.
 """
 
 from __future__ import annotations
@@ -18,31 +27,48 @@ import os
 from lanes.governor.classify.model import Classification, Invocation, Segment
 from lanes.governor.classify.runners.argscan import Call, Delegate, Match
 from lanes.governor.classify.runners.table import recognise
-from lanes.governor.classify.shell import split_commands
+from lanes.governor.classify.shell import Budget, TooComplex, split_commands
 from lanes.governor.classify.wrappers import SHELLS, Script, basename, unwrap
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from lanes.governor.classify.shell import SimpleCommand
 
-__all__ = ["classify"]
+__all__ = ["MAX_CLASSIFIED", "classify"]
 
 # Bounds that keep hostile input linear: `bash -c` inside `bash -c` ..., and
 # wrapper chains (`env env env ... pytest`).
 _MAX_SCRIPT_DEPTH = 8
 _MAX_UNWRAP = 64
-
-_EMPTY = Classification((), ())
+# Longer commands are not lexed at all: the lexer's per-character loops cost
+# ~0.2 us a character, so this keeps the worst shape near 50 ms (issue 11,
+# defect 6); the hook's byte-level screen judges longer text.
+MAX_CLASSIFIED = 256 * 1024
+# What a program name computed at run time (`$runner`, `$(cat name)`) might
+# be, tried in turn: every gated runner is reachable from one of them.
+_STAND_INS = ("pytest", "python")
 
 
 def classify(command: str, root: os.PathLike[str] | str | None = None) -> Classification:
     """Classify one shell command; ``root`` is the project directory, if known."""
+    collector = _Collector(_root_dir(root))
     try:
-        collector = _Collector(_root_dir(root))
-        collector.script(command, {}, 0)
-        return Classification(tuple(collector.invocations), tuple(collector.segments))
-    except Exception:  # noqa: BLE001  # never raise: the governor fails open
-        return _EMPTY
+        if len(command) > MAX_CLASSIFIED:
+            collector.budget.opaque = (
+                f"the command is {len(command)} characters, more than {MAX_CLASSIFIED}"
+            )
+        else:
+            collector.script(command, {}, 0)
+    except TooComplex:
+        collector.budget.opaque = "the command has more shell words than the classifier reads"
+    except Exception as exc:  # noqa: BLE001  # never raise: the governor fails open
+        collector.budget.opaque = f"the classifier failed ({type(exc).__name__})"
+    return Classification(
+        tuple(collector.invocations),
+        tuple(collector.segments),
+        opaque=collector.budget.opaque,
+        possible=tuple(collector.possible),
+    )
 
 
 def _root_dir(root: os.PathLike[str] | str | None) -> str | None:
@@ -57,19 +83,37 @@ def _root_dir(root: os.PathLike[str] | str | None) -> str | None:
 class _Collector:
     """Walks the command's simple commands, collecting segments and test runs."""
 
-    __slots__ = ("exported", "invocations", "root", "segments")
+    __slots__ = (
+        "budget",
+        "exported",
+        "hypothetical",
+        "invocations",
+        "possible",
+        "root",
+        "segments",
+        "variables",
+    )
 
     def __init__(self, root: str | None) -> None:
         self.root = root
         self.segments: list[Segment] = []
         self.invocations: list[Invocation] = []
+        # Runs a program name computed at run time might make (see classify).
+        self.possible: list[Invocation] = []
+        # Set while trying a stand-in for such a name: runs go to `possible`.
+        self.hypothetical = False
         # `export A=1; pytest`: later commands of the text inherit A=1.
         self.exported: dict[str, str] = {}
+        # `p=pytest; $p`: shell variables set by a bare assignment, whose
+        # literal value resolves a later `$p` used as a program name.
+        self.variables: dict[str, str] = {}
+        self.budget = Budget()
 
     def script(self, text: str, env: dict[str, str], depth: int) -> None:
-        if depth > _MAX_SCRIPT_DEPTH or not isinstance(text, str):
+        if depth > _MAX_SCRIPT_DEPTH:
+            self.budget.opaque = f"shell scripts nested more than {_MAX_SCRIPT_DEPTH} deep"
             return
-        for simple in split_commands(text):
+        for simple in split_commands(text, budget=self.budget):
             self.simple(simple, env, depth)
 
     def simple(self, simple: SimpleCommand, inherited: dict[str, str], depth: int) -> None:
@@ -79,9 +123,28 @@ class _Collector:
         while i < len(words) and words[i].assignment:
             name, _, value = words[i].value.partition("=")
             env[name] = value
+            if i + 1 == len(words):
+                # A bare assignment sets shell variables; a dynamic value is
+                # unknown, so it forgets rather than records.
+                for word in words:
+                    var, _, val = word.value.partition("=")
+                    if word.dynamic:
+                        self.variables.pop(var, None)
+                    else:
+                        self.variables[var] = val
             i += 1
         argv = [word.value for word in words[i:]]
         dynamic = [word.dynamic for word in words[i:]]
+        self.command(argv, dynamic, env, simple, depth)
+
+    def command(
+        self,
+        argv: list[str],
+        dynamic: list[bool],
+        env: dict[str, str],
+        simple: SimpleCommand,
+        depth: int,
+    ) -> None:
         outcome: Match | Delegate | None = None
         narrowed: list[str] = []  # selectors a wrapper applied (`pnpm --filter web exec jest`)
         for _ in range(_MAX_UNWRAP):
@@ -114,13 +177,17 @@ class _Collector:
             outcome = None
         else:
             return
+        if outcome is None and dynamic[0] and not self.hypothetical:
+            self._computed_program(argv, dynamic, env, simple, depth)
+            return
         segment = Segment(tuple(argv), env, simple.text)
-        self.segments.append(segment)
+        if not self.hypothetical:
+            self.segments.append(segment)
         if argv[0] in ("export", "unset"):
             self._export(argv)
         if isinstance(outcome, Match):
             selectors = (*narrowed, *outcome.selectors)
-            self.invocations.append(
+            (self.possible if self.hypothetical else self.invocations).append(
                 Invocation(
                     outcome.runner,
                     "filtered" if selectors else "full",
@@ -129,8 +196,37 @@ class _Collector:
                     paths=tuple(outcome.paths),
                     name_filters=(*narrowed, *outcome.names),
                     markers=outcome.markers,
+                    narrowing=tuple(outcome.narrowing),
                 )
             )
+
+    def _computed_program(
+        self,
+        argv: list[str],
+        dynamic: list[bool],
+        env: dict[str, str],
+        simple: SimpleCommand,
+        depth: int,
+    ) -> None:
+        """A program name known only at run time: resolve it when the command
+        itself says what it is, else try what it might be."""
+        from lanes.governor.classify.computed import resolve_program  # rare
+
+        known = {**self.variables, **self.exported, **env}
+        resolved = resolve_program(argv[0], known)
+        if resolved is not None:
+            # `p=pytest; $p -q`, `$(echo pytest)`: a real run, as if written out.
+            self.command(
+                [*resolved, *argv[1:]], [False] * len(resolved) + dynamic[1:], env, simple, depth
+            )
+            return
+        self.segments.append(Segment(tuple(argv), env, simple.text))
+        self.hypothetical = True
+        try:
+            for stand_in in _STAND_INS:
+                self.command([stand_in, *argv[1:]], [False, *dynamic[1:]], env, simple, depth)
+        finally:
+            self.hypothetical = False
 
     def _export(self, argv: list[str]) -> None:
         for arg in argv[1:]:

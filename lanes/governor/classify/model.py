@@ -48,10 +48,21 @@ class Invocation:
     ``selectors`` are the arguments that made it filtered (empty when full);
     ``paths`` the normalised path/node-id selectors among them; ``name_filters``
     the name selectors (``-k``, ``-run``, ``-t`` ...); ``markers`` pytest's
-    ``-m`` expression, if any.
+    ``-m`` expression, if any; ``narrowing`` the options that leave tests out
+    without selecting any (``--deselect``, ``--ignore``, ``-k ''``): the run
+    is still a sweep, but never vouches for a whole suite.
     """
 
-    __slots__ = ("markers", "name_filters", "paths", "runner", "scope", "segment", "selectors")
+    __slots__ = (
+        "markers",
+        "name_filters",
+        "narrowing",
+        "paths",
+        "runner",
+        "scope",
+        "segment",
+        "selectors",
+    )
 
     def __init__(
         self,
@@ -63,6 +74,7 @@ class Invocation:
         paths: tuple[str, ...] = (),
         name_filters: tuple[str, ...] = (),
         markers: str | None = None,
+        narrowing: tuple[str, ...] = (),
     ) -> None:
         self.runner = runner
         self.scope = scope
@@ -71,6 +83,7 @@ class Invocation:
         self.paths = paths
         self.name_filters = name_filters
         self.markers = markers
+        self.narrowing = narrowing
 
     @property
     def env(self) -> dict[str, str]:
@@ -98,13 +111,29 @@ class Invocation:
 
 
 class Classification:
-    """What a whole shell command does, test-wise."""
+    """What a whole shell command does, test-wise.
 
-    __slots__ = ("invocations", "segments")
+    ``opaque`` says why part of the command could not be looked into (too
+    long, nested too deep, a fault of the classifier), else ``None``;
+    ``possible`` holds the runs a program name computed at run time could
+    make (``$runner -q``). Neither counts as a test run for the economy or
+    the ledger; the full-sweep gate treats both as a possible sweep.
+    """
 
-    def __init__(self, invocations: tuple[Invocation, ...], segments: tuple[Segment, ...]) -> None:
+    __slots__ = ("invocations", "opaque", "possible", "segments")
+
+    def __init__(
+        self,
+        invocations: tuple[Invocation, ...],
+        segments: tuple[Segment, ...],
+        *,
+        opaque: str | None = None,
+        possible: tuple[Invocation, ...] = (),
+    ) -> None:
         self.invocations = invocations
         self.segments = segments
+        self.opaque = opaque
+        self.possible = possible
 
     @property
     def scope(self) -> Scope:

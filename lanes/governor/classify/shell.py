@@ -21,11 +21,19 @@ the text, as an interactive shell would keep reading.
 
 from __future__ import annotations
 
-__all__ = ["SimpleCommand", "Word", "split_commands"]
+__all__ = ["Budget", "SimpleCommand", "TooComplex", "Word", "split_commands"]
 
 # Nesting bound for $(...) and backticks inside each other; deeper text is
-# still skipped correctly but its commands are not looked into.
+# still skipped correctly but its commands are not looked into (the budget
+# notes that it was: see Budget.opaque).
 _MAX_DEPTH = 12
+# Tokens (words and operators, across every nested lexer and every re-lexed
+# `bash -c` script of one command) lexed before giving up. Lexing costs a few
+# microseconds per token, so this bounds the classifier's work to tens of
+# milliseconds whatever the shape (issue 11, defect 6); no command an agent
+# types by hand comes near it. A nested lexer costs as much as several tokens.
+MAX_TOKENS = 5000
+_NESTED_LEXER_COST = 8
 
 _WORD_BREAK = frozenset(" \t\n;&|()<>")
 _WORD_SPECIAL = frozenset(" \t\n;&|()<>\\'\"$`")
@@ -70,6 +78,29 @@ class Word:
 
     def __repr__(self) -> str:
         return f"Word({self.value!r})"
+
+
+class TooComplex(Exception):  # noqa: N818  # a verdict on the input, not an error of ours
+    """The command has more tokens than the classifier's budget."""
+
+
+class Budget:
+    """What one classification may still spend, shared by every lexer it runs.
+
+    ``opaque`` says why part of the command was not looked into (nesting
+    deeper than the lexer follows), or stays ``None``.
+    """
+
+    __slots__ = ("opaque", "tokens")
+
+    def __init__(self, tokens: int = MAX_TOKENS) -> None:
+        self.tokens = tokens
+        self.opaque: str | None = None
+
+    def spend(self, cost: int = 1) -> None:
+        self.tokens -= cost
+        if self.tokens < 0:
+            raise TooComplex
 
 
 class _Token:
@@ -120,7 +151,8 @@ def _is_assignment(raw: str) -> bool:
 class _Lexer:
     """Turns shell text into tokens; command substitutions go to ``subs``."""
 
-    def __init__(self, src: str, pos: int, depth: int) -> None:
+    def __init__(self, src: str, pos: int, depth: int, budget: Budget) -> None:
+        self.budget = budget
         self.src = src
         self.n = len(src)
         self.pos = pos
@@ -166,6 +198,7 @@ class _Lexer:
                 self._read_word()
 
     def _read_operator(self) -> str:
+        self.budget.spend()
         src, start = self.src, self.pos
         three, two = src[start : start + 3], src[start : start + 2]
         kind = _OP
@@ -201,6 +234,7 @@ class _Lexer:
     # ---------------------------------------------------------------- words
 
     def _read_word(self) -> None:  # noqa: PLR0915  # one branch per quoting form, in one hot loop
+        self.budget.spend()
         src, n, start = self.src, self.n, self.pos
         parts: list[str] = []
         quoted = dynamic = False
@@ -350,9 +384,11 @@ class _Lexer:
     def _substitute_until_close(self) -> None:
         """Lex a ``$(...)`` body in place; its commands run, so keep them."""
         if self.depth >= _MAX_DEPTH:
+            self.budget.opaque = f"command substitutions nested more than {_MAX_DEPTH} deep"
             self.pos = _skip_balanced(self.src, self.pos, "(", ")")
             return
-        child = _Lexer(self.src, self.pos, self.depth + 1)
+        self.budget.spend(_NESTED_LEXER_COST)
+        child = _Lexer(self.src, self.pos, self.depth + 1, self.budget)
         child.run(until_close=True)
         self.pos = child.pos
         self.subs.append(child.tokens)
@@ -373,9 +409,12 @@ class _Lexer:
                 pos += 1
         self.pos = min(n, pos + 1)
         parts.append(src[start : self.pos])
-        if self.depth < _MAX_DEPTH:
+        if self.depth >= _MAX_DEPTH:
+            self.budget.opaque = f"command substitutions nested more than {_MAX_DEPTH} deep"
+        else:
+            self.budget.spend(_NESTED_LEXER_COST)
             text = "".join(inner)
-            child = _Lexer(text, 0, self.depth + 1)
+            child = _Lexer(text, 0, self.depth + 1, self.budget)
             child.run(until_close=False)
             self.subs.append(child.tokens)
             self.sub_sources.append(text)
@@ -509,9 +548,13 @@ def _herestrings(tokens: list[_Token]) -> None:
                 token.value = "<<"  # from here on a herestring is just stdin data
 
 
-def split_commands(src: str, depth: int = 0) -> list[SimpleCommand]:
-    """Every simple command ``src`` runs, command substitutions first."""
-    lexer = _Lexer(src, 0, depth)
+def split_commands(src: str, depth: int = 0, budget: Budget | None = None) -> list[SimpleCommand]:
+    """Every simple command ``src`` runs, command substitutions first.
+
+    Raises :class:`TooComplex` when lexing would spend more than ``budget``
+    (a fresh :class:`Budget` when not given).
+    """
+    lexer = _Lexer(src, 0, depth, Budget() if budget is None else budget)
     lexer.run(until_close=False)
     commands: list[SimpleCommand] = []
     for sub_tokens, sub_src in zip(lexer.subs, lexer.sub_sources, strict=True):

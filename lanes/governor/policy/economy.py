@@ -157,7 +157,7 @@ def on_post_tool_use(
         else:
             debug_log("economy-skip", reason="filtered run", project=root)
         return None
-    # DESIGN.md: the knobs are honoured as inline prefixes of the command too
+    # The knobs are honoured as inline prefixes of the command too
     # (`LANES_MAX_FULL=5 pytest`), and those win over the environment.
     inline = {
         name: value

@@ -2,8 +2,10 @@
 
 Decision order (issue 4, README "The gate"):
 
-1. **Full-sweep gate — fail-closed.** A gated runner run in full (no path, the
-   whole test root, or at least ``sweep_min_paths`` path selectors) is blocked
+1. **Full-sweep gate — fail-closed** (:mod:`lanes.governor.policy.sweep`). A
+   gated runner run in full (no path, the whole test root, or at least
+   ``sweep_min_paths`` distinct files), or possibly so (a program name built
+   at run time, a command the classifier could not read through), is blocked
    unless ``LANES_FULL_SWEEP_OK=1`` and a ``LANES_OVERRIDE_REASON`` of at least
    15 characters are given (environment or inline prefix). An allowed override
    is appended to ``<state>/audit.jsonl``.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import os
 
 from lanes.governor.policy.suites import SuiteMatch, resolve
+from lanes.governor.policy.sweep import MIN_REASON, env_flag, judge
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Literal
 
-    from lanes.governor.classify.model import Classification, Invocation, Segment
+    from lanes.governor.classify.model import Classification
     from lanes.governor.payload import HookPayload
     from lanes.governor.settings import ConfigLike
     from lanes.governor.state.env import Environment
@@ -58,7 +61,6 @@ __all__ = [
 LEDGER = "verify-ledger.json"
 LOCK = "test-run.lock"
 AUDIT = "audit.jsonl"
-MIN_REASON = 15
 FULL_SWEEP_SUITE = "(full sweep)"
 # Stored in the lock and the ledger: long enough that two sessions never
 # share it (self-reclaim trusts it); messages show the last four characters.
@@ -109,32 +111,6 @@ class Decision:
         return f"Decision({self.action!r}, step={self.step!r}, message={self.message!r})"
 
 
-def env_flag(
-    name: str,
-    classification: Classification,
-    environ: Mapping[str, str],
-    segment: Segment | None = None,
-) -> str | None:
-    """``name``'s value for ``segment``: its own inline prefix (``VAR=v cmd``),
-    else an ``export VAR=v`` earlier in the command, else the hook's
-    environment. Agents put overrides in the command string, and a prefix of
-    one simple command applies to that command only, as in the shell.
-    Without ``segment``, any segment's prefix counts."""
-    for candidate in classification.segments:
-        if candidate is segment:
-            break
-        if segment is None and name in candidate.env:
-            return candidate.env[name]
-        if candidate.argv[:1] == ("export",):
-            for arg in candidate.argv[1:]:
-                key, sep, value = arg.partition("=")
-                if sep and key == name:
-                    return value
-    if segment is not None and name in segment.env:
-        return segment.env[name]
-    return environ.get(name)
-
-
 def ago(seconds: float) -> str:
     seconds = max(0.0, seconds)
     if seconds < 60:
@@ -142,41 +118,6 @@ def ago(seconds: float) -> str:
     if seconds < 7200:
         return f"{int(seconds // 60)} min"
     return f"{seconds / 3600:.1f} h"
-
-
-def _why_full(inv: Invocation, config: ConfigLike) -> str | None:
-    """Why ``inv`` is a full sweep, or None when it is not one."""
-    if inv.runner not in config.governor.gate_runners:
-        return None
-    if inv.scope == "full":
-        # The classifier keeps no selectors for a full run: bare, or the
-        # project's whole test root (`pytest tests/`), are the same sweep.
-        return "no path selector, or only the whole test root"
-    if len(inv.paths) >= config.governor.sweep_min_paths:
-        return (
-            f"{len(inv.paths)} path selectors (sweep_min_paths = {config.governor.sweep_min_paths})"
-        )
-    return None
-
-
-def _sweep_message(inv: Invocation, why: str, reason: str | None, flag: str | None) -> str:
-    lines = [
-        f"full sweep blocked: `{inv.segment.text.strip()}` runs the whole suite ({why}).",
-        (
-            "Mid-task, run the tests for what you changed (e.g. `pytest tests/unit/test_x.py`);"
-            " the full suite runs once before push and in CI."
-        ),
-    ]
-    if flag == "1" and reason is not None and len(reason.strip()) < MIN_REASON:
-        lines.append(
-            f"LANES_OVERRIDE_REASON is {len(reason.strip())} characters; at least "
-            f"{MIN_REASON} are required."
-        )
-    lines.append(
-        "If a full run is really needed now, prefix it: LANES_FULL_SWEEP_OK=1 "
-        'LANES_OVERRIDE_REASON="<why, 15+ characters>" (audited), and run it under `nice -n 19`.'
-    )
-    return "\n".join(lines)
 
 
 def _audit(
@@ -193,7 +134,7 @@ def _audit(
     audit = paths_in(state_dir)["audit"]
     problem = distrust_state(state_dir, [audit])
     if problem is None:
-        import json  # noqa: PLC0415  # an audited override only
+        import json  # an audited override only
 
         line = json.dumps(
             {
@@ -260,21 +201,20 @@ def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane c
     environ: Mapping[str, str],
 ) -> Decision:
     """The PreToolUse decision for one command (see the module docstring)."""
-    # 1. Full-sweep gate: fail-closed, so deliberately outside any try.
-    sweep_allowed = False
-    reasons: list[str] = []
-    for inv in classification.invocations:
-        why = _why_full(inv, config)
-        if why is None:
-            continue
-        flag = env_flag("LANES_FULL_SWEEP_OK", classification, environ, inv.segment)
-        reason = env_flag("LANES_OVERRIDE_REASON", classification, environ, inv.segment)
-        if flag != "1" or reason is None or len(reason.strip()) < MIN_REASON:
-            return Decision("block", _sweep_message(inv, why, reason, flag), step="sweep")
-        sweep_allowed = True
-        reasons.append(reason.strip())
+    # 1. Full-sweep gate: fail-closed, so deliberately outside any try (and
+    # the hook applies it again, alone, when anything before this point fails).
+    verdict = judge(
+        classification,
+        payload.command,
+        config.governor.gate_runners,
+        config.governor.sweep_min_paths,
+        environ,
+    )
+    if verdict.message is not None:
+        return Decision("block", verdict.message, step="sweep")
+    sweep_allowed = bool(verdict.reasons)
     if sweep_allowed:
-        refused = _audit(env, state_dir, payload, agent, "; ".join(dict.fromkeys(reasons)))
+        refused = _audit(env, state_dir, payload, agent, "; ".join(dict.fromkeys(verdict.reasons)))
         if refused is not None:
             return Decision("block", refused, step="sweep-audit")
     try:
@@ -397,7 +337,7 @@ def pre_tool_use(
 ) -> int:
     """The hook's PreToolUse for a command that runs tests: exit status; a block
     reason goes to stderr."""
-    import sys  # noqa: PLC0415
+    import sys
 
     decision = pre_decision(payload, classification, agent=agent, config=config, environ=environ)
     if decision.action == "block":
@@ -414,14 +354,14 @@ def pre_decision(
     environ: Mapping[str, str] | None = None,
 ) -> Decision:
     """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
-    from lanes.governor.state.env import OSEnvironment  # noqa: PLC0415
-    from lanes.governor.state.owner import agent_pid  # noqa: PLC0415
-    from lanes.governor.state.tree import find_repo, state_dir, tree_state  # noqa: PLC0415
+    from lanes.governor.state.env import OSEnvironment
+    from lanes.governor.state.owner import agent_pid
+    from lanes.governor.state.tree import find_repo, state_dir, tree_state
 
     env_vars = os.environ if environ is None else environ
     cwd = payload.cwd or os.getcwd()
     if config is None:
-        from lanes.governor.settings import gate_config  # noqa: PLC0415
+        from lanes.governor.settings import gate_config
 
         config = gate_config(cwd)
     state = state_dir(cwd, env_vars)

@@ -110,7 +110,8 @@ def _shape(suite: SuiteLike, root: str) -> _SuiteShape:
 
 
 def _is_suite(inv: Invocation, suite: SuiteLike, shape: _SuiteShape, cwd: str, root: str) -> bool:
-    if inv.runner != suite.runner or inv.name_filters:
+    if inv.runner != suite.runner or inv.name_filters or inv.narrowing:
+        # A run that left tests out never vouches for the whole suite.
         return False
     if inv.markers != shape.markers:
         return False

@@ -43,6 +43,7 @@ __all__ = [
     "read_suite_words",
     "screen",
     "screen_text",
+    "string_values",
     "suite_words_path",
 ]
 
@@ -81,7 +82,7 @@ def suite_words_path() -> str:
     return os.path.join(user_state_dir(), SUITE_WORDS_FILE)
 
 
-def _string_values(raw: bytes, key: bytes) -> list[bytes] | None:
+def string_values(raw: bytes, key: bytes) -> list[bytes] | None:
     """The still-escaped values of every JSON object key ``key`` (``b'"cwd"'``).
 
     None when a value is not a plain string. A key can only appear unescaped
@@ -195,7 +196,7 @@ def screen(raw: bytes) -> str | None:
     must see it."""
     if b"\\u" in raw:
         return None  # a \\uXXXX escape could spell any word
-    commands = _string_values(raw, b'"command"')
+    commands = string_values(raw, b'"command"')
     if not commands:
         return None
     joined = b"\n".join(commands)
@@ -205,7 +206,7 @@ def screen(raw: bytes) -> str | None:
     for word in RUNNER_WORDS:
         if word in text:
             return None
-    cwds = _string_values(raw, b'"cwd"')
+    cwds = string_values(raw, b'"cwd"')
     if not cwds or b"\\" in cwds[0]:
         return None
     try:

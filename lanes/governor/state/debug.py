@@ -13,7 +13,7 @@ __all__ = ["debug_enabled", "debug_log", "user_state_dir"]
 
 
 def user_state_dir() -> str:
-    """``$XDG_STATE_HOME/lanekit`` (default ``~/.local/state/lanekit``), per DESIGN.md."""
+    """``$XDG_STATE_HOME/lanekit`` (default ``~/.local/state/lanekit``)."""
     base = os.environ.get("XDG_STATE_HOME") or os.path.join(
         os.path.expanduser("~"), ".local", "state"
     )

@@ -17,7 +17,7 @@ governor fails open.
 :func:`find_repo` locates the work tree and the git common dir by reading
 ``.git`` files, without spawning git: it runs on every hook call that looks
 like a test run. State lives in ``<git common dir>/lanes/`` so that linked
-worktrees share one ledger and one lock (DESIGN.md); ``LANES_STATE_DIR``
+worktrees share one ledger and one lock (docs/architecture.md); ``LANES_STATE_DIR``
 overrides it.
 """
 

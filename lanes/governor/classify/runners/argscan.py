@@ -10,6 +10,8 @@ unless it looks like a path.
 
 from __future__ import annotations
 
+import posixpath
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
@@ -64,16 +66,20 @@ class Match:
     ``selectors`` are the words as written that made it filtered; ``paths``
     and ``names`` sort them into path-like and name-like selectors (each
     selector lands in exactly one of them, so a match is filtered exactly when
-    one of them is non-empty).
+    one of them is non-empty). ``narrowing`` holds what leaves tests out
+    without making the run filtered (``--deselect``, ``--ignore``, a ``-k``
+    that selects everything): such a run is still a sweep to the gate, but
+    never vouches for a whole suite in the ledger.
     """
 
-    __slots__ = ("markers", "names", "paths", "runner", "selectors")
+    __slots__ = ("markers", "names", "narrowing", "paths", "runner", "selectors")
 
     def __init__(self, runner: str) -> None:
         self.runner = runner
         self.selectors: list[str] = []
         self.paths: list[str] = []
         self.names: list[str] = []
+        self.narrowing: list[str] = []
         self.markers: str | None = None
 
     def path(self, written: list[str], path: str) -> None:
@@ -166,15 +172,17 @@ def looks_like_path(word: str) -> bool:
 
 
 def normalise_path(word: str) -> str:
-    """``./tests/`` -> ``tests``; ``./tests/a.py::T::t`` keeps its ``::`` part."""
+    """``./tests/`` -> ``tests``; ``./tests/a.py::T::t`` keeps its ``::`` part.
+
+    ``..`` is resolved lexically (``tests/unit/..`` -> ``tests``,
+    ``tests/../tests`` -> ``tests``): a path written the long way round is
+    the same selector (issue 11, defect 4).
+    """
     path, sep, node = word.partition("::")
-    while path.startswith("./"):
-        path = path[2:].lstrip("/")
-    while len(path) > 1 and path.endswith("/"):
-        path = path[:-1]
-    if path.endswith("/.") and len(path) > 2:
-        path = path[:-2]
-    return (path or ".") + sep + node
+    path = posixpath.normpath(path) if path else "."
+    if path.startswith("//"):
+        path = "/" + path.lstrip("/")  # POSIX keeps a leading `//`; the kernel does not
+    return path + sep + node
 
 
 def scan(

@@ -7,6 +7,9 @@ filter.
 
 from __future__ import annotations
 
+import os
+import posixpath
+
 from lanes.governor.classify.runners.argscan import (
     DASHDASH,
     Call,
@@ -93,6 +96,16 @@ _PYTEST_NOT_A_RUN = words(
     """
 )
 _PYTEST_RERUN_FAILED = frozenset(("--lf", "--last-failed"))
+# Options that leave tests out without selecting any: the run is still a
+# sweep to the gate, but never vouches for a whole suite (issue 12).
+_PYTEST_NARROWING = words(
+    """
+    --deselect --ignore --ignore-glob --sw --stepwise --sw-skip --stepwise-skip
+    """
+)
+# pytest reads `@file` as more arguments, one a line (argparse's
+# fromfile_prefix_chars); files longer than this are left unread (unknown).
+_MAX_ARGS_FILE = 64 * 1024
 
 _UNITTEST = OptionSpec(
     words(
@@ -123,8 +136,11 @@ _DJANGO_TEST = OptionSpec(
 
 
 def relative_to_root(word: str, root: str | None) -> str:
-    """An absolute path under ``root`` as a root-relative one."""
+    """An absolute path under ``root`` as a root-relative one (``..`` resolved
+    first, so ``/root/../root/tests`` is ``tests``)."""
     if root and word.startswith("/"):
+        path, sep, node = word.partition("::")
+        word = posixpath.normpath(path) + sep + node
         prefix = root.rstrip("/") + "/"
         if word == root.rstrip("/"):
             return "."
@@ -133,8 +149,61 @@ def relative_to_root(word: str, root: str | None) -> str:
     return word
 
 
+def selects_everything(expression: str) -> bool:
+    """Whether a ``-k`` expression matches a test whose names match none of its
+    words: ``''``, ``not nothing``, ``a or not b``. Such an expression filters
+    nothing a sweep would not run (issue 11, defect 4). A malformed one is
+    pytest's usage error, which runs nothing: not a sweep."""
+    from lanes.governor.classify.runners.keyword import evaluates_true  # only for -k
+
+    return evaluates_true(expression)
+
+
+def _read_args_file(word: str, root: str | None) -> list[str] | None:
+    """The arguments of pytest's ``@file``, or None when it cannot be read."""
+    path = word[1:]
+    if not path:
+        return None
+    if not os.path.isabs(path):
+        if root is None:
+            return None
+        path = os.path.join(root, path)
+    try:
+        with open(path, "rb") as handle:  # os only: pathlib costs an import
+            data = handle.read(_MAX_ARGS_FILE + 1)
+    except (OSError, ValueError):
+        return None
+    if len(data) > _MAX_ARGS_FILE:
+        return None
+    return [line.strip() for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
+
+
+def _expand_args_files(
+    argv: list[str], dynamic: list[bool], root: str | None
+) -> tuple[list[str], list[bool]]:
+    """``pytest @args.txt``: the file's arguments in place; an unreadable file
+    becomes an unknown (dynamic) word, which never demotes a run to filtered."""
+    if not any(word.startswith("@") for word in argv[1:]):
+        return argv, dynamic
+    out, flags = [argv[0]], [dynamic[0]]
+    for word, is_dynamic in zip(argv[1:], dynamic[1:], strict=True):
+        if word.startswith("@") and not is_dynamic:
+            expanded = _read_args_file(word, root)
+            if expanded is None:
+                out.append(word)
+                flags.append(True)
+            else:
+                out.extend(expanded)
+                flags.extend([False] * len(expanded))
+            continue
+        out.append(word)
+        flags.append(is_dynamic)
+    return out, flags
+
+
 def pytest_rule(call: Call) -> Match | None:
     argv, dynamic, root = call.argv, call.dynamic, call.root
+    argv, dynamic = _expand_args_files(argv, dynamic, root)
     addopts = call.env.get("PYTEST_ADDOPTS")
     if addopts:
         # pytest reads these options as if written first on its command line.
@@ -155,11 +224,18 @@ def pytest_rule(call: Call) -> Match | None:
         elif option in _PYTEST_NOT_A_RUN:
             return None
         elif option == "-k":
-            names.append((index, argv[index:end], value))
+            if dynamic[index] or (end > index + 1 and dynamic[end - 1]):
+                match.narrowing.append(option)  # unknown: never demotes the run
+            elif selects_everything(value):
+                match.narrowing.append(" ".join(argv[index:end]))
+            else:
+                names.append((index, argv[index:end], value))
         elif option == "-m":
             match.markers = value
         elif option in _PYTEST_RERUN_FAILED:
             names.append((index, argv[index:end], option))
+        elif option in _PYTEST_NARROWING:
+            match.narrowing.append(" ".join(argv[index:end]))
         elif option == "--pyargs":
             pyargs = True
     plain = [path for _, _, path in positionals if "::" not in path]

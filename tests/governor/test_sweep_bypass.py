@@ -1,0 +1,123 @@
+"""Ways around the full-sweep gate (issue 11, defect 4): paths written the long
+way round, selectors that select everything, argument files, nesting past
+what the classifier follows, and runner names built at run time. Each is a
+full sweep to the gate, or blocked as one it cannot see through."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from governor_helpers import Project
+
+from lanes.governor.classify.classifier import classify
+from lanes.governor.classify.runners.keyword import evaluates_true
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    return Project(tmp_path / "repo")
+
+
+BYPASSES = [
+    "pytest tests/../tests",
+    "pytest tests/unit/..",
+    "pytest ./tests//unit/../",
+    "pytest -k ''",
+    "pytest -k 'not nothing'",
+    "pytest -k 'x or not y'",
+    "pytest @args.txt",
+    "pytest @missing-args.txt",
+    "echo " + "$(" * 13 + "pytest" + ")" * 13,
+    "$(echo pytest)",
+    "`echo pytest`",
+    "p=pytest; $p",
+    "p=py; q=test; $p$q -q",
+    "export R=pytest; $R",
+    '"$(which pytest)"',
+    "$RUNNER",
+    '"$PY" -m pytest',
+    'bash -c "$SCRIPT"',
+]
+
+
+@pytest.mark.parametrize("command", BYPASSES)
+def test_sweep_bypasses_are_blocked(project: Project, command: str) -> None:
+    (project.root / "args.txt").write_text("tests\n", encoding="utf-8")
+    decision = project.pre(command)
+    assert (decision.action, decision.step) == ("block", "sweep"), decision
+
+
+def test_nesting_past_what_the_classifier_follows_is_blocked_not_allowed(project: Project) -> None:
+    deep_bash = "pytest"
+    for _ in range(9):
+        deep_bash = "bash -c " + _shell_quote(deep_bash)
+    decision = project.pre(deep_bash)
+    assert (decision.action, decision.step) == ("block", "sweep")
+    assert "could not read it through" in decision.message
+
+
+def _shell_quote(text: str) -> str:
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pytest tests/unit/test_a.py",
+        "pytest -k test_one tests/unit",
+        "pytest -k 'a and not b'",
+        "pytest @args.txt",  # the file names one test file
+        "$EDITOR notes.txt",
+        '"$(npm bin)"/jest --ci',
+        "p=ruff; $p check .",
+        "echo $(git rev-parse HEAD) && pytest tests/unit/test_a.py",
+        "pytest tests/unit/test_a.py::t1 tests/unit/test_a.py::t2 tests/unit/test_a.py::t3",
+    ],
+)
+def test_what_narrows_or_cannot_run_a_gated_runner_still_passes(
+    project: Project, command: str
+) -> None:
+    (project.root / "args.txt").write_text("tests/unit/test_a.py\n", encoding="utf-8")
+    assert project.pre(command).step != "sweep"
+
+
+def test_node_ids_of_one_file_are_one_path_in_classify_and_the_gate(project: Project) -> None:
+    command = "pytest tests/unit/test_a.py::a tests/unit/test_a.py::b tests/unit/test_a.py::c"
+    assert classify(command, project.root).scope == "filtered"
+    assert project.pre(command).step != "sweep"
+    # Three different files still make a sweep.
+    three = "pytest tests/unit/test_a.py tests/integ/test_a.py tests/other.py"
+    assert project.pre(three).step == "sweep"
+
+
+def test_the_override_still_opens_a_computed_runner(project: Project) -> None:
+    command = 'LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="release candidate check" $RUNNER'
+    decision = project.pre(command)
+    assert decision.action == "allow"
+    assert project.audit()[-1]["reason"] == "release candidate check"
+
+
+@pytest.mark.parametrize(
+    ("expression", "everything"),
+    [
+        ("", True),
+        ("not nothing", True),
+        ("a or not b", True),
+        ("not (a and b)", True),
+        ("(" * 5000 + "not a" + ")" * 5000, True),
+        ("a", False),
+        ("not a and b", False),
+        ("not not a", False),
+        ("a b", False),  # pytest's usage error: runs nothing
+        ("and", False),
+        ("(a", False),
+    ],
+)
+def test_a_keyword_expression_selects_everything_when_true_with_all_words_false(
+    expression: str, everything: bool
+) -> None:
+    assert evaluates_true(expression) is everything

@@ -33,7 +33,14 @@ from lanes.mutation.statuses import Status
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["FORMAT", "Baseline", "ModuleBaseline", "read_baseline", "write_baseline"]
+__all__ = [
+    "FORMAT",
+    "Baseline",
+    "ModuleBaseline",
+    "parse_baseline",
+    "read_baseline",
+    "write_baseline",
+]
 
 FORMAT: Final = "lanekit.mutation-baseline"
 VERSION: Final = 1
@@ -140,6 +147,11 @@ def read_baseline(path: Path) -> Baseline:
         raw = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise _bad(path, f"is not valid JSON: {exc}") from None
+    return parse_baseline(raw, path)
+
+
+def parse_baseline(raw: object, path: Path) -> Baseline:
+    """Validate a baseline document already parsed from JSON (``path`` names it in errors)."""
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise _bad(path, f"is not a mutation baseline (format must be {FORMAT!r})")
     if raw.get("version") != VERSION:

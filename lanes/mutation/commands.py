@@ -13,7 +13,7 @@ from lanes.envelope import read_envelope
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
 from lanes.lane import drive
-from lanes.mutation.baseline import read_baseline, write_baseline
+from lanes.mutation.baseline import parse_baseline, write_baseline
 from lanes.mutation.lane import CheckLane, MergeLane, RunLane
 from lanes.mutation.plan import affected_modules, changed_files, matrix, select_modules
 from lanes.mutation.ratchet import status_counts_line
@@ -122,12 +122,7 @@ def baseline(ns: argparse.Namespace) -> int:
         msg = f"{source} carries no proposed baseline (kind {data.get('kind')!r})"
         raise UsageError(msg, hint="run `lanes mutation check` after a successful merge")
     target = Path(ns.output) if ns.output else config.root / config.mutation.baseline
-    staged = target.with_name(f".{target.name}.proposal")
-    staged.write_text(json.dumps(proposal), encoding="utf-8")
-    try:
-        parsed = read_baseline(staged)  # the proposal is validated like any baseline
-    finally:
-        staged.unlink()
+    parsed = parse_baseline(proposal, source)  # the proposal is validated like any baseline
     write_baseline(target, parsed)
     for name, entry in sorted(parsed.modules.items()):
         print(

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lanes.envelope import read_envelope
+from lanes.envelope import read_envelope, validate_envelope
 from lanes.errors import LanesError, UsageError
 from lanes.mutation.results import MutantRecord
 from lanes.mutation.statuses import counts_by_status, score
@@ -108,6 +108,10 @@ def _load(path: Path, problems: list[str]) -> dict[str, Any] | None:
         envelope = read_envelope(path)
     except LanesError as exc:
         problems.append(f"{path}: not a readable lane envelope ({exc.message})")
+        return None
+    invalid = validate_envelope(envelope)
+    if invalid:
+        problems.append(f"{path}: not a valid lane envelope: {invalid[0]}")
         return None
     if envelope.get("lane") != "mutation" or envelope.get("data", {}).get("kind") != "shard":
         kind = envelope.get("data", {}).get("kind")

@@ -214,7 +214,10 @@ def write_mutmut_settings(copy_root: Path, settings: Mapping[str, Any]) -> None:
     text = _drop_table(text, "tool.mutmut").rstrip("\n")
     lines = [f"{key} = {_toml_value(value)}" for key, value in sorted(settings.items())]
     text = (text + "\n\n" if text else "") + "[tool.mutmut]\n" + "\n".join(lines) + "\n"
-    written = tomllib.loads(text).get("tool", {}).get("mutmut")
+    try:
+        written = tomllib.loads(text).get("tool", {}).get("mutmut")
+    except tomllib.TOMLDecodeError:
+        written = None  # the user's table survived in a form _drop_table does not see
     if written != dict(settings):
         msg = "pyproject.toml defines [tool.mutmut] in a form the lane cannot replace (dotted keys or an inline table)"
         raise ConfigError(

@@ -1,0 +1,147 @@
+"""Fixtures shared by the mutation lane's tests: mutmut's files as it writes them, and shard envelopes."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Any
+
+from lanes.config import parse_config
+from lanes.envelope import lane_run
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+ORIGINAL = """\
+def clamp(value, low, high):
+    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+
+
+class Counter:
+    def bump(self, n):
+        return n + 1
+"""
+
+# mutants/pkg/calc.py as mutmut 3.8.1 wrote it for ORIGINAL (trampolines trimmed).
+MUTATED = """\
+from mutmut.mutation.trampoline import wrap_in_trampoline as _mutmut_mutated, MutantDict
+mutants_x_clamp__mutmut: MutantDict = {}  # type: ignore
+@_mutmut_mutated(mutants_x_clamp__mutmut)
+def clamp(value, low, high):
+    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+def x_clamp__mutmut_orig(value, low, high):
+    if value < low:
+        return low
+    if value > high:
+        return high
+    return value
+def x_clamp__mutmut_1(value, low, high):
+    if value <= low:
+        return low
+    if value > high:
+        return high
+    return value
+def x_clamp__mutmut_2(value, low, high):
+    if value < low:
+        return low
+    if value >= high:
+        return high
+    return value
+mutants_xǁCounterǁbump__mutmut: MutantDict = {}  # type: ignore
+
+
+class Counter:
+    @_mutmut_mutated(mutants_xǁCounterǁbump__mutmut)
+    def bump(self, n):
+        return n + 1
+    def xǁCounterǁbump__mutmut_orig(self, n):
+        return n + 1
+    def xǁCounterǁbump__mutmut_1(self, n):
+        return n - 1
+    def xǁCounterǁbump__mutmut_2(self, n):
+        return n + 2
+"""
+
+NAMES = (
+    "pkg.calc.x_clamp__mutmut_1",
+    "pkg.calc.x_clamp__mutmut_2",
+    "pkg.calc.xǁCounterǁbump__mutmut_1",
+    "pkg.calc.xǁCounterǁbump__mutmut_2",
+)
+
+PROVENANCE = {
+    "mutmut": "3.8.1",
+    "lanekit": "0.1.0",
+    "python": "3.11",
+    "registry_hash": "sha256:" + "a" * 64,
+    "mutmut_config_hash": "sha256:" + "b" * 64,
+    "source_digest": "sha256:" + "c" * 64,
+}
+
+
+def mutant(key: str, status: str = "killed", **extra: Any) -> dict[str, Any]:  # JSON values
+    record = {
+        "key": key,
+        "name": f"pkg.calc.x_f__mutmut_{abs(hash(key)) % 1000}",
+        "path": "pkg/calc.py",
+        "function": "f",
+        "line": 2,
+        "status": status,
+        "duration_ms": 10,
+        "diff": f"--- a/pkg/calc.py\n+++ b/pkg/calc.py\n@@ -2 +2 @@\n-old {key}\n+new {key}",
+        "original": "old",
+        "replacement": "new",
+        "tests": ["tests/test_calc.py::test_f"] if status != "killed" else [],
+        "tests_total": 1 if status != "killed" else 0,
+    }
+    record.update(extra)
+    return record
+
+
+def shard_data(
+    module: str, shard: str, mutants: list[dict[str, Any]], *, generated: int, **provenance: str
+) -> dict[str, Any]:
+    return {
+        "module": module,
+        "shard": shard,
+        "provenance": {**PROVENANCE, **provenance},
+        "generated": generated,
+        "phases_ms": {"copy": 5, "mutate": 100, "read": 1},
+        "mutants": mutants,
+    }
+
+
+def write_shard_envelope(
+    path: Path, shards: list[dict[str, Any]], *, crash: bool = False, lane: str = "mutation"
+) -> Path:
+    """A shard envelope written by the real envelope writer (optionally crashing mid-run)."""
+    config = parse_config({}, root=path.parent)
+    with contextlib.suppress(RuntimeError), lane_run(lane, config=config, path=path) as run:
+        run.data["kind"] = "shard"
+        run.data["shard"] = shards[0]["shard"] if shards else "1/1"
+        run.data["shards"] = [] if crash else shards
+        if crash:
+            msg = "mutmut died"
+            raise RuntimeError(msg)
+        run.verdict(passed=True)
+    return path
+
+
+def git(repo: Path, *args: str) -> str:
+    import subprocess  # noqa: PLC0415  # only the git-backed tests need it
+
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout

@@ -1,0 +1,124 @@
+"""merge: module scores from complete shard sets, and a refusal (never a partial score) otherwise."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from mutation_fixtures import mutant, shard_data, write_shard_envelope
+
+from lanes.mutation.merge import collect_envelope_paths, merge_shards
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FIRST = [mutant("k1"), mutant("k2", "survived")]
+SECOND = [mutant("k3", "timeout"), mutant("k4", "skipped")]
+
+
+@pytest.fixture(autouse=True)
+def _one_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
+    monkeypatch.setenv("LANES_GROUP_ID", "sweep-1")
+
+
+def _two_shards(tmp_path: Path) -> list[Path]:
+    return [
+        write_shard_envelope(
+            tmp_path / "a" / "s1.json", [shard_data("lock", "1/2", FIRST, generated=4)]
+        ),
+        write_shard_envelope(
+            tmp_path / "b" / "s2.json", [shard_data("lock", "2/2", SECOND, generated=4)]
+        ),
+    ]
+
+
+def test_complete_shards_merge_into_one_score(tmp_path: Path) -> None:
+    _two_shards(tmp_path)
+    merged = merge_shards(collect_envelope_paths([tmp_path]), expect_shards=2)
+    assert merged.problems == []
+    lock = merged.modules["lock"].to_dict()
+    assert lock["shards"] == ["1/2", "2/2"]
+    # (killed 1 + timeout 1) / (4 - skipped 1)
+    assert lock["score"] == pytest.approx(2 / 3, abs=1e-6)
+    assert [m["key"] for m in lock["mutants"]] == ["k1", "k2", "k3", "k4"]
+
+
+def test_missing_shard_fails_with_no_score(tmp_path: Path) -> None:
+    first, _ = _two_shards(tmp_path)
+    merged = merge_shards([first], expect_shards=2)
+    assert merged.modules == {}
+    assert any("missing shard(s) 2 of 2" in p for p in merged.problems)
+    assert any("expected 2 shard(s)" in p for p in merged.problems)
+
+
+def test_expected_count_catches_a_module_whose_every_shard_is_missing(tmp_path: Path) -> None:
+    paths = _two_shards(tmp_path)
+    merged = merge_shards(paths, expect_shards=3)
+    assert merged.modules == {}
+    expected = (
+        "expected 3 shard(s) (--expect-shards), found 2: a shard job did not upload its "
+        "envelope, or the matrix changed"
+    )
+    assert merged.problems == [expected]
+
+
+def test_duplicated_shard_fails(tmp_path: Path) -> None:
+    paths = _two_shards(tmp_path)
+    again = write_shard_envelope(
+        tmp_path / "c" / "s1-again.json", [shard_data("lock", "1/2", FIRST, generated=4)]
+    )
+    merged = merge_shards([*paths, again], expect_shards=3)
+    assert merged.modules == {}
+    assert any("shard 1/2 appears twice" in p for p in merged.problems)
+
+
+def test_crashed_shard_fails(tmp_path: Path) -> None:
+    first, _ = _two_shards(tmp_path)
+    crashed = write_shard_envelope(tmp_path / "c" / "s2.json", [], crash=True)
+    merged = merge_shards([first, crashed], expect_shards=2)
+    assert merged.modules == {}
+    assert any(
+        "crashed shard (stage 'error'): RuntimeError: mutmut died" in p for p in merged.problems
+    )
+
+
+def test_shard_of_another_run_is_foreign(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = write_shard_envelope(
+        tmp_path / "s1.json", [shard_data("lock", "1/2", FIRST, generated=4)]
+    )
+    monkeypatch.setenv("LANES_GROUP_ID", "last-week")
+    stale = write_shard_envelope(
+        tmp_path / "s2.json", [shard_data("lock", "2/2", SECOND, generated=4)]
+    )
+    merged = merge_shards([first, stale], expect_shards=2)
+    assert merged.modules == {}
+    assert any(
+        "foreign shard: group_id 'last-week'" in p and "LANES_GROUP_ID" in p
+        for p in merged.problems
+    )
+
+
+def test_shard_with_other_provenance_or_count_is_foreign(tmp_path: Path) -> None:
+    first = write_shard_envelope(
+        tmp_path / "s1.json", [shard_data("lock", "1/2", FIRST, generated=4)]
+    )
+    other = write_shard_envelope(
+        tmp_path / "s2.json",
+        [shard_data("lock", "2/2", SECOND, generated=4, source_digest="sha256:" + "d" * 64)],
+    )
+    merged = merge_shards([first, other], expect_shards=2)
+    assert any("their provenance differs" in p for p in merged.problems)
+    short = write_shard_envelope(
+        tmp_path / "s3.json", [shard_data("lock", "2/2", SECOND[:1], generated=4)]
+    )
+    merged = merge_shards([first, short], expect_shards=2)
+    assert merged.problems == ["module 'lock': the shards hold 3 mutants but mutmut generated 4"]
+
+
+def test_another_lanes_envelope_is_foreign(tmp_path: Path) -> None:
+    first, second = _two_shards(tmp_path)
+    other = write_shard_envelope(tmp_path / "fuzz.json", [], lane="probe")
+    merged = merge_shards([first, second, other], expect_shards=2)
+    assert merged.modules == {}
+    assert any("foreign file: lane 'probe'" in p for p in merged.problems)

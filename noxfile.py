@@ -14,6 +14,7 @@ by installing nox under it.
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 
 import nox
@@ -81,6 +82,31 @@ def fuzz(session: nox.Session) -> None:
     """
     _install(session)
     session.run("lanes", "fuzz", *session.posargs)
+
+
+MUTATION_SHARDS = "envelopes/mutation/shards"
+
+
+@nox.session
+def mutation(session: nox.Session) -> None:
+    """The mutation ratchet over [tool.lanes.mutation]: self-check, every module, merge, check.
+
+    Locally each module runs as one shard (in a private copy of the tree). With
+    arguments, one verb of `lanes mutation` (what the weekly workflow's jobs run):
+    nox -s mutation -- run --module lock --shard 1/2; nox -s mutation -- matrix.
+    """
+    _install(session, ".[mutation]")
+    if session.posargs:
+        session.run("lanes", "mutation", *session.posargs)
+        return
+    session.run("lanes", "mutation", "--self-check")
+    # Shards of an earlier sweep carry another group_id: the merge would refuse them.
+    shutil.rmtree(MUTATION_SHARDS, ignore_errors=True)
+    session.run("lanes", "mutation", "run", "--out", MUTATION_SHARDS)
+    count = session.run("lanes", "mutation", "matrix", "--whole", "--count", silent=True)
+    expected = str(count).strip()
+    session.run("lanes", "mutation", "merge", "--expect-shards", expected, MUTATION_SHARDS)
+    session.run("lanes", "mutation", "check")
 
 
 # The PR-sized torture run: the default seed sweep, every planted bug, and a

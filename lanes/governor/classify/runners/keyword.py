@@ -16,40 +16,36 @@ The grammar is pytest's (``_pytest.mark.expression``)::
 
 evaluated with an explicit operator stack (shunting-yard), so a hostile
 nesting depth costs linear time and no recursion. A malformed expression is
-pytest's usage error, which runs no test: it answers False.
+pytest's usage error, which runs no test: it answers False. An expression of
+more than :data:`MAX_TOKENS` tokens is not read and counts as selecting
+everything (the gate then treats the run as a sweep rather than spend
+unbounded time on it).
 """
 
 from __future__ import annotations
 
-__all__ = ["evaluates_true"]
+import re  # loaded already on the hook's full path (json imports it)
 
+__all__ = ["MAX_TOKENS", "evaluates_true"]
+
+MAX_TOKENS = 10_000
 _OPERATORS = {"or": 1, "and": 2, "not": 3}
 _CLOSE = ")"
-_SPECIAL_IDENT = frozenset(":+-.[]\\/")
-
-
-def _is_ident_char(c: str) -> bool:
-    return c.isalnum() or c == "_" or c in _SPECIAL_IDENT
+# pytest's identifier: (\w|:|\+|-|\.|\[|\]|\\|/)+; anything else is an error.
+_TOKEN = re.compile(r"\s*(?:([()])|([\w:+\-.\[\]\\/]+)|(\S))")
 
 
 def _tokens(expression: str) -> list[str] | None:
     tokens: list[str] = []
-    i, n = 0, len(expression)
-    while i < n:
-        c = expression[i]
-        if c.isspace():
-            i += 1
-        elif c in "()":
-            tokens.append(c)
-            i += 1
-        elif _is_ident_char(c):
-            j = i + 1
-            while j < n and _is_ident_char(expression[j]):
-                j += 1
-            tokens.append(expression[i:j])
-            i = j
-        else:
+    for match in _TOKEN.finditer(expression):
+        paren, ident, other = match.groups()
+        if other is not None:
             return None
+        token = paren or ident
+        if token:
+            tokens.append(token)
+            if len(tokens) > MAX_TOKENS:
+                return ["not", "everything"]  # too long to read: treated as everything
     return tokens
 
 

@@ -34,6 +34,7 @@ __all__ = [
 # Every module that registers benchmarks, in run order. Add yours here.
 BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.governor_hook",
+    "lanes.bench.hook_sizes",
     "lanes.bench.gate",
     "lanes.bench.economy",
     "lanes.bench.slow",

@@ -1,0 +1,151 @@
+"""``hook-large-commands``: what a long command costs the hook (issue 11, defect 6).
+
+A PreToolUse of each hostile shape — many segments, many paths, nested
+substitutions, ``bash -c`` chains, long words, a heredoc — at 64 KiB,
+256 KiB and 1 MiB, and past the 4 MiB payload cap, timed as a real
+``lanes hook`` process in alternating pairs with ``python -c pass`` of the
+same interpreter. The figure is the median excess over the bare
+interpreter, in milliseconds of CPU time (user + system, from the child's
+rusage): on a shared machine wall-clock time measures the neighbours as much
+as the hook, CPU time far less (wall-clock medians ride along as figures).
+
+Goal (gating): every payload up to 1 MiB within 100 ms above the interpreter
+start. Past that the cost must stay linear with a small constant: the
+figures give the excess per MiB at 2 MiB and 8 MiB for the cheapest and the
+costliest shape.
+
+Run it alone: ``lanes bench --only hook-large-commands`` (or ``nox -s bench``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = ["SHAPES", "hook_large_commands"]
+
+GOAL_MS: Final = 100.0
+MIB: Final = 1 << 20
+SIZES: Final = (64 * 1024, 256 * 1024, MIB)
+BEYOND: Final = (2 * MIB, 8 * MIB)
+
+
+def _repeat(unit: str) -> Callable[[int], str]:
+    return lambda size: (unit * (size // len(unit) + 1))[:size]
+
+
+SHAPES: Final[dict[str, Callable[[int], str]]] = {
+    "echo-test-and": _repeat("echo test && "),
+    "pytest-segments": _repeat("pytest tests/a.py; "),
+    "many-paths": lambda size: "pytest " + _repeat("tests/t.py ")(size - 7),
+    "nested-substitutions": _repeat("$(" * 12 + "pytest tests/a.py" + ")" * 12 + "; "),
+    "bash-c-chain": lambda size: "bash -c 'bash -c \"" + _repeat("pytest; ")(size - 18),
+    "long-word": lambda size: "pytest tests/" + "a" * (size - 13),
+    "braces": lambda size: "pytest ${x:-" + "a" * (size - 13) + "}",
+    "semicolons": lambda size: "pytest" + ";" * (size - 6),
+    "heredoc": lambda size: (
+        "cat > f <<'EOF'\n" + _repeat("x = $y `z` 'q'\n")(size - 40) + "\nEOF\npytest tests/a.py"
+    ),
+}
+
+
+def _payload(command: str, cwd: str) -> bytes:
+    return json.dumps(
+        {
+            "session_id": "bench-large-commands",
+            "cwd": cwd,
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+        }
+    ).encode()
+
+
+def _timed(argv: list[str], payload: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, input=payload, capture_output=True, env=env, check=False, timeout=300)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def _excess_ms(
+    hook: list[str], python: str, payload: bytes, env: dict[str, str], pairs: int
+) -> tuple[float, float]:
+    """Medians of (hook - bare interpreter) over ``pairs`` alternating pairs:
+    (CPU ms, wall ms)."""
+    baseline = [python, "-c", "pass"]
+    cpu: list[float] = []
+    wall: list[float] = []
+    for _ in range(pairs):
+        base_cpu, base_wall = _timed(baseline, payload, env)
+        hook_cpu, hook_wall = _timed(hook, payload, env)
+        cpu.append(hook_cpu - base_cpu)
+        wall.append(hook_wall - base_wall)
+    return statistics.median(cpu) * 1000, statistics.median(wall) * 1000
+
+
+@benchmark(
+    "hook-large-commands",
+    "lanes hook (PreToolUse) on hostile command shapes up to 1 MiB and past the cap, "
+    "excess over python -c pass",
+)
+def hook_large_commands(ctx: BenchContext) -> BenchResult:
+    script = Path(ctx.python).parent / "lanes"
+    hook = [str(script), "hook"] if script.is_file() else [ctx.python, "-m", "lanes", "hook"]
+    pairs = max(3, min(ctx.iterations, 7))
+    state = tempfile.mkdtemp(prefix="lanes-bench-sizes-")
+    # Outside any repository with a config: the figure is the classifier's
+    # and the parser's cost, not git's.
+    project = tempfile.mkdtemp(prefix="lanes-bench-sizes-cwd-")
+    env = {**os.environ, "XDG_STATE_HOME": state, "LANES_STATE_DIR": state}
+    env.pop("LANES_DEBUG", None)
+    figures: dict[str, float | int | str | bool | None] = {"pairs": pairs}
+    worst = 0.0
+    worst_at = ""
+    try:
+        _timed(hook, _payload("pytest -q", project), env)  # warm the caches
+        for name, build in SHAPES.items():
+            for size in SIZES:
+                ms, wall = _excess_ms(hook, ctx.python, _payload(build(size), project), env, pairs)
+                figures[f"{name}_{size // 1024}KiB_ms"] = round(ms, 1)
+                figures[f"{name}_{size // 1024}KiB_wall_ms"] = round(wall, 1)
+                if ms > worst:
+                    worst, worst_at = ms, f"{name} at {size // 1024} KiB"
+        for name in ("echo-test-and", "nested-substitutions"):
+            for size in BEYOND:
+                payload = _payload(SHAPES[name](size), project)
+                ms, _ = _excess_ms(hook, ctx.python, payload, env, pairs)
+                figures[f"{name}_{size // MIB}MiB_ms_per_MiB"] = round(ms / (size / MIB), 1)
+    finally:
+        shutil.rmtree(state, ignore_errors=True)
+        shutil.rmtree(project, ignore_errors=True)
+    figures["worst_ms_up_to_1MiB"] = round(worst, 1)
+    figures["worst_shape"] = worst_at
+    verdict: Verdict = "pass" if worst <= GOAL_MS else "fail"
+    note = "" if verdict == "pass" else f"{worst_at} took {worst:.0f} ms above the interpreter"
+    return BenchResult(
+        figures=figures,
+        goal=(
+            f"every payload up to 1 MiB within {GOAL_MS:.0f} ms of CPU above python -c pass "
+            "(median of pairs)"
+        ),
+        verdict=verdict,
+        note=note,
+    )

@@ -38,6 +38,7 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.gate",
     "lanes.bench.economy",
     "lanes.bench.slow",
+    "lanes.bench.timing",
 )
 
 Verdict = Literal["pass", "miss", "fail", "info"]

@@ -136,7 +136,14 @@ def _spawn(
 ) -> subprocess.Popen[bytes]:
     # -I: the reaper needs only the standard library, and neither the project's
     # directory nor PYTHONPATH may shadow it.
-    reaper = [sys.executable, "-I", str(Path(__file__).with_name("reaper.py")), str(result), "--"]
+    reaper = [
+        sys.executable,
+        "-I",
+        "-S",
+        str(Path(__file__).with_name("reaper.py")),
+        str(result),
+        "--",
+    ]
     with log.open("wb") as sink:
         return subprocess.Popen(
             [*reaper, *argv], cwd=cwd, env=env, stdout=sink, stderr=subprocess.STDOUT

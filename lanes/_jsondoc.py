@@ -66,17 +66,23 @@ class TooLargeError(OSError):
     """The file is larger than its reader accepts."""
 
 
-def read_bytes(path: str | os.PathLike[str], *, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes | None:
+def read_bytes(
+    path: str | os.PathLike[str],
+    *,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+    follow_symlinks: bool = False,
+) -> bytes | None:
     """The bytes of the regular file at ``path``, or None when it does not exist.
 
     Raises ``OSError``: ELOOP for a symlink, :class:`NotRegularFileError` for
     anything that is not a regular file (checked on the open descriptor, so a
     swap between check and read cannot fool it), :class:`TooLargeError` past
-    ``max_bytes``.
+    ``max_bytes``. ``follow_symlinks`` is for files a user names on the
+    command line; state files are never read through a link.
     """
     name = os.fspath(path)
     try:
-        fd = os.open(name, _OPEN_FLAGS)
+        fd = os.open(name, _OPEN_FLAGS & ~os.O_NOFOLLOW if follow_symlinks else _OPEN_FLAGS)
     except FileNotFoundError:
         return None
     try:
@@ -130,7 +136,7 @@ def loads_object(
     try:
         document = loads(text)
     except RecursionError:
-        msg = f"{what} is nested deeper than {max_depth} levels"
+        msg = f"{what} is nested too deeply (more than {max_depth} levels)"
         raise fail(msg) from None
     except ValueError as exc:  # JSONDecodeError, and UnicodeDecodeError of bytes
         msg = f"{what} is not JSON: {str(exc)[:200]}"
@@ -139,7 +145,7 @@ def loads_object(
         msg = f"{what} must hold a JSON object, got {type(document).__name__}"
         raise fail(msg)
     if nesting_exceeds(document, max_depth):
-        msg = f"{what} is nested deeper than {max_depth} levels"
+        msg = f"{what} is nested too deeply (more than {max_depth} levels)"
         raise fail(msg)
     return document
 
@@ -151,6 +157,7 @@ def load_object(
     fail: Fail,
     max_bytes: int = DEFAULT_MAX_BYTES,
     max_depth: int = MAX_DEPTH,
+    follow_symlinks: bool = False,
 ) -> dict[str, object] | None:
     """The JSON object in the file at ``path``; None when the file does not exist.
 
@@ -159,7 +166,7 @@ def load_object(
     ``fail(message)``.
     """
     try:
-        data = read_bytes(path, max_bytes=max_bytes)
+        data = read_bytes(path, max_bytes=max_bytes, follow_symlinks=follow_symlinks)
     except OSError as exc:
         msg = f"{what} cannot be read: {exc.strerror or exc}"
         if isinstance(exc, NotRegularFileError | TooLargeError):

@@ -19,10 +19,11 @@ import math
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
+from lanes._jsondoc import read_bytes
 from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
@@ -49,6 +50,8 @@ __all__ = [
 T = TypeVar("T")
 
 DEFAULT_MAX_AGE: Final = 3600
+# A pyproject.toml is kilobytes; a larger file is not read into memory.
+_MAX_CONFIG_BYTES: Final = 16 << 20
 SCHEDULERS: Final = ("random", "pct")
 
 
@@ -331,6 +334,19 @@ class _Table:
         )
         return self.get(key, default, check, allowed, required=required)
 
+    def project_path(self, key: str, default: str) -> str:
+        """A path inside the project: relative, without ``..`` (lanekit writes there)."""
+
+        def check(value: object) -> str | None:
+            if not isinstance(value, str) or not value.strip() or "\0" in value:
+                return None
+            parts = PurePosixPath(value).parts
+            if not parts or parts[0] == "/" or ".." in parts:
+                return None
+            return value
+
+        return self.get(key, default, check, "a relative path inside the project (no '..')")
+
     def strings(
         self, key: str, default: tuple[str, ...], *, non_empty: bool = False
     ) -> tuple[str, ...]:
@@ -443,7 +459,7 @@ def _parse_slow(raw: object) -> SlowConfig:
         fail_factor=table.number("fail_factor", defaults.fail_factor, minimum=1.0, inclusive=True),
         default_tier=default_tier,
         tighten_below=table.number("tighten_below", defaults.tighten_below, minimum=0.0),
-        pins=table.string("pins", defaults.pins),
+        pins=table.project_path("pins", defaults.pins),
         tiers=MappingProxyType(tiers),
         confirm=table.integer("confirm", defaults.confirm, minimum=0),
         removable_after=table.integer("removable_after", defaults.removable_after, minimum=1),
@@ -582,8 +598,8 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         timing=parse_timing(table.raw.get("timing", {})),
         mutation=parse_mutation(table.raw.get("mutation", {})),
         affected=parse_affected(table.raw.get("affected", {})),
-        envelope_dir=table.string("envelope_dir", "envelopes"),
-        baseline_dir=table.string("baseline_dir", "baselines"),
+        envelope_dir=table.project_path("envelope_dir", "envelopes"),
+        baseline_dir=table.project_path("baseline_dir", "baselines"),
     )
 
 
@@ -610,19 +626,22 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         path = found
     path = path.resolve()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        msg = f"config file {str(path)!r} does not exist"
-        raise ConfigError(
-            msg,
-            hint="pass --config with the path of an existing pyproject.toml, or omit it to search upward",
-        ) from None
+        # Never blocks and never reads without bound: a FIFO or /dev/zero
+        # given as --config is refused, not waited on.
+        data = read_bytes(path, max_bytes=_MAX_CONFIG_BYTES, follow_symlinks=True)
+        text = None if data is None else data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         msg = f"config file {str(path)!r} cannot be read: {exc}"
         raise ConfigError(
             msg,
-            hint="check the file's permissions and that it is UTF-8 text",
+            hint="pass a regular UTF-8 text file you can read (a pyproject.toml)",
         ) from None
+    if text is None:
+        msg = f"config file {str(path)!r} does not exist"
+        raise ConfigError(
+            msg,
+            hint="pass --config with the path of an existing pyproject.toml, or omit it to search upward",
+        )
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -630,6 +649,12 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
         raise ConfigError(
             msg,
             hint="fix the TOML syntax at the line and column shown (a TOML linter such as taplo helps)",
+        ) from None
+    except RecursionError:
+        # tomllib recurses per nesting level of arrays and inline tables.
+        msg = f"{path} nests arrays or inline tables too deeply to be a config"
+        raise ConfigError(
+            msg, hint="flatten the deeply nested value; no [tool.lanes] key nests more than twice"
         ) from None
     tool = document.get("tool", {})
     lanes_table = tool.get("lanes", {}) if isinstance(tool, dict) else {}

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from lanes import __version__
 from lanes._atomic import write_atomic
+from lanes._jsondoc import load_object, nesting_exceeds
 from lanes.errors import EnvelopeError, LanesError
 
 if TYPE_CHECKING:
@@ -261,23 +262,9 @@ def _signals_as_exceptions() -> Iterator[bool]:
 # limit: how deep json.dumps can go differs between interpreters (3.12 moved
 # it to the C stack), and an envelope must be readable by every reader.
 MAX_DATA_DEPTH: Final = 100
-
-
-def nesting_exceeds(value: object, limit: int) -> bool:
-    """Whether JSON-like ``value`` nests deeper than ``limit`` containers (iterative)."""
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Iterable[object] = item.values()
-        elif isinstance(item, list | tuple):
-            children = item
-        else:
-            continue
-        if depth >= limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
+# Far above any envelope a lane writes (a 10,000-test suite's is a few MiB):
+# a larger file is not read into memory.
+MAX_ENVELOPE_BYTES: Final = 64 << 20
 
 
 def _unholdable(data: Mapping[str, Any]) -> str | None:
@@ -432,41 +419,29 @@ def validate_envelope(document: object) -> list[Problem]:
 
 
 def read_envelope(path: Path) -> dict[str, Any]:
-    """Load an envelope file as JSON; :class:`EnvelopeError` when it is not JSON."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        msg = f"envelope {str(path)!r} does not exist"
-        raise EnvelopeError(
-            msg,
-            hint="run the lane first (nox -s <lane>), or check the path",
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"envelope {str(path)!r} cannot be read: {exc}"
-        raise EnvelopeError(
-            msg,
-            hint="check that the file is a UTF-8 JSON file you can read",
-        ) from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        msg = f"envelope {str(path)!r} is not JSON: {exc}"
-        raise EnvelopeError(
-            msg,
-            hint="the file is truncated or not an envelope; re-run the lane that wrote it",
-        ) from None
-    except RecursionError:
-        # json's decoder recurses per nesting level; a hostile or corrupt file
-        # of "[[[[..." must be a typed rejection, not a crash.
-        msg = f"envelope {str(path)!r} is nested too deeply to be an envelope"
-        raise EnvelopeError(
-            msg,
-            hint="the file is not an envelope; re-run the lane that wrote it",
-        ) from None
-    if not isinstance(document, dict):
-        msg = f"envelope {str(path)!r} must hold a JSON object, got {type(document).__name__}"
-        raise EnvelopeError(
-            msg,
-            hint="an envelope is one JSON object; re-run the lane that wrote it",
+    """Load an envelope file as JSON; :class:`EnvelopeError` when it is not JSON.
+
+    Read as a strict document (:mod:`lanes._jsondoc`): a FIFO or a device such
+    as ``/dev/zero`` is refused without reading it, and so is a file larger
+    than :data:`MAX_ENVELOPE_BYTES` or nested past the envelope's depth.
+    """
+
+    def fail(message: str) -> EnvelopeError:
+        return EnvelopeError(
+            message,
+            hint="the file is not an envelope (not a regular UTF-8 JSON object of a sane "
+            "size); re-run the lane that wrote it",
         )
+
+    document = load_object(
+        path,
+        what=f"envelope {str(path)!r}",
+        fail=fail,
+        max_bytes=MAX_ENVELOPE_BYTES,
+        max_depth=MAX_DATA_DEPTH + 2,  # the envelope, its data, then the data's values
+        follow_symlinks=True,  # a path the user named
+    )
+    if document is None:
+        msg = f"envelope {str(path)!r} does not exist"
+        raise EnvelopeError(msg, hint="run the lane first (nox -s <lane>), or check the path")
     return document

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -247,8 +248,18 @@ def test_unknown_key_without_a_close_match(tmp_path: Path) -> None:
             {"torture": {"scheduler": "fifo"}},
             "scheduler must be one of 'random', 'pct', got 'fifo'",
         ),
-        ({"envelope_dir": ""}, "envelope_dir must be a non-empty string, got ''"),
+        ({"envelope_dir": ""}, "envelope_dir must be a relative path inside the project"),
         ({"baseline_dir": 5}, "got 5"),
+        # Paths lanekit writes to stay inside the project (issue 11, defect 12).
+        ({"envelope_dir": "/"}, "envelope_dir must be a relative path inside the project"),
+        ({"envelope_dir": "../out"}, "got '../out'"),
+        ({"baseline_dir": "a/../../b"}, "baseline_dir must be a relative path inside the project"),
+        ({"slow": {"pins": "../x"}}, "pins must be a relative path inside the project"),
+        # Strings and lists in number fields: a typed error, never float()-coerced.
+        ({"slow": {"fail_factor": "2.5"}}, "got '2.5'"),
+        ({"slow": {"fail_factor": []}}, "got []"),
+        ({"governor": {"lock_ttl": "abc"}}, "got 'abc'"),
+        ({"governor": {"lock_ttl": [1]}}, "got [1]"),
     ],
 )
 def test_rejected(tmp_path: Path, raw: dict[str, Any], needle: str) -> None:
@@ -297,3 +308,24 @@ def test_the_repository_config_loads() -> None:
     # lanekit dogfoods [tool.lanes]; its own pyproject must always be valid.
     config = load_config(Path(__file__).parents[2] / "pyproject.toml")
     assert config.suites
+
+
+def test_deeply_nested_toml_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "pyproject.toml"
+    path.write_text("[tool.lanes]\nx = " + "[" * 3000 + "]" * 3000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="too deeply") as raised:
+        load_config(path)
+    assert raised.value.hint
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_a_config_that_is_not_a_regular_file_is_refused_without_blocking(
+    tmp_path: Path, kind: str
+) -> None:
+    path = tmp_path / "pyproject.toml"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/zero")
+    with pytest.raises(ConfigError, match="not a regular file"):
+        load_config(path)

@@ -14,6 +14,7 @@ by installing nox under it.
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
 import uuid
 
@@ -47,6 +48,36 @@ def tests(session: nox.Session) -> None:
     session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
     args = session.posargs or ["-n", "auto"]
     session.run("pytest", *args)
+
+
+@nox.session(name="tests-wheel")
+def tests_wheel(session: nox.Session) -> None:
+    """The unit suite against the built wheel, not the source tree: what `pip install` gives users.
+
+    Catches what an editable install hides: package data left out of the wheel
+    (templates, the envelope schema), modules outside the package, entry points.
+    Extra arguments go to pytest.
+    """
+    session.install("--upgrade", "pip")
+    # Not session.create_tmp(): it points TMPDIR inside the checkout, and the
+    # tests' temporary projects must not sit inside a git repository.
+    dist = pathlib.Path(session.virtualenv.location) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("python", "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dist), ".")
+    (wheel,) = dist.glob("lanekit-*.whl")
+    session.install(f"lanekit[lanes,mutation] @ {wheel.resolve().as_uri()}")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    # -I: without the current directory on sys.path, `lanes` must come from the wheel.
+    session.run(
+        "python",
+        "-I",
+        "-c",
+        "import lanes, sys; sys.exit(0 if 'site-packages' in lanes.__file__ else "
+        "f'lanes was imported from {lanes.__file__}, not the installed wheel')",
+    )
+    # pytest's console script does not put the checkout on sys.path either
+    # (rootdir-relative test helpers are found through their own folders).
+    session.run("pytest", *(session.posargs or ["-n", "auto", "-p", "no:cacheprovider"]))
 
 
 @nox.session
@@ -151,6 +182,16 @@ def slow(session: nox.Session) -> None:
     session.run("lanes", "slow", "run", "--self-check", "--", *session.posargs)
 
 
+@nox.session(name="slow-check")
+def slow_check(session: nox.Session) -> None:
+    """A branch's edits to the slow-test pin list against a base revision (pins may only shrink).
+
+    Extra arguments go to `lanes slow check`: nox -s slow-check -- --base origin/main.
+    """
+    _install(session)
+    session.run("lanes", "slow", "check", *session.posargs)
+
+
 @nox.session
 def timing(session: nox.Session) -> None:
     """What each suite costs and how that moved against baselines/timing.json; writes envelopes/timing.json.
@@ -220,3 +261,27 @@ def report_browser(session: nox.Session) -> None:
         *session.posargs,
         env={"LANES_REPORT_HTML": "envelopes/index.html", "LANES_REPORT_SCREENSHOTS": "envelopes"},
     )
+
+
+# Where the nightly report keeps earlier runs' envelopes (restored from and
+# saved to the Actions cache): one folder per run, the newest HISTORY_RUNS kept.
+HISTORY_DIR = pathlib.Path("report-history")
+HISTORY_RUNS = 60
+
+
+@nox.session(name="report-history")
+def report_history(session: nox.Session) -> None:
+    """The report with trends since earlier runs; this run's envelopes join the history.
+
+    Extra arguments go to `lanes report` (e.g. --junit FILE --ctrf FILE).
+    """
+    _install(session)
+    run_dir = HISTORY_DIR / os.environ.get("GITHUB_RUN_ID", f"local-{uuid.uuid4().hex[:12]}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    for envelope in pathlib.Path("envelopes").glob("*.json"):
+        shutil.copy2(envelope, run_dir / envelope.name)
+    runs = sorted((p for p in HISTORY_DIR.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+    for stale in runs[:-HISTORY_RUNS]:
+        shutil.rmtree(stale)
+    # The report leaves this run's own envelopes out of the history (same run_id).
+    session.run("lanes", "report", "--history", str(HISTORY_DIR), *session.posargs)

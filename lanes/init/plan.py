@@ -153,6 +153,7 @@ def _install_lines(project: Project) -> tuple[list[str], str]:
 def _render_noxfile(project: Project, settings: Settings, env: jinja2.Environment) -> str:
     mutation = _has_lane("mutation")
     timing = _has_lane("timing")
+    # Mutation is weekly (its own workflow), not part of the nightly main job.
     lanes = ["slow", "fuzz", *(["timing"] if timing else [])]
     lines, label = _install_lines(project)
     template = env.get_template("noxfile.py.j2")

@@ -9,11 +9,13 @@ they print and exit, no envelope. ``--run`` and ``--self-check`` are lane runs
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from lanes.affected.changes import changed_files, tracked_files
@@ -90,8 +92,17 @@ class AffectedLane:
         run.verdict(passed=passed)
 
 
+def _environment() -> dict[str, str]:
+    """The environment lanekit runs in comes first on PATH, as nox and tox activate theirs:
+    ``.venv/bin/lanes affected --run`` must run that venv's ``pytest``, not the first
+    one on PATH (which may test an installed copy instead of the working tree)."""
+    bin_dir = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+
+
 def _execute(plan: Plan, config: Config) -> list[dict[str, Any]]:
     """Each selected suite once, then each gate; a failure does not stop the others."""
+    env = _environment()
     commands = [(f"suite {s.name}", s.command) for s in plan.suites]
     commands += [
         (f"gate {gate.name}", shlex.split(gate.command)) for gate, _ in plan.gates.values()
@@ -101,7 +112,7 @@ def _execute(plan: Plan, config: Config) -> list[dict[str, Any]]:
         print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
         started = time.monotonic()
         try:
-            code = subprocess.run(argv, cwd=config.root, check=False).returncode
+            code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
         except OSError as exc:
             print(f"affected: {label} could not start: {exc}", file=sys.stderr)
             code = 127

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from typing import TYPE_CHECKING, Any
 
@@ -196,6 +197,23 @@ def test_run_executes_the_plan_once_and_writes_an_envelope(project: Path) -> Non
     [run] = envelope["data"]["runs"]
     assert run["command"] == ["pytest", "tests/test_leaf.py", "tests/test_mid.py"]
     assert run["exit_code"] == 1
+
+
+@pytest.mark.integration
+def test_run_uses_the_pytest_of_the_environment_lanes_runs_in(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A `pytest` earlier on PATH (another venv, a system install) would test an
+    # installed copy of the project instead of the working tree.
+    impostor = project / "elsewhere"
+    impostor.mkdir()
+    (impostor / "pytest").write_text("#!/bin/sh\nexit 99\n")
+    (impostor / "pytest").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{impostor}:{os.environ['PATH']}")
+    (project / "tests/test_leaf.py").write_text(FILES["tests/test_leaf.py"] + "# edit\n")
+    assert main(["affected", "--run"]) == 0
+    envelope = json.loads((project / "envelopes/affected.json").read_text())
+    assert [run["exit_code"] for run in envelope["data"]["runs"]] == [0]
 
 
 @pytest.mark.integration

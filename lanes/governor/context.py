@@ -219,5 +219,18 @@ class HookContext:
             self._agent_pid = agent_pid(self.environ)
         return self._agent_pid
 
+    def prepare_state(self) -> None:
+        """Create the state directory if missing; when it cannot be created the
+        call goes on without state (nothing deduplicated, locked or recorded)."""
+        if self.state is None:
+            return
+        try:
+            os.makedirs(self.state.directory, exist_ok=True)
+        except OSError as exc:
+            from lanes.governor.state.debug import debug_log
+
+            debug_log("state-dir", error=str(exc))
+            self.state = None
+
     def __repr__(self) -> str:
         return f"HookContext(cwd={self.cwd!r}, agent={self.agent!r}, state={self.state!r})"

@@ -1,4 +1,4 @@
-"""``lanes hook``: the agent hook entry point (DESIGN.md, "the hook interface").
+"""``lanes hook``: the agent hook entry point (the hook protocol: docs/architecture.md).
 
 Reads one payload on stdin and answers by the agent protocol:
 - allow silently: exit 0, nothing on stdout;
@@ -13,10 +13,11 @@ Two paths:
   but ``sys`` and ``os`` is imported on it — no json, re, pathlib, typing,
   dataclasses or subprocess — so the whole process costs about one interpreter
   start (the ``bench`` lane measures the ratio).
-- **the full path**: parse the payload, classify the command, then dispatch
-  on the event: ``PreToolUse`` to :func:`_on_pre` (the gate), ``PostToolUse``
-  and ``PostToolUseFailure`` to :func:`_on_post` (the test economy and
-  auto-record).
+- **the full path**: parse the payload, classify the command, build the
+  call's :class:`~lanes.governor.context.HookContext` once, then dispatch on
+  the event: ``PreToolUse`` to :func:`_on_pre` (the gate), ``PostToolUse``
+  and ``PostToolUseFailure`` to :func:`_on_post` (auto-record and the test
+  economy), each handed the same context.
 
 The governor fails open: any fault of its own is exit 0 and a debug-log line.
 The only fail-closed rule is the full-sweep gate: when the full path faults
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from lanes.governor.classify.model import Classification
+    from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
 
 __all__ = ["run_hook"]
@@ -101,6 +103,7 @@ def _last_resort(raw: bytes, fault: str) -> int:
 
 def _dispatch(raw: bytes, agent: str) -> int:
     from lanes.governor.classify.classifier import classify
+    from lanes.governor.context import HookContext
     from lanes.governor.payload import PayloadError, parse_payload
     from lanes.governor.screen.suite_words import refresh
     from lanes.governor.state.debug import debug_log
@@ -118,12 +121,15 @@ def _dispatch(raw: bytes, agent: str) -> int:
     # The cwd as a string: classify takes any path-like, and pathlib (with re
     # behind it) would cost half an interpreter start on every test command.
     classification = classify(payload.command, payload.cwd)
+    # The call's world, once: environment, repository, state files; the
+    # settings and the tree are filled in on first use.
+    ctx = HookContext.for_hook(payload, agent)
     if payload.event == "PreToolUse":
-        return _on_pre(payload, classification, agent)
-    return _on_post(payload, classification, agent)
+        return _on_pre(ctx, payload, classification)
+    return _on_post(ctx, payload, classification)
 
 
-def _on_pre(payload: HookPayload, classification: Classification, agent: str) -> int:
+def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classification) -> int:
     """PreToolUse: the gate decides (exit 2 + reason on stderr blocks, 0 allows).
 
     The gate sees every payload the pre-screen passes — all test runs and every
@@ -132,17 +138,17 @@ def _on_pre(payload: HookPayload, classification: Classification, agent: str) ->
     """
     from lanes.governor.policy import gate
 
-    return gate.pre_tool_use(payload, classification, agent=agent)
+    return gate.pre_tool_use(ctx, classification, payload)
 
 
-def _on_post(payload: HookPayload, classification: Classification, agent: str) -> int:
+def _on_post(ctx: HookContext, payload: HookPayload, classification: Classification) -> int:
     """PostToolUse / PostToolUseFailure: record suite results, count and advise;
     never blocks. Each piece runs through :func:`_guarded`, so a fault in one
     never costs the other."""
     from lanes.governor.policy import economy, record
 
-    _guarded("record", record.post_tool_use, payload, classification, agent=agent)
-    advice = _guarded("economy", economy.on_post_tool_use, payload, classification)
+    _guarded("record", record.post_tool_use, ctx, classification, payload)
+    advice = _guarded("economy", economy.on_post_tool_use, ctx, classification, payload)
     if isinstance(advice, str) and advice:
         _advise(payload.event, advice)
     return 0

@@ -39,10 +39,11 @@ from typing import TYPE_CHECKING
 
 from greenlet import getcurrent, greenlet
 
+from lanes.governor.context import StatePaths
 from lanes.torture import invariants
 from lanes.torture.program import HOSTS, SUITES, ClientSpec, Op
 from lanes.torture.simenv import SimEnvironment
-from lanes.torture.world import Client, Counters, StatePaths, Violation, World
+from lanes.torture.world import Client, Counters, Violation, World
 
 if TYPE_CHECKING:
     from lanes.torture.kernel import GovernorKernel
@@ -115,12 +116,8 @@ class _Run:
         state_dir: str,
     ) -> None:
         self.state_dir = state_dir
-        paths = StatePaths(
-            lock=os.path.join(state_dir, "test-run.lock"),
-            guard=os.path.join(state_dir, "test-run.lock.guard"),
-            ledger=os.path.join(state_dir, "verify-ledger.json"),
-            ledger_guard=os.path.join(state_dir, "verify-ledger.json.lock"),
-        )
+        # The governor's own file names: the model watches what the hook writes.
+        paths = StatePaths(state_dir)
         self.world = World(seed, ttl=ttl, paths=paths)
         self.kernel = kernel
         self.scheduler = scheduler

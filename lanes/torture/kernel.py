@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
 from lanes.config import Config, parse_config
+from lanes.governor.context import HookContext, StatePaths
 from lanes.governor.payload import HookPayload
 from lanes.governor.policy import gate, record
+from lanes.governor.policy.suites import resolve
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state.ledger import TreeState
 from lanes.torture.program import SUITES
@@ -86,6 +88,18 @@ class GovernorKernel:
         """The span in which this kernel's code is in force (planted bugs patch here)."""
         return nullcontext()
 
+    def _context(self, env: Environment, state_dir: str, client: Client) -> HookContext:
+        """The hook call's world as the hook builds it, over the modelled
+        Environment, with the client's tree and pid instead of git and /proc."""
+        return HookContext.modelled(
+            env,
+            state_dir=state_dir,
+            settings=self.config,
+            tree=TreeState(client.head, client.digest),
+            agent=AGENT,
+            agent_pid=client.pid,
+        )
+
     def _classify(self, command: str) -> Classification:
         return self._classified[command]
 
@@ -106,16 +120,13 @@ class GovernorKernel:
         self, env: Environment, state_dir: str, client: Client, suite: str, *, force: bool
     ) -> Decision:
         command = suite_command(suite, force=force)
+        classification = self._classify(command)
+        payload = self._payload("PreToolUse", command, client.session, None)
         decision = gate.decide_pre(
-            env,
-            state_dir,
-            self.config,
-            self._classify(command),
-            self._payload("PreToolUse", command, client.session, None),
-            TreeState(client.head, client.digest),
-            AGENT,
-            client.pid,
-            {},
+            self._context(env, state_dir, client),
+            classification,
+            payload,
+            resolve(classification, self.config, cwd=payload.cwd),
         )
         if decision.action == "allow":
             lock = decision.lock
@@ -140,14 +151,11 @@ class GovernorKernel:
     ) -> None:
         command = suite_command(suite, force=force)
         event = "PostToolUse" if passed else "PostToolUseFailure"
+        payload = self._payload(event, command, client.session, 0 if passed else 1)
         record.decide_post(
-            env,
-            state_dir,
-            self.config,
-            self._classify(command),
-            self._payload(event, command, client.session, 0 if passed else 1),
-            TreeState(client.head, client.digest),
-            AGENT,
+            self._context(env, state_dir, client),
+            payload,
+            resolve(self._classify(command), self.config, cwd=payload.cwd),
         )
 
     def record_by_hand(
@@ -165,7 +173,7 @@ class GovernorKernel:
             session_tail="",
             duration_ms=None,
         )
-        files = gate.paths_in(state_dir)
+        files = StatePaths(state_dir)
         client.recording = (suite, entry.to_dict())
-        ledger_mod.record(env, files["ledger"], files["ledger_guard"], suite, entry)
+        ledger_mod.record(env, files.ledger, files.ledger_guard, suite, entry)
         client.recording = None

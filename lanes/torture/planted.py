@@ -120,7 +120,7 @@ class _CheckThenCreateEnv(SimEnvironment):
     """No guard on the lock, and "create if absent" as a read followed by a write."""
 
     def locked(self, path: str) -> AbstractContextManager[None]:
-        if path == self.world.paths.guard:
+        if path == self.world.paths.lock_guard:
             self.pause("flock guard")
             return nullcontext()
         return super().locked(path)

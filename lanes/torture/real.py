@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
+from lanes.governor.context import StatePaths
+
 if TYPE_CHECKING:
     from lanes.governor.state.env import OSEnvironment
     from lanes.torture.kernel import GovernorKernel
@@ -199,7 +201,7 @@ def run_real_guard(
         logs = os.path.join(scratch, "logs")
         os.mkdir(state_dir)
         os.mkdir(logs)
-        lock_path = os.path.join(state_dir, "test-run.lock")
+        lock_path = StatePaths(state_dir).lock
         workers, kills = _contend(report, state_dir, logs, random.Random(seed), timeout)
         _tally(report, workers, kills, logs)
         report.probe, report.lock_left = _final_probe(state_dir, lock_path)
@@ -213,7 +215,7 @@ def _contend(
 ) -> tuple[list[subprocess.Popen[str]], list[float]]:
     """Run the workers to the end, SIGKILLing random lock holders; the kill times."""
     began = time.monotonic()
-    lock_path = os.path.join(state_dir, "test-run.lock")
+    lock_path = StatePaths(state_dir).lock
     workers = [_spawn(state_dir, report.iterations, n, logs) for n in range(report.procs)]
     kill_budget = max(1, report.procs // 2)
     kills: list[float] = []

@@ -46,7 +46,7 @@ class SimEnvironment:
         self._ledger = paths.ledger
         self._names = {
             paths.lock: "lock",
-            paths.guard: "guard",
+            paths.lock_guard: "guard",
             paths.ledger: "ledger",
             paths.ledger_guard: "ledger-guard",
         }

@@ -28,20 +28,12 @@ from lanes.torture.program import HOSTS, ClientSpec, Op
 if TYPE_CHECKING:
     from greenlet import greenlet
 
-__all__ = ["BOOT_IDS", "Client", "Counters", "StatePaths", "Violation", "World"]
+    from lanes.governor.context import StatePaths
+
+__all__ = ["BOOT_IDS", "Client", "Counters", "Violation", "World"]
 
 BOOT_IDS: Final = {HOSTS[0]: "boot-local", HOSTS[1]: "boot-remote"}
 EPOCH: Final = 1_800_000_000.0
-
-
-@dataclass(frozen=True)
-class StatePaths:
-    """The governor's state files inside the run's temporary state directory."""
-
-    lock: str
-    guard: str
-    ledger: str
-    ledger_guard: str
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ from hook_io_helpers import clean_env, git
 
 from lanes.config import Config, load_config
 from lanes.governor.classify.classifier import classify
+from lanes.governor.context import HookContext, StatePaths
 from lanes.governor.payload import HookPayload, parse_payload
-from lanes.governor.policy.gate import Decision, decide_pre, paths_in
+from lanes.governor.policy.gate import Decision, decide_pre
 from lanes.governor.policy.record import PostResult, decide_post
+from lanes.governor.policy.suites import resolve
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.tree import tree_state
 
@@ -106,29 +108,34 @@ class Project:
     def pre(
         self, command: str, *, session: str = SESSION_A, environ: dict[str, str] | None = None
     ) -> Decision:
+        classification = classify(command, self.root)
+        hook = self.hook_payload("PreToolUse", command, session)
         return decide_pre(
-            self.env,
-            self.state,
-            self.config,
-            classify(command, self.root),
-            self.hook_payload("PreToolUse", command, session),
-            tree_state(str(self.root)),
-            "claude",
-            os.getpid(),
-            environ or {},
+            self.context(environ=environ),
+            classification,
+            hook,
+            resolve(classification, self.config, cwd=hook.cwd),
         )
 
     def post(
         self, command: str, *, session: str = SESSION_A, event: str = "PostToolUse", **extra: object
     ) -> PostResult:
+        hook = self.hook_payload(event, command, session, **extra)
         return decide_post(
+            self.context(), hook, resolve(classify(command, self.root), self.config, cwd=hook.cwd)
+        )
+
+    def context(self, *, environ: dict[str, str] | None = None, tree: bool = True) -> HookContext:
+        """This project's hook-call world: its state dir and config, the tree as
+        git sees it now (none with ``tree=False``), this process as the agent."""
+        return HookContext.modelled(
             self.env,
-            self.state,
-            self.config,
-            classify(command, self.root),
-            self.hook_payload(event, command, session, **extra),
-            tree_state(str(self.root)),
-            "claude",
+            state_dir=self.state,
+            settings=self.config,
+            tree=tree_state(str(self.root)) if tree else None,
+            agent="claude",
+            agent_pid=os.getpid(),
+            environ=environ or {},
         )
 
     def run(self, command: str, *, session: str = SESSION_A) -> Decision:
@@ -140,10 +147,10 @@ class Project:
 
     @property
     def lock_path(self) -> Path:
-        return Path(paths_in(self.state)["lock"])
+        return Path(StatePaths(self.state).lock)
 
     def audit(self) -> list[dict[str, object]]:
-        path = Path(paths_in(self.state)["audit"])
+        path = Path(StatePaths(self.state).audit)
         if not path.exists():
             return []
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

@@ -10,9 +10,11 @@ import pytest
 from hook_io_helpers import advice, git, git_repo, payload, run_hook
 
 from lanes.governor.classify.classifier import classify
+from lanes.governor.context import HookContext
 from lanes.governor.payload import parse_payload
 from lanes.governor.policy import economy
 from lanes.governor.policy.push_gates import ci_systems, local_gates
+from lanes.governor.settings import gate_config
 from lanes.governor.state import economy_store as store
 
 FULL = "pytest -q"
@@ -44,7 +46,8 @@ def _post(
 ) -> str | None:
     """One PostToolUse through the in-process economy (the rule, not the process)."""
     hook_payload = parse_payload(json.dumps(payload(command, cwd=root, session=session)))
-    return economy.on_post_tool_use(hook_payload, classify(command, root), environ=env or {})
+    ctx = HookContext.for_hook(hook_payload, "claude", environ=env or {})
+    return economy.on_post_tool_use(ctx, classify(command, root), hook_payload)
 
 
 # --------------------------------------------------------------------------- end to end
@@ -99,7 +102,8 @@ def test_post_tool_use_failure_counts_too(project: Path, xdg: Path) -> None:
             )
         )
     )
-    text = economy.on_post_tool_use(failed, classify(FULL, project), environ={})
+    ctx = HookContext.for_hook(failed, "claude", environ={})
+    text = economy.on_post_tool_use(ctx, classify(FULL, project), failed)
     assert text is not None
     assert text.startswith("Test economy:")
 
@@ -194,8 +198,9 @@ def test_config_knobs(project: Path, xdg: Path) -> None:
     (project / "pyproject.toml").write_text(
         "[tool.lanes.governor]\nmax_full = 1\nescalate_at = 3\n", encoding="utf-8"
     )
-    assert economy.limits({}, str(project)) == (1, 3)
-    assert economy.limits({"LANES_MAX_FULL": "0"}, str(project)) == (0, 3)
+    governor = gate_config(str(project)).governor
+    assert economy.limits({}, governor) == (1, 3)
+    assert economy.limits({"LANES_MAX_FULL": "0"}, governor) == (0, 3)
     assert _first_fire(project, {}, "f") == 2
 
 
@@ -204,7 +209,7 @@ def test_a_broken_config_falls_back_to_the_defaults(project: Path, xdg: Path) ->
     (project / "pyproject.toml").write_text(
         "[tool.lanes.governor]\nmax_ful = 1\n", encoding="utf-8"
     )
-    assert economy.limits({}, str(project)) == (2, 5)
+    assert economy.limits({}, gate_config(str(project)).governor) == (2, 5)
 
 
 # --------------------------------------------------------------------------- the message

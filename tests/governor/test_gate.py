@@ -18,8 +18,10 @@ from hook_io_helpers import git
 
 from lanes.config import load_config
 from lanes.governor.classify.classifier import classify
+from lanes.governor.context import HookContext, StatePaths
 from lanes.governor.payload import parse_payload
-from lanes.governor.policy.gate import decide_pre, paths_in
+from lanes.governor.policy.gate import decide_pre
+from lanes.governor.policy.suites import resolve
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.lock import inspect, parse_lock
 
@@ -116,9 +118,11 @@ def test_the_sweep_gate_holds_outside_git(tmp_path: Path) -> None:
     plain.mkdir()
     config = load_config(cwd=plain)
     hook = parse_payload(json.dumps(payload("PreToolUse", "pytest", cwd=plain)))
-    decision = decide_pre(
-        OSEnvironment(), None, config, classify("pytest", plain), hook, None, "claude", 1, {}
+    ctx = HookContext.modelled(
+        OSEnvironment(), state_dir=None, settings=config, tree=None, agent="claude", agent_pid=1
     )
+    classification = classify("pytest", plain)
+    decision = decide_pre(ctx, classification, hook, resolve(classification, config, cwd=hook.cwd))
     assert decision.action == "block"
 
 
@@ -243,7 +247,7 @@ def test_a_mention_neither_blocks_nor_records_nor_locks(project: Project, mentio
 
 
 def test_a_corrupt_ledger_fails_open(project: Project) -> None:
-    Path(paths_in(project.state)["ledger"]).write_text("{garbage", "utf-8")
+    Path(StatePaths(project.state).ledger).write_text("{garbage", "utf-8")
     assert project.pre("pytest tests/unit -q").action == "allow"
 
 
@@ -303,12 +307,12 @@ def test_the_dedup_message_reads_as_in_the_issue(project: Project) -> None:
 
     tree = tree_state(str(project.root))
     assert tree is not None
-    files = paths_in(project.state)
+    files = StatePaths(project.state)
     entry = LedgerEntry(
         status="PASS", ts=project.env.now() - 7 * 60 - 5, git_head=tree.git_head,
         dirty_digest=tree.dirty_digest, agent="claude", session_tail="0000-a1b2",
     )  # fmt: skip
-    record(project.env, files["ledger"], files["ledger_guard"], "unit", entry)
+    record(project.env, files.ledger, files.ledger_guard, "unit", entry)
     assert project.pre("pytest tests/unit -q").message == (
         "unit green 7 min ago by claude (session …a1b2) on this exact tree — "
         "reuse that result, or prefix LANES_TEST_FORCE=1 to re-run"
@@ -321,10 +325,10 @@ def test_a_pass_older_than_max_age_does_not_block(project: Project) -> None:
 
     tree = tree_state(str(project.root))
     assert tree is not None
-    files = paths_in(project.state)
+    files = StatePaths(project.state)
     entry = LedgerEntry(
         status="PASS", ts=project.env.now() - 3601, git_head=tree.git_head,
         dirty_digest=tree.dirty_digest, agent="claude", session_tail="0000-a1b2",
     )  # fmt: skip
-    record(project.env, files["ledger"], files["ledger_guard"], "unit", entry)
+    record(project.env, files.ledger, files.ledger_guard, "unit", entry)
     assert project.pre("pytest tests/unit -q").action == "allow"

@@ -11,10 +11,11 @@ import pytest
 from governor_helpers import SESSION_A, SESSION_B, Project
 
 from lanes.governor.classify.classifier import classify
+from lanes.governor.context import StatePaths
 from lanes.governor.payload import parse_payload
-from lanes.governor.policy.gate import decide_pre, paths_in
+from lanes.governor.policy.gate import decide_pre
 from lanes.governor.policy.record import decide_post
-from lanes.governor.state.tree import tree_state
+from lanes.governor.policy.suites import resolve
 
 UNIT = "pytest tests/unit -q"
 INTEG = "pytest tests/integ -m 'not slow'"
@@ -27,7 +28,7 @@ def project(tmp_path: Path) -> Project:
 
 def test_a_ledger_that_cannot_be_written_still_frees_the_lock(project: Project) -> None:
     # The repro: the ledger path is a directory, so recording raises.
-    Path(paths_in(project.state)["ledger"]).mkdir()
+    Path(StatePaths(project.state).ledger).mkdir()
     assert project.pre(UNIT, session=SESSION_A).action == "allow"
     assert project.lock_path.exists()
     result = project.post(UNIT, session=SESSION_A)
@@ -39,7 +40,7 @@ def test_a_ledger_that_cannot_be_written_still_frees_the_lock(project: Project) 
 
 
 def test_a_failed_ledger_write_is_not_reported_as_recorded(project: Project) -> None:
-    ledger = Path(paths_in(project.state)["ledger"])
+    ledger = Path(StatePaths(project.state).ledger)
     ledger.mkdir()
     project.pre(UNIT)
     assert "unit" not in project.post(UNIT).recorded
@@ -54,16 +55,12 @@ def _pre_without_session(project: Project, command: str) -> object:
             "cwd": str(project.root),
         }
     )
+    classification = classify(command, project.root)
     return decide_pre(
-        project.env,
-        project.state,
-        project.config,
-        classify(command, project.root),
+        project.context(),
+        classification,
         parse_payload(raw),
-        tree_state(str(project.root)),
-        "claude",
-        0,
-        {},
+        resolve(classification, project.config, cwd=str(project.root)),
     )
 
 
@@ -77,13 +74,9 @@ def _post_without_session(project: Project, command: str) -> object:
         }
     )
     return decide_post(
-        project.env,
-        project.state,
-        project.config,
-        classify(command, project.root),
+        project.context(),
         parse_payload(raw),
-        tree_state(str(project.root)),
-        "claude",
+        resolve(classify(command, project.root), project.config, cwd=str(project.root)),
     )
 
 

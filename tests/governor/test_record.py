@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from governor_helpers import SESSION_A, SESSION_B, Project
 
-from lanes.governor.policy.gate import paths_in
+from lanes.governor.context import StatePaths
 from lanes.governor.state.ledger import read
 
 
@@ -20,7 +20,7 @@ def project(tmp_path: Path) -> Project:
 def ledger(project: Project) -> dict[str, str]:
     return {
         name: entry.status
-        for name, entry in read(project.env, paths_in(project.state)["ledger"]).items()
+        for name, entry in read(project.env, StatePaths(project.state).ledger).items()
     }
 
 
@@ -34,7 +34,7 @@ def test_post_tool_use_records_pass_with_the_tree_and_frees_the_lock(project: Pr
     assert result.recorded == {"unit": "PASS"}
     assert result.released
     assert not project.lock_path.exists()
-    entry = read(project.env, paths_in(project.state)["ledger"])["unit"]
+    entry = read(project.env, StatePaths(project.state).ledger)["unit"]
     assert entry.dirty_digest == "clean"
     assert entry.git_head is not None
     assert len(entry.git_head) == 40
@@ -116,17 +116,12 @@ def test_no_tree_no_record(project: Project) -> None:
     # A PASS must name the tree it was proven on; without one nothing is written.
     from lanes.governor.classify.classifier import classify  # noqa: PLC0415
     from lanes.governor.policy.record import decide_post  # noqa: PLC0415
+    from lanes.governor.policy.suites import resolve  # noqa: PLC0415
 
     hook = project.hook_payload("PostToolUse", COMMAND, SESSION_A)
-    result = decide_post(
-        project.env,
-        project.state,
-        project.config,
-        classify(COMMAND, project.root),
-        hook,
-        None,
-        "claude",
-    )
+    matches = resolve(classify(COMMAND, project.root), project.config, cwd=hook.cwd)
+    assert matches
+    result = decide_post(project.context(tree=False), hook, matches)
     assert result.recorded == {}
 
 

@@ -88,8 +88,11 @@ def test_status_shows_this_sessions_economy_counters(
 
     hook = project.hook_payload("PostToolUse", "pytest tests/unit -q", SESSION_A)
     from lanes.governor.classify.classifier import classify  # noqa: PLC0415
+    from lanes.governor.context import HookContext  # noqa: PLC0415
 
-    economy.on_post_tool_use(hook, classify(hook.command, project.root))
+    economy.on_post_tool_use(
+        HookContext.for_hook(hook, "claude"), classify(hook.command, project.root), hook
+    )
     assert main(["governor", "status", "--session", SESSION_A]) == 0
     assert "economy    session …a1b2: 0 full runs, 1 filtered runs" in capsys.readouterr().out
 

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from lanes.governor.context import StatePaths
 from lanes.governor.state import lock
 from lanes.torture.invariants import check_overlap
 from lanes.torture.kernel import Decision, GovernorKernel
@@ -19,7 +20,7 @@ from lanes.torture.sweep import (
     run_seed,
     sweep,
 )
-from lanes.torture.world import EPOCH, Client, StatePaths, World
+from lanes.torture.world import EPOCH, Client, World
 
 if TYPE_CHECKING:
     from lanes.governor.state.env import Environment
@@ -165,7 +166,7 @@ def test_programs_are_a_function_of_the_seed() -> None:
 
 
 def _world_with_two_runners(started: tuple[float, float]) -> World:
-    paths = StatePaths(lock="l", guard="g", ledger="d", ledger_guard="dg")
+    paths = StatePaths("state")
     world = World(0, ttl=TTL, paths=paths)
     for index, when in enumerate(started):
         client = Client(index, ClientSpec("h-local", ()))

@@ -32,7 +32,7 @@ def _failing(bug: str = "release-ignores-token") -> tuple[Schedule, Variant]:
             start = Schedule(
                 seed, bug, TTL, invariant, programs(seed, SETTINGS), tuple(result.choices)
             )
-            return shrink(start, result, lambda s: run_schedule(s, variant), budget=120), variant
+            return shrink(start, result, lambda s: run_schedule(s, variant), budget=200), variant
     pytest.fail(f"{bug} was not caught in 8 seeds")
 
 

@@ -13,7 +13,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from lanes.errors import StateError, UsageError
-from lanes.governor.policy.gate import ago, paths_in
+from lanes.governor.context import StatePaths
+from lanes.governor.policy.gate import ago
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.env import OSEnvironment
@@ -61,7 +62,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
     env = OSEnvironment()
     cwd, state, tree = _where(config)
     now = env.now()
-    entries = {} if state is None else ledger_mod.read(env, paths_in(state)["ledger"])
+    entries = {} if state is None else ledger_mod.read(env, StatePaths(state).ledger)
     suites: dict[str, object] = {}
     for name, suite in config.suites.items():
         entry = entries.get(name)
@@ -77,7 +78,7 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
     ttl = config.governor.lock_ttl
     lock_view: dict[str, object] = {"status": "absent", "holder": None, "ttl": ttl}
     if state is not None:
-        seen = lock_mod.inspect(env, paths_in(state)["lock"], ttl=ttl)
+        seen = lock_mod.inspect(env, StatePaths(state).lock, ttl=ttl)
         lock_view.update(
             status=seen.status,
             holder=None if seen.record is None else _shown_lock(seen.record),
@@ -195,7 +196,7 @@ def run_record(ns: argparse.Namespace) -> int:
         )
     os.makedirs(state, exist_ok=True)
     env = OSEnvironment()
-    files = paths_in(state)
+    files = StatePaths(state)
     status: ledger_mod.Outcome = "PASS" if ns.outcome == "pass" else "FAIL"
     entry = ledger_mod.LedgerEntry(
         status=status,
@@ -206,7 +207,7 @@ def run_record(ns: argparse.Namespace) -> int:
         session_tail="",
         duration_ms=None,
     )
-    ledger_mod.record(env, files["ledger"], files["ledger_guard"], ns.suite, entry)
+    ledger_mod.record(env, files.ledger, files.ledger_guard, ns.suite, entry)
     state_word = "clean" if tree.dirty_digest == ledger_mod.CLEAN else "dirty"
     sys.stdout.write(f"recorded {ns.suite} {status} on {tree.git_head[:12]} ({state_word})\n")
     return 0
@@ -220,9 +221,9 @@ def run_unlock(ns: argparse.Namespace) -> int:
         sys.stdout.write("no run lock (not a git work tree)\n")
         return 0
     env = OSEnvironment()
-    files = paths_in(state)
+    files = StatePaths(state)
     ttl = config.governor.lock_ttl
-    seen = lock_mod.inspect(env, files["lock"], ttl=ttl)
+    seen = lock_mod.inspect(env, files.lock, ttl=ttl)
     if seen.status == "absent":
         sys.stdout.write("no run lock\n")
         return 0
@@ -239,14 +240,14 @@ def run_unlock(ns: argparse.Namespace) -> int:
             "(the forced unlock is audited)",
         )
     if holder is not None:
-        removed = lock_mod.release(env, files["lock"], files["lock_guard"], token=holder.token)
+        removed = lock_mod.release(env, files.lock, files.lock_guard, token=holder.token)
     else:
         # An unreadable file carries no token; remove it under the guard.
-        with env.locked(files["lock_guard"]):
-            removed = env.unlink(files["lock"])
+        with env.locked(files.lock_guard):
+            removed = env.unlink(files.lock)
     if seen.status == "held":
         env.append(
-            files["audit"],
+            files.audit,
             json.dumps(
                 {
                     "ts": env.now(),

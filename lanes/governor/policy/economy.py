@@ -24,18 +24,23 @@ store means silence, not a guess.
 from __future__ import annotations
 
 import os
-import time
-from typing import TYPE_CHECKING, Final, Literal
 
 from lanes.governor.policy.push_gates import ci_systems, local_gates, project_root
+from lanes.governor.settings import ENV_OVERRIDES
 from lanes.governor.state import economy_store as store
 from lanes.governor.state.debug import debug_log
 
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Literal
 
     from lanes.governor.classify.model import Classification
+    from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
+    from lanes.governor.settings import GovernorSettings
+
+    Verdict = Literal["silent", "nudge", "stop"]
 
 __all__ = [
     "MAX_CONTEXT",
@@ -48,10 +53,10 @@ __all__ = [
 ]
 
 # Claude Code truncates additionalContext past 10,000 characters.
-MAX_CONTEXT: Final = 10_000
+MAX_CONTEXT = 10_000
 
-Verdict = Literal["silent", "nudge", "stop"]
-_KNOBS: Final = ("LANES_MAX_FULL", "LANES_ESCALATE_AT")
+# The settings the environment (and a command's inline prefix) may override.
+_KNOBS = tuple(row.env for row in ENV_OVERRIDES)
 
 
 def decide(full_runs: int, fires: int, *, max_full: int, escalate_at: int) -> Verdict:
@@ -64,25 +69,15 @@ def decide(full_runs: int, fires: int, *, max_full: int, escalate_at: int) -> Ve
     return "silent"
 
 
-def _env_int(environ: Mapping[str, str], name: str) -> int | None:
-    value = environ.get(name, "").strip()
-    return int(value) if value.isdigit() else None
-
-
-def limits(environ: Mapping[str, str], cwd: str) -> tuple[int, int]:
-    """``(max_full, escalate_at)`` from the environment, the config, the defaults."""
-    max_full = _env_int(environ, "LANES_MAX_FULL")
-    escalate_at = _env_int(environ, "LANES_ESCALATE_AT")
-    if max_full is None or escalate_at is None:
-        # The gate's cached view of the config: loading lanes.config itself
-        # would cost about two interpreter starts on every full run. A broken
-        # config yields the defaults there (the sweep gate reports it).
-        from lanes.governor.settings import gate_config  # full runs only
-
-        governor = gate_config(cwd).governor
-        configured = (governor.max_full, governor.escalate_at)
-        max_full = configured[0] if max_full is None else max_full
-        escalate_at = configured[1] if escalate_at is None else escalate_at
+def limits(environ: Mapping[str, str], governor: GovernorSettings) -> tuple[int, int]:
+    """``(max_full, escalate_at)``: each from its environment variable when that
+    is a whole number (the settings table names it), else from ``governor``
+    (the config, or its defaults)."""
+    overridden = {row.name: row.from_environment(environ) for row in ENV_OVERRIDES}
+    max_full = overridden["max_full"]
+    escalate_at = overridden["escalate_at"]
+    max_full = governor.max_full if max_full is None else max_full
+    escalate_at = governor.escalate_at if escalate_at is None else escalate_at
     return max_full, max(escalate_at, 1)
 
 
@@ -129,25 +124,23 @@ def message(verdict: Verdict, full_runs: int, max_full: int, root: str) -> str:
 
 
 def on_post_tool_use(
-    payload: HookPayload,
-    classification: Classification,
-    *,
-    environ: Mapping[str, str] | None = None,
-    now: float | None = None,
+    ctx: HookContext, classification: Classification, payload: HookPayload
 ) -> str | None:
     """Count this command for its session; the advice to show, or None.
 
     Filtered runs bump only the informational ``filtered_runs`` counter; commands
-    that run no tests are not counted at all.
+    that run no tests are not counted at all. The clock and the environment
+    come from ``ctx`` (the same Environment seam as the gate and the recorder).
     """
     scope = classification.scope
     if scope == "none":
         debug_log("economy-skip", reason="not a test run")
         return None
-    env = os.environ if environ is None else environ
-    cwd = payload.cwd or os.getcwd()
-    root = project_root(cwd)
-    moment = time.time() if now is None else now
+    env = ctx.environ
+    repo = ctx.repo
+    # The repository found once for this call (push_gates.project_root's rule).
+    root = os.path.abspath(ctx.cwd) if repo is None else repo.top
+    moment = ctx.env.now()
     session = payload.session_id or "unknown-session"
     if scope == "filtered":
         try:
@@ -165,7 +158,7 @@ def on_post_tool_use(
         for name, value in inv.env.items()
         if name in _KNOBS
     }
-    max_full, escalate_at = limits({**env, **inline} if inline else env, cwd)
+    max_full, escalate_at = limits({**env, **inline} if inline else env, ctx.settings.governor)
     verdicts: list[Verdict] = []
 
     def count_full(counters: store.SessionCounters) -> None:

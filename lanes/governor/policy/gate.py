@@ -15,52 +15,42 @@ Decision order (issue 4, README "The gate"):
 4. Allow.
 
 Steps 2-3 fail open: an internal error there allows the command and writes a
-debug-log line. :func:`decide_pre` takes the tree state as a parameter so the
-torture lane can feed it modelled trees; :func:`pre_tool_use` is the
-production wrapper that computes the tree with git.
+debug-log line. :func:`decide_pre` takes the call's world as a
+:class:`~lanes.governor.context.HookContext` — the torture lane passes one
+over its modelled Environment and trees; :func:`pre_tool_use` is the
+production entry, which resolves the suites once and lets the context run git
+only when a suite is in play.
 """
 
 from __future__ import annotations
-
-import os
 
 from lanes.governor.policy.suites import SuiteMatch, resolve
 from lanes.governor.policy.sweep import MIN_REASON, env_flag, judge
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
-from lanes.governor.state.run_notes import note_start, run_path
+from lanes.governor.state.run_notes import note_start
 from lanes.governor.state.shown import shown
 from lanes.governor.state.trust import distrust_state
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from typing import Literal
 
     from lanes.governor.classify.model import Classification
+    from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
-    from lanes.governor.settings import ConfigLike
-    from lanes.governor.state.env import Environment
-    from lanes.governor.state.ledger import TreeState
 
 __all__ = [
-    "AUDIT",
-    "LEDGER",
-    "LOCK",
     "MIN_REASON",
     "Decision",
     "ago",
     "decide_pre",
     "env_flag",
-    "paths_in",
     "pre_tool_use",
     "session_tail",
 ]
 
-LEDGER = "verify-ledger.json"
-LOCK = "test-run.lock"
-AUDIT = "audit.jsonl"
 FULL_SWEEP_SUITE = "(full sweep)"
 # Stored in the lock and the ledger: long enough that two sessions never
 # share it (self-reclaim trusts it); messages show the last four characters.
@@ -70,17 +60,6 @@ BLOCK = 2
 
 def session_tail(session_id: str) -> str:
     return session_id[-_TAIL:]
-
-
-def paths_in(state_dir: str) -> dict[str, str]:
-    """The state files: ledger (+ sidecar), lock (+ guard), audit log."""
-    return {
-        "ledger": os.path.join(state_dir, LEDGER),
-        "ledger_guard": os.path.join(state_dir, LEDGER + ".lock"),
-        "lock": os.path.join(state_dir, LOCK),
-        "lock_guard": os.path.join(state_dir, LOCK + ".guard"),
-        "audit": os.path.join(state_dir, AUDIT),
-    }
 
 
 class Decision:
@@ -120,18 +99,18 @@ def ago(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _audit(
-    env: Environment, state_dir: str | None, payload: HookPayload, agent: str, reason: str
-) -> str | None:
+def _audit(ctx: HookContext, payload: HookPayload, reason: str) -> str | None:
     """Append the honoured override to the audit log; why it cannot be, else None.
 
     An override that cannot be audited is not honoured (issue 11, defect 12):
     the audit line is its price. Outside git there is no state dir and no log.
     """
-    if state_dir is None:
+    if ctx.state is None:
         debug_log("audit-skipped", reason="no state dir (not a git work tree)")
         return None
-    audit = paths_in(state_dir)["audit"]
+    state_dir = ctx.state.directory
+    env = ctx.env
+    audit = ctx.state.audit
     problem = distrust_state(state_dir, [audit])
     if problem is None:
         import json  # an audited override only
@@ -141,7 +120,7 @@ def _audit(
                 "ts": env.now(),
                 "event": "full-sweep-override",
                 "session": payload.session_id,
-                "agent": agent,
+                "agent": ctx.agent,
                 "command": payload.command,
                 "reason": reason,
                 "cwd": payload.cwd,
@@ -189,88 +168,73 @@ def _lock_message(holder: lock_mod.LockRecord | None, now: float, ttl: float) ->
     )
 
 
-def decide_pre(  # noqa: PLR0917  # positional: the signature the torture lane codes against
-    env: Environment,
-    state_dir: str | None,
-    config: ConfigLike,
+def decide_pre(
+    ctx: HookContext,
     classification: Classification,
     payload: HookPayload,
-    tree: TreeState | None,
-    agent: str,
-    agent_pid: int,
-    environ: Mapping[str, str],
+    matches: list[SuiteMatch],
 ) -> Decision:
-    """The PreToolUse decision for one command (see the module docstring)."""
+    """The PreToolUse decision for one command (see the module docstring).
+
+    ``matches`` are the configured suites the command runs
+    (:func:`~lanes.governor.policy.suites.resolve`, once per event); the tree
+    is asked of ``ctx`` only when a suite is in play.
+    """
+    governor = ctx.settings.governor
     # 1. Full-sweep gate: fail-closed, so deliberately outside any try (and
     # the hook applies it again, alone, when anything before this point fails).
     verdict = judge(
         classification,
         payload.command,
-        config.governor.gate_runners,
-        config.governor.sweep_min_paths,
-        environ,
+        governor.gate_runners,
+        governor.sweep_min_paths,
+        ctx.environ,
     )
     if verdict.message is not None:
         return Decision("block", verdict.message, step="sweep")
     sweep_allowed = bool(verdict.reasons)
     if sweep_allowed:
-        refused = _audit(env, state_dir, payload, agent, "; ".join(dict.fromkeys(verdict.reasons)))
+        refused = _audit(ctx, payload, "; ".join(dict.fromkeys(verdict.reasons)))
         if refused is not None:
             return Decision("block", refused, step="sweep-audit")
     try:
-        return _dedup_and_lock(
-            env,
-            state_dir,
-            config,
-            classification,
-            payload,
-            tree=tree,
-            agent=agent,
-            agent_pid=agent_pid,
-            environ=environ,
-            sweep_allowed=sweep_allowed,
-        )
+        return _dedup_and_lock(ctx, classification, payload, matches, sweep_allowed=sweep_allowed)
     except Exception as exc:  # noqa: BLE001  # steps 2-3 fail open by contract
         debug_log("gate-error", error=f"{type(exc).__name__}: {exc}", command=payload.command)
         return Decision("allow", step="error")
 
 
 def _dedup_and_lock(
-    env: Environment,
-    state_dir: str | None,
-    config: ConfigLike,
+    ctx: HookContext,
     classification: Classification,
     payload: HookPayload,
+    matches: list[SuiteMatch],
     *,
-    tree: TreeState | None,
-    agent: str,
-    agent_pid: int,
-    environ: Mapping[str, str],
     sweep_allowed: bool,
 ) -> Decision:
-    if state_dir is None:
+    files = ctx.state
+    if files is None:
         return Decision("allow")
-    files = paths_in(state_dir)
-    problem = distrust_state(state_dir, files.values())
+    env = ctx.env
+    problem = distrust_state(files.directory, files.files())
     if problem is not None:
         # Another user could have forged a PASS or planted a lock: ignore the
         # state (fail open), and leave it untouched.
         debug_log("state-distrusted", error=problem)
         return Decision("allow", step="state-distrusted")
-    matches = resolve(classification, config, cwd=payload.cwd)
     # 2. Dedup: a forced suite segment is never deduplicated.
     unforced = [
         m
         for m in matches
-        if env_flag("LANES_TEST_FORCE", classification, environ, m.segment) != "1"
+        if env_flag("LANES_TEST_FORCE", classification, ctx.environ, m.segment) != "1"
     ]
     if unforced:
-        entries = ledger_mod.read(env, files["ledger"])
+        entries = ledger_mod.read(env, files.ledger)
         now = env.now()
         blocks = []
         for match in unforced:
             entry = entries.get(match.name)
-            fresh, _ = ledger_mod.freshness(entry, tree, now, match.suite.max_age)
+            fresh, _ = ledger_mod.freshness(entry, ctx.tree, now, match.suite.max_age)
             if fresh and entry is not None:
                 blocks.append(_dedup_message(match, entry, now))
         if blocks:
@@ -278,7 +242,7 @@ def _dedup_and_lock(
     # 3. Run lock.
     locking = [m.name for m in matches if m.suite.lock]
     if not locking and not sweep_allowed:
-        _note_start(env, state_dir, payload, tree, matches)
+        _note_start(ctx, payload, matches)
         return Decision("allow")
     if not session_tail(payload.session_id):
         # Without a session id the post event cannot prove it is this run's,
@@ -286,104 +250,52 @@ def _dedup_and_lock(
         # could never tell this agent from another (issue 11, defect 9):
         # run unlocked (fail open) rather than block everyone until lock_ttl.
         debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
-        _note_start(env, state_dir, payload, tree, matches)
+        _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
-    ttl = config.governor.lock_ttl
+    ttl = ctx.settings.governor.lock_ttl
     result = lock_mod.acquire(
         env,
-        files["lock"],
-        files["lock_guard"],
+        files.lock,
+        files.lock_guard,
         suite=", ".join(locking) or FULL_SWEEP_SUITE,
-        agent=agent,
+        agent=ctx.agent,
         session_tail=session_tail(payload.session_id),
-        agent_pid=agent_pid,
+        agent_pid=ctx.agent_pid,
         command=payload.command,
         ttl=ttl,
     )
     if not result.acquired and result.why == "unguarded":
         # The guard cannot be taken and nobody live holds the lock: a stale
         # lock cannot be broken safely, so run unlocked (fail open).
-        _note_start(env, state_dir, payload, tree, matches)
+        _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
     if not result.acquired:
         return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
     if result.why not in ("free", "own-session"):
         debug_log("lock-broken", why=result.why)
-    _note_start(env, state_dir, payload, tree, matches)
+    _note_start(ctx, payload, matches)
     return Decision("allow", step="lock", lock=result.record)
 
 
-def _note_start(
-    env: Environment,
-    state_dir: str,
-    payload: HookPayload,
-    tree: TreeState | None,
-    matches: list[SuiteMatch],
-) -> None:
+def _note_start(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch]) -> None:
     """Remember the tree this run starts on (see :mod:`lanes.governor.state.run_notes`)."""
-    if not matches or tree is None:
+    if not matches or ctx.state is None:
         return
-    path = run_path(state_dir, session_tail(payload.session_id), payload.command)
-    note_start(env, path, tree, [m.name for m in matches])
+    tree = ctx.tree
+    if tree is None:
+        return
+    path = ctx.state.run_note(session_tail(payload.session_id), payload.command)
+    note_start(ctx.env, path, tree, [m.name for m in matches])
 
 
-def pre_tool_use(
-    payload: HookPayload,
-    classification: Classification,
-    *,
-    agent: str,
-    config: ConfigLike | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> int:
+def pre_tool_use(ctx: HookContext, classification: Classification, payload: HookPayload) -> int:
     """The hook's PreToolUse for a command that runs tests: exit status; a block
-    reason goes to stderr."""
+    reason goes to stderr. Suites are resolved here, once for the event."""
     import sys
 
-    decision = pre_decision(payload, classification, agent=agent, config=config, environ=environ)
+    ctx.prepare_state()
+    matches = resolve(classification, ctx.settings, cwd=payload.cwd)
+    decision = decide_pre(ctx, classification, payload, matches)
     if decision.action == "block":
         sys.stderr.write(decision.message.rstrip("\n") + "\n")
     return decision.exit_code
-
-
-def pre_decision(
-    payload: HookPayload,
-    classification: Classification,
-    *,
-    agent: str,
-    config: ConfigLike | None = None,
-    environ: Mapping[str, str] | None = None,
-) -> Decision:
-    """:func:`decide_pre` against the real world: OS environment, git tree, agent pid."""
-    from lanes.governor.state.env import OSEnvironment
-    from lanes.governor.state.owner import agent_pid
-    from lanes.governor.state.tree import find_repo, state_dir, tree_state
-
-    env_vars = os.environ if environ is None else environ
-    cwd = payload.cwd or os.getcwd()
-    if config is None:
-        from lanes.governor.settings import gate_config
-
-        config = gate_config(cwd)
-    state = state_dir(cwd, env_vars)
-    tree = None
-    if state is not None:
-        try:
-            os.makedirs(state, exist_ok=True)
-        except OSError as exc:
-            debug_log("state-dir", error=str(exc))
-            state = None
-    if state is not None and resolve(classification, config, cwd=payload.cwd):
-        # git only when a configured suite is in play: dedup needs the tree.
-        repo = find_repo(cwd)
-        tree = None if repo is None else tree_state(repo.top, exclude=state)
-    return decide_pre(
-        OSEnvironment(),
-        state,
-        config,
-        classification,
-        payload,
-        tree,
-        agent,
-        agent_pid(env_vars),
-        env_vars,
-    )

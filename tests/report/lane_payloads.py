@@ -255,3 +255,196 @@ def bench_data(*, miss: bool = True) -> dict[str, Any]:
         },
     ]
     return {"iterations": 40, "benchmarks": benchmarks}
+
+
+def _counts(killed: int, survived: int) -> dict[str, int]:
+    counts = dict.fromkeys(
+        (
+            "killed",
+            "survived",
+            "timeout",
+            "no tests",
+            "suspicious",
+            "skipped",
+            "caught by type check",
+            "segfault",
+            "not checked",
+            "check was interrupted by user",
+        ),
+        0,
+    )
+    counts.update(killed=killed, survived=survived)
+    return counts
+
+
+def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> dict[str, Any]:
+    return {
+        "key": f"{path}::acquire::3f2a9c",
+        "name": "lanes.governor.state.lock.x_acquire__mutmut_7",
+        "path": path,
+        "line": line,
+        "function": "acquire",
+        "status": "survived",
+        "diff": f"--- a/{path}\n+++ b/{path}\n@@ -42 +42 @@\n-    if age > ttl:\n+    if age >= ttl:\n",
+        "tests": ["tests/governor/test_lock.py::test_expiry"],
+        "tests_total": 1,
+    }
+
+
+def mutation_check_data(
+    *, score: float = 0.82, baseline: float = 0.85, verdict: str = "regression", gating: bool = True
+) -> dict[str, Any]:
+    module = {
+        "shards": ["1/1"],
+        "provenance": {
+            "mutmut": "3.8.1",
+            "lanekit": "0.1.0",
+            "python": "3.13",
+            "registry_hash": "sha256:aa",
+            "mutmut_config_hash": "sha256:bb",
+            "source_digest": "sha256:cc",
+        },
+        "counts": _counts(82, 18),
+        "total": 100,
+        "score": score,
+        "duration_ms": 61000,
+        "slowest_shard_ms": 61000,
+        "phases_ms": {"mutate": 60000},
+        "verdict": verdict,
+        "gating": gating,
+        "baseline_score": baseline,
+        "stable_runs": 3,
+        "required_stable_runs": 3,
+        "drift": [],
+        "regressions": [survivor()] if verdict == "regression" else [],
+        "new_survivors": [],
+        "equivalent_survivors": 0,
+    }
+    return {
+        "kind": "check",
+        "merged_from": "envelopes/mutation/merged.json",
+        "problems": [],
+        "modules": {"lock": module},
+    }
+
+
+def _stat(median: int) -> dict[str, int]:
+    return {"median": median, "min": median - 100, "max": median + 100}
+
+
+def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> dict[str, Any]:
+    """One suite, compared with its baseline: CPU time grew by ``cpu_delta_pct``."""
+    cpu_now = round(1280 * (1 + cpu_delta_pct / 100))
+    metrics = [
+        {
+            "metric": "wall_ms",
+            "baseline": 5003,
+            "current": 5100,
+            "delta": 97,
+            "delta_pct": 1.9,
+            "noise": 460,
+            "flag": "within noise",
+        },
+        {
+            "metric": "cpu_ms",
+            "baseline": 1280,
+            "current": cpu_now,
+            "delta": cpu_now - 1280,
+            "delta_pct": cpu_delta_pct,
+            "noise": 65,
+            "flag": "regressed" if failed else "within noise",
+        },
+        {
+            "metric": "peak_rss_kib",
+            "baseline": 48246,
+            "current": 48300,
+            "delta": 54,
+            "delta_pct": 0.1,
+            "noise": 68,
+            "flag": "within noise",
+        },
+    ]
+    sample = {
+        "wall_ms": 5100,
+        "cpu_ms": cpu_now,
+        "user_ms": cpu_now - 80,
+        "system_ms": 80,
+        "peak_rss_kib": 48300,
+        "tree_peak_rss_kib": 48300,
+        "exit_code": 0,
+    }
+    return {
+        "fingerprint": {
+            "cpu_count": 2,
+            "cpu_model": "AMD EPYC",
+            "platform": "linux",
+            "machine": "x86_64",
+        },
+        "baseline": {
+            "path": "baselines/timing.json",
+            "present": True,
+            "recorded_at": "2026-11-29T03:00:00Z",
+            "commit": "4d8a739c50e7842ce715d332b7f159cb59074bb7",
+            "fingerprint": {
+                "cpu_count": 2,
+                "cpu_model": "AMD EPYC",
+                "platform": "linux",
+                "machine": "x86_64",
+            },
+        },
+        "record": {"requested": False, "written": False, "reason": None},
+        "self_check": None,
+        "suites": [
+            {
+                "name": "unit",
+                "command": "pytest tests",
+                "runner": "pytest",
+                "python": "cpython 3.13.1",
+                "status": "passed",
+                "exit_codes": [0, 0],
+                "outcomes": {"passed": 2},
+                "collected": 2,
+                "measured": {
+                    "arm": "serial",
+                    "argv": ["pytest", "tests"],
+                    "repeat": 2,
+                    "workers": 0,
+                    "wall_ms": _stat(5100),
+                    "cpu_ms": _stat(cpu_now),
+                    "peak_rss_kib": _stat(48300),
+                    "tree_peak_rss_kib": _stat(48300),
+                    "processes": [{"role": "controller", "peak_rss_kib": 48300, "cpu_ms": 990}],
+                    "samples": [sample],
+                },
+                "offenders": None,
+                "xdist": None,
+                "xdist_skipped": "pytest-xdist is not installed in the suite's environment",
+                "failure": None,
+                "comparison": {
+                    "status": "compared",
+                    "reason": None,
+                    "metrics": metrics,
+                    "collected": {"baseline": 2, "current": 2, "delta": 0, "flag": "same"},
+                    "gate": {
+                        "max_regression": 10.0,
+                        "failed": failed,
+                        "reason": f"median CPU time 1.28s → {cpu_now / 1000:.2f}s (+{cpu_delta_pct}%) exceeds max_regression 10% and the spread (0.20s)"
+                        if failed
+                        else None,
+                    },
+                },
+            }
+        ],
+        "table": [
+            {
+                "suite": "unit",
+                "collected": "2",
+                "wall": "5.1s [5.0-5.2]",
+                "cpu": f"{cpu_now / 1000:.1f}s",
+                "peak_memory": "47 MiB",
+                "top_offender": "tests/test_a.py::test_slow 0.1s",
+                "xdist": "not measured",
+                "delta": f"CPU +{cpu_delta_pct}% (regressed)" if failed else "within noise",
+            }
+        ],
+    }

@@ -11,9 +11,11 @@ from lane_payloads import (
     bench_data,
     fuzz_data,
     fuzz_failure,
+    mutation_check_data,
     offender,
     pin,
     slow_data,
+    timing_data,
     torture_data,
     violation,
 )
@@ -195,3 +197,31 @@ def test_a_view_that_trips_over_a_payload_says_so_and_shows_the_data(tmp_path: P
     report = _report(tmp_path)
     assert "the fuzz view could not read this envelope (TypeError:" in report.markdown
     assert ("self_check.caught.a", "5") in report.view.lanes[0].rows
+
+
+def test_mutation_shows_score_against_baseline_and_the_surviving_mutant(tmp_path: Path) -> None:
+    write_lane(tmp_path, "mutation", "fail", mutation_check_data())
+    report = _report(tmp_path)
+    lane = report.view.lanes[0]
+    assert lane.status == "fail"
+    md = report.markdown
+    assert "| ❌ | `lock` | 82.0% | 85.0% | -3.0 pts | regression | gating | 82 | 18 | 100 |" in md
+    assert "`lanes/governor/state/lock.py:42`" in md
+    assert "-    if age &gt; ttl: +    if age &gt;= ttl:" in md  # the changed lines, escaped
+    assert "<title>Mutation score per module</title>" in report.html
+    survivor = next(f for f in lane.findings if f.name.startswith("lock: surviving mutant"))
+    assert (survivor.file, survivor.line, survivor.failed) == (
+        "lanes/governor/state/lock.py",
+        42,
+        True,
+    )
+
+
+def test_timing_shows_the_per_suite_table_with_its_delta(tmp_path: Path) -> None:
+    write_lane(tmp_path, "timing", "fail", timing_data(cpu_delta_pct=12.5))
+    report = _report(tmp_path)
+    md = report.markdown
+    assert "| ❌ | unit | 2 | 5.1s \\[5.0-5.2\\] | 1.4s | 47 MiB |" in md
+    assert "| unit | cpu | 1.3 s | 1.4 s | +12.5% | 65 ms | regressed |" in md
+    assert "exceeds max\\_regression 10%" in md
+    assert [f.failed for f in report.view.lanes[0].findings] == [True]

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any
 from lanes.report.views._blocks import Callout, Detail, Facts
 from lanes.report.views.bench import bench_view
 from lanes.report.views.fuzz import fuzz_view
-from lanes.report.views.ledger import mutation_view, timing_view
+from lanes.report.views.mutation import mutation_view
 from lanes.report.views.slow import slow_view
+from lanes.report.views.timing import timing_view
 from lanes.report.views.torture import torture_view
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from lanes.governor.classify.runners.names import DEFAULT_TEST_COMMANDS
 from lanes.governor.state.debug import debug_log, user_state_dir
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
@@ -162,6 +163,26 @@ class _Runners(_Setting):
         return tuple(value)
 
 
+class _Commands(_Setting):
+    """A list of shell command forms (non-empty strings)."""
+
+    __slots__ = ()
+
+    def __get__(self, settings: object, owner: type | None = None) -> tuple[str, ...]:
+        value: tuple[str, ...] = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
+        return value
+
+    def parse(self, table: _Table) -> object:
+        return table.strings(self.name, self.from_row(self.default))
+
+    def from_row(self, value: object) -> tuple[str, ...]:
+        if not isinstance(value, list | tuple) or not all(
+            isinstance(form, str) and form.split() for form in value
+        ):
+            raise TypeError(value)
+        return tuple(value)
+
+
 class GovernorSettings:
     """``[tool.lanes.governor]``: THE table — one line per setting.
 
@@ -180,6 +201,7 @@ class GovernorSettings:
     sweep_min_paths = _Int(3, minimum=1, doc="path selectors from which a gated runner's run counts as a full sweep")
     gate_runners = _Runners(("pytest", "unittest"), doc="runners whose full sweeps the gate blocks")
     tree_timeout = _Int(20, minimum=1, doc="seconds the tree digest may wait for git before the gate fails open")
+    test_commands = _Commands(DEFAULT_TEST_COMMANDS, doc="wrapper commands that run the whole test suite (tox, nox -s tests, make test, lanes slow run): full test runs to the economy")
     # fmt: on
 
     def __init__(self, **values: object) -> None:

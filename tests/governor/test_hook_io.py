@@ -194,15 +194,17 @@ def test_configured_suite_words_pass_and_a_config_edit_is_noticed(
     project = git_repo(tmp_path / "p")
     pyproject = project / "pyproject.toml"
     pyproject.write_text(
-        '[tool.lanes.suites.verify]\nrunner = "command"\ncommand = "make verify"\n',
+        '[tool.lanes.suites.verify]\nrunner = "command"\ncommand = "just verify"\n',
         encoding="utf-8",
     )
+    # (`just`, not `make`: `make` is a default test_commands program, which
+    # always reaches the full path.)
     # No cache row yet: everything goes to the full path, which refreshes it.
     assert prescreen.screen(_raw("ls -la", project)) is None
     _suite_words.refresh(str(project))
     assert prescreen.screen(_raw("ls -la", project)) is not None
-    assert prescreen.screen(_raw("make verify", project)) is None
-    assert prescreen.screen(_raw("LANES_TEST_FORCE=1 make 'verify'", project)) is None
+    assert prescreen.screen(_raw("just verify", project)) is None
+    assert prescreen.screen(_raw("LANES_TEST_FORCE=1 just 'verify'", project)) is None
     # An edit changes the stamp: the row is stale until the next refresh.
     time.sleep(0.01)
     pyproject.write_text(
@@ -213,7 +215,7 @@ def test_configured_suite_words_pass_and_a_config_edit_is_noticed(
     assert prescreen.screen(_raw("tox -e docs", project)) is None
     _suite_words.refresh(str(project))
     assert prescreen.screen(_raw("tox -e docs", project)) is None
-    assert prescreen.screen(_raw("make verify", project)) is not None
+    assert prescreen.screen(_raw("just verify", project)) is not None
 
 
 def test_a_broken_config_passes_everything(tmp_path: Path, xdg: Path) -> None:

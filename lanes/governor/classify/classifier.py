@@ -26,6 +26,7 @@ import os
 
 from lanes.governor.classify.model import Classification, Invocation, Segment
 from lanes.governor.classify.runners.argscan import Call, Delegate, Match
+from lanes.governor.classify.runners.names import DEFAULT_TEST_COMMANDS
 from lanes.governor.classify.runners.table import recognise
 from lanes.governor.classify.shell import Budget, TooComplex, split_commands
 from lanes.governor.classify.wrappers import SHELLS, Script, basename, unwrap
@@ -49,9 +50,15 @@ MAX_CLASSIFIED = 256 * 1024
 _STAND_INS = ("pytest", "python")
 
 
-def classify(command: str, root: os.PathLike[str] | str | None = None) -> Classification:
-    """Classify one shell command; ``root`` is the project directory, if known."""
-    collector = _Collector(_root_dir(root))
+def classify(
+    command: str,
+    root: os.PathLike[str] | str | None = None,
+    test_commands: tuple[str, ...] = DEFAULT_TEST_COMMANDS,
+) -> Classification:
+    """Classify one shell command; ``root`` is the project directory, if known;
+    ``test_commands`` the wrapper forms that run the whole suite
+    (``[tool.lanes.governor] test_commands``)."""
+    collector = _Collector(_root_dir(root), _forms(test_commands))
     try:
         if len(command) > MAX_CLASSIFIED:
             collector.budget.opaque = (
@@ -71,6 +78,42 @@ def classify(command: str, root: os.PathLike[str] | str | None = None) -> Classi
     )
 
 
+_parsed_forms: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {}
+
+
+def _forms(test_commands: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The forms as word tuples, parsed once per process."""
+    parsed = _parsed_forms.get(test_commands)
+    if parsed is None:
+        parsed = tuple(tuple(form.split()) for form in test_commands if form.split())
+        _parsed_forms[test_commands] = parsed
+    return parsed
+
+
+def _runs_form(argv: list[str], forms: tuple[tuple[str, ...], ...]) -> str | None:
+    """The program of the first form ``argv`` runs (``tox -e py311`` runs
+    ``tox``), or None. A form's later words must appear in order; a word also
+    matches its parametrised spellings (``tests-3.12``, ``tests(python='3.12')``)."""
+    program = basename(argv[0])
+    for form in forms:
+        if form[0] != program:
+            continue
+        at = 1
+        for word in form[1:]:
+            while at < len(argv) and not _same_word(argv[at], word):
+                at += 1
+            if at >= len(argv):
+                break
+            at += 1
+        else:
+            return program
+    return None
+
+
+def _same_word(arg: str, word: str) -> bool:
+    return arg == word or (arg.startswith(word) and arg[len(word)] in "-(")
+
+
 def _root_dir(root: os.PathLike[str] | str | None) -> str | None:
     """``root`` as a string; anything unusable means "no root" (never an error)."""
     try:
@@ -86,6 +129,7 @@ class _Collector:
     __slots__ = (
         "budget",
         "exported",
+        "forms",
         "hypothetical",
         "invocations",
         "possible",
@@ -94,8 +138,9 @@ class _Collector:
         "variables",
     )
 
-    def __init__(self, root: str | None) -> None:
+    def __init__(self, root: str | None, forms: tuple[tuple[str, ...], ...]) -> None:
         self.root = root
+        self.forms = forms
         self.segments: list[Segment] = []
         self.invocations: list[Invocation] = []
         # Runs a program name computed at run time might make (see classify).
@@ -164,6 +209,10 @@ class _Collector:
             if simple.stdin is not None and _reads_script_from_stdin(argv):
                 self.script(simple.stdin, env, depth + 1)
                 return
+            wrapper = _runs_form(argv, self.forms) if self.forms else None
+            if wrapper is not None:
+                outcome = Match(wrapper)  # always the whole suite
+                break
             outcome = recognise(Call(argv, dynamic, env, self.root))
             if not isinstance(outcome, Delegate):
                 break

@@ -70,7 +70,7 @@ def _run(ns: argparse.Namespace) -> int:
         raise UsageError(msg, hint="lanes classify 'pytest tests -q', or --jsonl to read stdin")
     from lanes.governor.classify.classifier import classify
 
-    result = classify(ns.command, root)
+    result = classify(ns.command, root, test_commands(root))
     if ns.json:
         import json
 
@@ -90,6 +90,7 @@ def classify_lines(lines: Iterable[str], out: TextIO, root: str | None) -> int:
 
     from lanes.governor.classify.classifier import classify
 
+    forms = test_commands(root)
     bad = 0
     for number, line in enumerate(lines, start=1):
         try:
@@ -97,7 +98,7 @@ def classify_lines(lines: Iterable[str], out: TextIO, root: str | None) -> int:
         except ValueError as exc:
             command = exc
         if isinstance(command, str):
-            result: dict[str, object] = classify(command, root).to_dict()
+            result: dict[str, object] = classify(command, root, forms).to_dict()
         else:
             bad += 1
             got = "invalid JSON" if isinstance(command, ValueError) else type(command).__name__
@@ -105,6 +106,19 @@ def classify_lines(lines: Iterable[str], out: TextIO, root: str | None) -> int:
         out.write(json.dumps(result) + "\n")
         out.flush()
     return bad
+
+
+def test_commands(root: str | None) -> tuple[str, ...]:
+    """The project's ``[tool.lanes.governor] test_commands`` (the hook's own
+    view of the config), so ``lanes classify`` answers as the hook does; the
+    defaults when the config cannot be read."""
+    from lanes.governor.classify.runners.names import DEFAULT_TEST_COMMANDS
+    from lanes.governor.settings import gate_config
+
+    try:
+        return tuple(gate_config(root or ".").governor.test_commands)
+    except Exception:  # noqa: BLE001  # a broken config: classify as the hook would, with defaults
+        return DEFAULT_TEST_COMMANDS
 
 
 def _human(result: Classification) -> str:
@@ -118,4 +132,11 @@ def _human(result: Classification) -> str:
         if invocation.env:
             pairs = " ".join(f"{name}={value}" for name, value in invocation.env.items())
             lines.append(f"    env: {pairs}")
+    lines.extend(
+        f"  possibly {invocation.runner} ({invocation.scope}): {invocation.segment.text}"
+        " (its program is computed at run time)"
+        for invocation in result.possible
+    )
+    if result.opaque is not None:
+        lines.append(f"  not read through: {result.opaque}")
     return "\n".join(lines)

@@ -52,7 +52,10 @@ __all__ = [
 # test, npm/yarn/pnpm/bun test and test:* scripts, vitest, playwright test, mvn
 # test, TEST=...; the others are the runners whose counted forms need not say
 # "test": cargo t, npm t / pnpm tst ("npm" is in "pnpm"), jest, mvn verify,
-# ./gradlew build, phpunit. tests/governor/test_hook_io.py tries every program
+# ./gradlew build, phpunit; "tox" and "lanes" are the default test_commands
+# forms without "test" in them (`tox -e py311`, `lanes slow run`; a project's
+# own forms reach the screen through the suite-word cache).
+# tests/governor/test_hook_io.py tries every program
 # of the classifier's table with every alias, so a runner added there without
 # a word here fails a test, not an agent.
 RUNNER_WORDS: tuple[bytes, ...] = (
@@ -63,6 +66,8 @@ RUNNER_WORDS: tuple[bytes, ...] = (
     b"mvn",
     b"gradle",
     b"phpunit",
+    b"tox",
+    b"lanes",
 )
 
 SUITE_WORDS_FILE = "suite-words.tsv"

@@ -58,6 +58,10 @@ def suite_words(pyproject: str) -> list[bytes]:
             return [EVERYTHING]
         for part in parts:
             words.update(screen_text(part.encode()).split())
+    # The program of each test_commands form (`just ci`): such a command is a
+    # full test run to the economy, so it must reach the full path.
+    for form in config.governor.test_commands:
+        words.update(screen_text(form.split()[0].encode()).split())
     return sorted(words)
 
 

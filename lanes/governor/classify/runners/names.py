@@ -28,6 +28,21 @@ RUNNERS: tuple[str, ...] = (
     "swift",
 )
 
+# Commands that run a project's whole test suite through a wrapper (tox, nox,
+# make, lanekit's own lanes): test runs to the governor, always full. The
+# default of [tool.lanes.governor] test_commands; a form matches a command
+# whose program is its first word and whose later words appear in order
+# (`tox` matches `tox -e py311`; `nox -s tests` matches `nox -s tests-3.12`).
+DEFAULT_TEST_COMMANDS: tuple[str, ...] = (
+    "tox",
+    "nox -s tests",
+    "nox --session tests",
+    "make test",
+    "lanes slow run",
+)
+# (`hatch test` needs no form: it is hatch's pytest front end, unwrapped to
+# pytest with its selectors, so `hatch test tests/x.py` stays filtered.)
+
 # A suite whose command is not a test runner at all (`make verify`): matched by
 # its exact argv, deduplicated and recorded, but never locked.
 COMMAND_RUNNER = "command"

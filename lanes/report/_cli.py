@@ -70,6 +70,17 @@ def _report(ns: argparse.Namespace) -> int:
     directory: Path
     if ns.dir is not None:
         directory = ns.dir
+        try:
+            str(directory).encode("utf-8")
+        except UnicodeEncodeError:
+            msg = f"--dir {str(directory)!r} is not a valid UTF-8 name"
+            raise UsageError(
+                msg, hint="the report names its files in UTF-8: rename the directory"
+            ) from None
+        if not directory.exists():
+            # Never created here: a typo must not yield an empty "report" elsewhere.
+            msg = f"--dir {str(directory)!r} does not exist"
+            raise UsageError(msg, hint="pass the directory the lanes write their envelopes to")
     else:
         from lanes.config import load_config
 

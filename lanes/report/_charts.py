@@ -58,6 +58,8 @@ class Bar:
     """The value as text, written after the bar."""
     state: str = "ok"
     """ok, warn, bad or info: colour, and for warn/bad a dashed outline and a word."""
+    word: str = ""
+    """The word written after a warn/bad bar's value (default: band / over)."""
 
 
 _WORD = {"warn": "band", "bad": "over"}
@@ -80,7 +82,7 @@ def bar_chart(
         y = 5 + index * ROW
         width = max(1.0, span * max(bar.value, 0.0) / top)
         dashed = ' stroke="#1f2328" stroke-dasharray="4 2"' if bar.state in _WORD else ""
-        word = f" ({_WORD[bar.state]})" if bar.state in _WORD else ""
+        word = f" ({bar.word or _WORD[bar.state]})" if bar.state in _WORD else ""
         parts.append(
             f'<text x="{LABEL_W - 6}" y="{y + 14}" text-anchor="end">{escape(_clip(bar.label))}</text>'
             f'<rect x="{LABEL_W}" y="{y + 2}" width="{width:.1f}" height="{ROW - 8}" '

@@ -225,3 +225,17 @@ def test_timing_shows_the_per_suite_table_with_its_delta(tmp_path: Path) -> None
     assert "| unit | cpu | 1.3 s | 1.4 s | +12.5% | 65 ms | regressed |" in md
     assert "exceeds max\\_regression 10%" in md
     assert [f.failed for f in report.view.lanes[0].findings] == [True]
+
+
+def test_a_regressed_figure_the_gate_does_not_judge_is_a_warning_not_a_failure(
+    tmp_path: Path,
+) -> None:
+    data = timing_data(cpu_delta_pct=3.0, failed=False)
+    wall = data["suites"][0]["comparison"]["metrics"][0]
+    wall.update(current=6900, delta=1897, delta_pct=37.9, flag="regressed")
+    write_lane(tmp_path, "timing", "pass", data)
+    report = _report(tmp_path)
+    assert report.ok
+    assert "| ⚠️ | unit | 2 |" in report.markdown  # the suites row: worth a look
+    assert "| unit | wall | 5.0 s | 6.9 s | +37.9% | 460 ms | regressed |" in report.markdown
+    assert [f.failed for f in report.view.lanes[0].findings] == [False]

@@ -148,8 +148,8 @@ def num(value: object) -> float | None:
     return float(value)
 
 
-def text(value: object, *, limit: int = MAX_TEXT) -> str:
-    """A display string for any scalar; "—" for missing."""
+def text(value: object, *, limit: int = MAX_TEXT, lines: bool = False) -> str:
+    """A display string for any scalar; "—" for missing; one line unless ``lines``."""
     if value is None:
         return DASH
     if isinstance(value, bool):
@@ -164,7 +164,7 @@ def text(value: object, *, limit: int = MAX_TEXT) -> str:
         shown = value
     else:
         shown = type(value).__name__
-    shown = " ".join(shown.splitlines())
+    shown = "\n".join(shown.splitlines()) if lines else " ".join(shown.splitlines())
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
 
 

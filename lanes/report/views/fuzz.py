@@ -59,6 +59,7 @@ def _speed_chart(targets: list[Mapping[str, Any]]) -> Chart | None:
             num(t.get("cases_per_second")) or 0.0,
             f"{text(t.get('cases_per_second'))} cases/s",
             "bad" if (num(t.get("failures")) or 0) > 0 else "ok",
+            "failures",
         )
         for t in targets
     ]

@@ -67,6 +67,7 @@ def _score_chart(modules: list[tuple[str, Mapping[str, Any]]]) -> Chart | None:
             (num(module.get("score")) or 0.0) * 100,
             _score(module.get("score")),
             "bad" if module.get("verdict") == "regression" else "ok",
+            "regression",
         )
         for name, module in modules
     ]
@@ -105,7 +106,7 @@ def _survivors(modules: list[tuple[str, Mapping[str, Any]]]) -> tuple[list[Block
                         why,
                         where,
                         text(survivor.get("function")),
-                        text("\n".join(changed[:4]) or diff, limit=400),
+                        text("\n".join(changed[:4]) or diff, limit=400, lines=True),
                         f"{text(survivor.get('tests_total'))} ran",
                     )
                 )

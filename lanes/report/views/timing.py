@@ -53,16 +53,15 @@ def _suite_table(data: Mapping[str, Any], suites: list[Mapping[str, Any]]) -> Bl
     rows = items(data.get("table"))
     if not rows:
         return None
-    flags = {
-        str(s.get("name")): {
-            str(m.get("flag")) for m in items(mapping(s.get("comparison")).get("metrics"))
-        }
-        for s in suites
-    }
+    by_name = {str(s.get("name")): s for s in suites}
 
     def status(row: Mapping[str, Any]) -> str:
-        found = flags.get(str(row.get("suite")), set())
-        return "fail" if "regressed" in found else "pass" if "improved" in found else "info"
+        comparison = mapping(mapping(by_name.get(str(row.get("suite")))).get("comparison"))
+        if mapping(comparison.get("gate")).get("failed") is True:
+            return "fail"
+        found = {str(m.get("flag")) for m in items(comparison.get("metrics"))}
+        # A regressed figure the gate does not judge is worth a look, not a failure.
+        return "warn" if "regressed" in found else "pass" if "improved" in found else "info"
 
     return table(
         "Suites",
@@ -101,7 +100,9 @@ def _deltas(suites: list[Mapping[str, Any]]) -> tuple[list[Block], list[Finding]
                     text(metric.get("flag")),
                 )
             )
-            status.append(_FLAG_STATUS.get(str(metric.get("flag")), "info"))
+            flag = _FLAG_STATUS.get(str(metric.get("flag")), "info")
+            gated = key == "cpu_ms" and mapping(comparison.get("gate")).get("failed") is True
+            status.append("warn" if flag == "fail" and not gated else flag)
         collected = mapping(comparison.get("collected"))
         if collected.get("flag") == "dropped":
             blocks.append(

@@ -157,6 +157,7 @@ def _self_check(self_check: Mapping[str, Any]) -> list[Block]:
                 "ok"
                 if (num(r.get("detected")) or 0) > 0
                 else ("info" if str(r.get("bug")) in caught_by_any else "bad"),
+                "missed",
             )
             for r in rows
         ]

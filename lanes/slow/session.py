@@ -56,7 +56,7 @@ from lanes.slow.pins import PinList, load_pins
 from lanes.slow.report import FixtureCost, envelope_data, failure_message, terminal_lines
 from lanes.slow.selection import partial_reasons
 from lanes.slow.tiers import TierResolver
-from lanes.slow.verdicts import Judged, Judgement, Measurement, confirm, judge
+from lanes.slow.verdicts import Judged, Judgement, Measurement, Verdict, confirm, judge
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -130,12 +130,17 @@ def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
     of the project, and the run would silently judge with default budgets.
     """
     here = find_pyproject(config.invocation_params.dir.resolve())
-    if here is None or pyproject is None or here.resolve() == pyproject.resolve():
+    if here is None:
         return
-    if config.invocation_params.dir.resolve().is_relative_to(pyproject.parent.resolve()):
-        return  # a sub-project inside the chosen one: pytest's configuration wins, as it should
+    if pyproject is not None and (
+        here.resolve() == pyproject.resolve()
+        # a sub-project inside the chosen one: pytest's configuration wins, as it should
+        or config.invocation_params.dir.resolve().is_relative_to(pyproject.parent.resolve())
+    ):
+        return
+    chosen = "no pyproject.toml" if pyproject is None else str(pyproject)
     msg = (
-        f"pytest chose rootdir {config.rootpath} (configuration {pyproject}), but the working "
+        f"pytest chose rootdir {config.rootpath} (configuration: {chosen}), but the working "
         f"directory belongs to {here.parent}: the ratchet would judge with another project's "
         "[tool.lanes.slow] (or the defaults)"
     )
@@ -477,11 +482,14 @@ class Ratchet:
         file, line = self._locations.get(judged.nodeid, (judged.nodeid.partition("::")[0], None))
         # report locations hold 0-based lines; annotations and humans count from 1
         lineno = None if line is None else line + 1
-        return (
-            judged.nodeid,
-            (file, lineno),
-            " ".join(failure_message(self.config.slow, judged)[:1]),
-        )
+        if judged.verdict is Verdict.BAND:
+            message = (
+                f"{judged.nodeid} took {judged.seconds:.3g} s: in the band, over its budget "
+                f"{judged.allowance:g} s (fails past {judged.limit:g} s)"
+            )
+        else:
+            message = failure_message(self.config.slow, judged)[0]
+        return judged.nodeid, (file, lineno), message
 
     def _write_json(self, judgement: Judgement) -> None:
         if self.json_path is None:

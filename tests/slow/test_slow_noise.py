@@ -1,0 +1,158 @@
+"""Verdicts that survive noise, and the verdict where CI shows results.
+
+Real pytest sessions (pytester); the confirmation re-timing runs real child
+pytest processes. Plugin autoload is off in these sessions (and so in their
+children), so a child starts in a fraction of a second instead of importing
+every plugin this environment has; the ratchet is loaded by name.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+from slow_helpers import PYPROJECT, THREE_TESTS, read_json, write_pins
+
+SLOW = "tests/test_three.py::test_slow"
+BAND = "tests/test_three.py::test_band"
+FAST = "tests/test_three.py::test_fast"
+NOISY = "tests/test_noisy.py::test_noisy"
+
+# Slow (0.6 s, 3.3x the 0.18 s limit) on its first run only: what a load spike
+# does to a fast test. The flag file lives next to the test.
+NOISY_TEST = """
+import pathlib, time
+
+def test_noisy():
+    flag = pathlib.Path(__file__).with_suffix(".ran")
+    if not flag.exists():
+        flag.write_text("once")
+        time.sleep(0.6)
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    pytester.makepyprojecttoml(PYPROJECT.replace("{enabled}", "").replace("confirm = 0", ""))
+    tests = pytester.mkdir("tests")
+    tests.joinpath("test_three.py").write_text(THREE_TESTS)
+    return pytester
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("-p", "no:cacheprovider", "-p", "lanes.slow", "--slow-ratchet", *args)
+
+
+@pytest.mark.integration
+def test_a_one_off_slow_run_is_unconfirmed_and_a_slow_test_is_confirmed(
+    project: pytest.Pytester,
+) -> None:
+    project.path.joinpath("tests", "test_noisy.py").write_text(NOISY_TEST)
+    out = project.path / "slow.json"
+    result = _run(project, f"--slow-json={out}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        [
+            f"FAIL {SLOW} took * s: past 9 × the 'unit' tier budget 0.02 s (limit 0.18 s)",
+            "     confirmed: re-timed at * s, * s, all past the limit",
+            (
+                f"unconfirmed {NOISY} took * s (limit 0.18 s), then * s, * s when re-timed alone: "
+                "noise, not failed"
+            ),
+            (
+                "slow-test ratchet FAILED: 4 tests judged, 1 past their limit, 1 in the band, "
+                "0 pinned (0 removable), 1 unconfirmed"
+            ),
+        ]
+    )
+    data = read_json(out)
+    assert data["confirm"] == 2
+    assert [o["nodeid"] for o in data["offenders"]] == [SLOW]
+    assert len(data["offenders"][0]["samples_ms"]) == 2
+    assert all(ms > 180 for ms in data["offenders"][0]["samples_ms"])
+    assert [u["nodeid"] for u in data["unconfirmed"]] == [NOISY]
+    assert all(ms < 180 for ms in data["unconfirmed"][0]["samples_ms"])
+
+
+@pytest.mark.integration
+def test_confirm_zero_fails_on_one_sample(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_noisy.py").write_text(NOISY_TEST)
+    out = project.path / "slow.json"
+    _run(project, f"--slow-json={out}", "--slow-confirm=0")
+    data = read_json(out)
+    assert sorted(o["nodeid"] for o in data["offenders"]) == sorted([SLOW, NOISY])
+    assert data["unconfirmed"] == []
+
+
+def test_a_pin_is_removable_only_after_three_fast_runs_in_a_row(project: pytest.Pytester) -> None:
+    write_pins(project, {"nodeid": FAST, "ceiling": 1.0})
+    out = project.path / "slow.json"
+    states = []
+    for _ in range(3):
+        _run(project, f"--slow-json={out}", "--slow-confirm=0")
+        (pin,) = read_json(out)["pins"]
+        states.append((pin["state"], pin["streak"], len(pin["history_ms"])))
+    assert states == [("within-budget", 1, 1), ("within-budget", 2, 2), ("removable", 3, 3)]
+
+
+def test_the_offender_is_a_failed_case_in_junit_xml(project: pytest.Pytester) -> None:
+    xml = project.path / "out.xml"
+    result = _run(project, f"--junitxml={xml}", "--slow-confirm=0")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    cases = {
+        (case.get("classname"), case.get("name")): case
+        for case in ET.parse(xml).getroot()  # noqa: S314  # the XML pytest just wrote, not untrusted input.iter("testcase")
+    }
+    case = cases[("slow-test ratchet", SLOW)]
+    (failure,) = case.findall("failure")
+    assert "past 9 × the 'unit' tier budget 0.02 s" in (failure.get("message") or "")
+    # The three real tests are still there, passing.
+    assert ("tests.test_three", "test_slow") in cases
+    assert ET.parse(xml).getroot()  # noqa: S314  # the XML pytest just wrote, not untrusted input.find("testsuite").get("failures") == "1"  # type: ignore[union-attr]
+
+
+def test_a_clean_run_shows_the_ratchet_passing_in_junit_xml(project: pytest.Pytester) -> None:
+    xml = project.path / "out.xml"
+    _run(project, f"--junitxml={xml}", "--slow-budget=5", "--slow-confirm=0")
+    names = {
+        (c.get("classname"), c.get("name"), len(c))
+        for c in ET.parse(xml).getroot()  # noqa: S314  # the XML pytest just wrote, not untrusted input.iter("testcase")
+    }
+    assert ("slow-test ratchet", "all tests within their limits", 0) in names
+
+
+def test_the_offender_is_a_failed_test_in_ctrf(project: pytest.Pytester) -> None:
+    ctrf = project.path / "ctrf.json"
+    _run(project, "-p", "ctrf.main", f"--ctrf={ctrf}", "--slow-confirm=0")
+    tests = {t["name"]: t for t in json.loads(ctrf.read_text())["results"]["tests"]}
+    entry = tests[f"slow-test ratchet::{SLOW}"]
+    assert entry["status"] == "failed"
+    assert "past 9 × the 'unit' tier budget" in entry["message"]
+
+
+def test_github_actions_gets_error_and_warning_annotations(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = _run(project, "--slow-confirm=0")
+    result.stdout.fnmatch_lines(
+        [
+            (
+                "::error file=tests/test_three.py,line=10,title=slow-test ratchet%3A "
+                f"{SLOW.replace(':', '%3A')}::{SLOW} took * s: past 9 × the 'unit' tier budget*"
+            ),
+            (
+                "::warning file=tests/test_three.py,line=7,title=slow-test ratchet%3A "
+                f"{BAND.replace(':', '%3A')}::{BAND} took * s: in the band, over its budget 0.02 s "
+                "(fails past 0.18 s)"
+            ),
+        ]
+    )
+
+
+def test_no_annotations_outside_github_actions(project: pytest.Pytester) -> None:
+    result = _run(project, "--slow-confirm=0")
+    result.stdout.no_fnmatch_line("::error*")

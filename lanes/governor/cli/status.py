@@ -20,6 +20,7 @@ from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.shown import shown, shown_fields
 from lanes.governor.state.tree import find_repo, state_dir, tree_state
+from lanes.governor.state.trust import distrust_state
 
 if TYPE_CHECKING:
     import argparse
@@ -93,6 +94,9 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
     return {
         "root": str(config.root),
         "state_dir": state,
+        "state_distrusted": None
+        if state is None
+        else distrust_state(state, StatePaths(state).files()),
         "tree": None if tree is None else tree.to_dict(),
         "suites": suites,
         "lock": lock_view,
@@ -122,6 +126,11 @@ def render_status(view: dict[str, object]) -> str:
     else:
         lines.append("tree       not a git work tree: nothing can be fresh")
     lines.append(f"state      {view['state_dir'] or '-'}")
+    if view.get("state_distrusted"):
+        lines.append(
+            f"           NOT TRUSTED: {shown(view['state_distrusted'], 300)} — the governor "
+            "ignores its ledger and lock and refuses full-sweep overrides until you fix it"
+        )
     suites = view["suites"]
     assert isinstance(suites, dict)  # noqa: S101  # built by collect_status
     width = max((len(name) for name in suites), default=0)
@@ -194,9 +203,16 @@ def run_record(ns: argparse.Namespace) -> int:
             hint="run it inside a git work tree with at least one commit "
             "(a result must name the tree it was proven on)",
         )
-    os.makedirs(state, exist_ok=True)
     env = OSEnvironment()
     files = StatePaths(state)
+    try:
+        os.makedirs(state, exist_ok=True)
+    except OSError as exc:
+        raise _state_path_error(state, exc) from None
+    problem = distrust_state(state, [files.ledger, files.ledger_guard])
+    if problem is not None:
+        msg = f"refusing to record into state another user can write: {problem}"
+        raise StateError(msg, hint="make the state dir and its files yours and `chmod go-w` them")
     status: ledger_mod.Outcome = "PASS" if ns.outcome == "pass" else "FAIL"
     entry = ledger_mod.LedgerEntry(
         status=status,
@@ -207,10 +223,23 @@ def run_record(ns: argparse.Namespace) -> int:
         session_tail="",
         duration_ms=None,
     )
-    ledger_mod.record(env, files.ledger, files.ledger_guard, ns.suite, entry)
+    try:
+        ledger_mod.record(env, files.ledger, files.ledger_guard, ns.suite, entry)
+    except OSError as exc:
+        raise _state_path_error(files.ledger, exc) from None
     state_word = "clean" if tree.dirty_digest == ledger_mod.CLEAN else "dirty"
     sys.stdout.write(f"recorded {ns.suite} {status} on {tree.git_head[:12]} ({state_word})\n")
     return 0
+
+
+def _state_path_error(path: str, exc: OSError) -> StateError:
+    """A state path that is a directory, a link or unwritable: a typed error, not a crash."""
+    msg = f"cannot use the governor state path {path!r}: {exc.strerror or exc}"
+    return StateError(
+        msg,
+        hint="lanekit keeps regular files there: remove or rename what is in the way "
+        "(`lanes governor status` shows the state dir)",
+    )
 
 
 def run_unlock(ns: argparse.Namespace) -> int:
@@ -239,12 +268,15 @@ def run_unlock(ns: argparse.Namespace) -> int:
             hint="wait for that run to finish, or pass --force if you know it is gone "
             "(the forced unlock is audited)",
         )
-    if holder is not None:
-        removed = lock_mod.release(env, files.lock, files.lock_guard, token=holder.token)
-    else:
-        # An unreadable file carries no token; remove it under the guard.
-        with env.locked(files.lock_guard):
-            removed = env.unlink(files.lock)
+    try:
+        if holder is not None:
+            removed = lock_mod.release(env, files.lock, files.lock_guard, token=holder.token)
+        else:
+            # An unreadable file carries no token; remove it under the guard.
+            with env.locked(files.lock_guard):
+                removed = env.unlink(files.lock)
+    except OSError as exc:
+        raise _state_path_error(files.lock, exc) from None
     if seen.status == "held":
         env.append(
             files.audit,

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from lanes.governor.settings import ConfigLike
     from lanes.governor.state.env import Environment
     from lanes.governor.state.ledger import TreeState
-    from lanes.governor.state.tree import Repo
+    from lanes.governor.state.tree import Repo, TreeProbe
 
 __all__ = ["HookContext", "StatePaths"]
 
@@ -90,6 +90,7 @@ class HookContext:
 
     __slots__ = (
         "_agent_pid",
+        "_probe",
         "_repo",
         "_settings",
         "_tree",
@@ -124,6 +125,7 @@ class HookContext:
         self._repo = repo
         self._tree = tree
         self._agent_pid = agent_pid
+        self._probe: TreeProbe | None = None
 
     @classmethod
     def for_hook(
@@ -194,21 +196,37 @@ class HookContext:
             self._repo = find_repo(self.cwd)
         return self._repo
 
+    def start_tree(self) -> None:
+        """Start git on the tree state now, so it runs while the hook classifies
+        the command and reads the config; :attr:`tree` collects it. A call that
+        turns out not to need it ends with :meth:`close`, which stops git."""
+        if not isinstance(self._tree, _Unset) or self._probe is not None:
+            return
+        repo = self.repo
+        if repo is None:
+            return
+        from lanes.governor.state.tree import start_tree_state
+
+        exclude = None if self.state is None else self.state.directory
+        self._probe = start_tree_state(repo.top, exclude=exclude)
+
     @property
     def tree(self) -> TreeState | None:
         """This exact tree (HEAD + dirty digest); None outside git or when git
-        fails. Computed on first use and never again in this call."""
+        fails. Computed on first use (or collected from :meth:`start_tree`)
+        and never again in this call."""
         if isinstance(self._tree, _Unset):
-            repo = self.repo
-            if repo is None:
-                self._tree = None
-            else:
-                from lanes.governor.state.tree import tree_state
-
-                exclude = None if self.state is None else self.state.directory
-                timeout = self.settings.governor.tree_timeout
-                self._tree = tree_state(repo.top, exclude=exclude, timeout=timeout)
+            self.start_tree()
+            probe, self._probe = self._probe, None
+            timeout = self.settings.governor.tree_timeout
+            self._tree = None if probe is None else probe.result(timeout)
         return self._tree
+
+    def close(self) -> None:
+        """End the call: stop git if a started tree state was never needed."""
+        probe, self._probe = self._probe, None
+        if probe is not None:
+            probe.cancel()
 
     @property
     def agent_pid(self) -> int:

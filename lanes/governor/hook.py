@@ -115,18 +115,36 @@ def _dispatch(raw: bytes, agent: str) -> int:
         # PreToolUse could hide a full sweep, so the sweep rule still judges it.
         debug_log("skip", reason=exc.message)
         return _last_resort(raw, exc.message)
-    # The screen passed this payload on; if that was because a config changed,
-    # refresh its suite words so the next unrelated command takes the fast path.
-    _guarded("suite-words", refresh, payload.cwd)
-    # The cwd as a string: classify takes any path-like, and pathlib (with re
-    # behind it) would cost half an interpreter start on every test command.
-    classification = classify(payload.command, payload.cwd)
     # The call's world, once: environment, repository, state files; the
     # settings and the tree are filled in on first use.
     ctx = HookContext.for_hook(payload, agent)
+    try:
+        if _may_need_tree(ctx, payload):
+            # git is the slowest part of a suite command's hook call: start it
+            # now, on the other core, and stop it if no suite turns out to run.
+            ctx.start_tree()
+        # The screen passed this payload on; if that was because a config
+        # changed, refresh its suite words so the next unrelated command takes
+        # the fast path.
+        _guarded("suite-words", refresh, payload.cwd)
+        # The cwd as a string: classify takes any path-like, and pathlib (with
+        # re behind it) would cost half an interpreter start on every test command.
+        classification = classify(payload.command, payload.cwd)
+        if payload.event == "PreToolUse":
+            return _on_pre(ctx, payload, classification)
+        return _on_post(ctx, payload, classification)
+    finally:
+        ctx.close()
+
+
+def _may_need_tree(ctx: HookContext, payload: HookPayload) -> bool:
+    """Whether this call may need the tree state: a shell command in a git work
+    tree with governor state, whose outcome (for a post event) is recordable."""
+    if ctx.state is None or ctx.repo is None or not payload.command:
+        return False
     if payload.event == "PreToolUse":
-        return _on_pre(ctx, payload, classification)
-    return _on_post(ctx, payload, classification)
+        return True
+    return not payload.interrupted and not payload.background and payload.failed is not None
 
 
 def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classification) -> int:

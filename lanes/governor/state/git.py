@@ -7,7 +7,9 @@
 - :func:`run_all` starts several git commands at once with ``os.posix_spawnp``
   and collects their outputs with ``select``: importing :mod:`subprocess`
   (threading, selectors, signal) costs about a third of an interpreter start,
-  and the git processes overlap instead of queueing.
+  and the git processes overlap instead of queueing. :func:`spawn_all` and
+  :func:`collect_all` are its two halves, so a caller can do other work (or
+  decide it does not need the answer, :func:`kill_all`) while git runs.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["read_head", "run_all"]
+__all__ = ["collect_all", "kill_all", "read_head", "run_all", "spawn_all"]
 
 _HEX = frozenset("0123456789abcdef")
 # signal.SIGKILL without importing signal (an enum module) on the hook's path.
@@ -75,15 +77,17 @@ def read_head(git_dir: str, common_dir: str) -> str | None:
     return _packed(common_dir, ref)
 
 
-def run_all(
-    argvs: Sequence[Sequence[str]], *, cwd: str, env: dict[str, str], timeout: float
-) -> list[bytes] | None:
-    """Run every argv concurrently; their stdouts, or None if any failed or timed out.
+def spawn_all(
+    argvs: Sequence[Sequence[str]], *, cwd: str, env: dict[str, str]
+) -> list[tuple[int, int]]:
+    """Start every argv at once; ``(pid, stdout read end)`` of each, for
+    :func:`collect_all` (or :func:`kill_all`). Raises OSError when one cannot
+    start (those already started are killed and reaped first).
 
     stdin and stderr are /dev/null. ``cwd`` is passed to git as ``-C``
     (``posix_spawn`` has no working-directory argument before Python 3.13).
     """
-    started: list[tuple[int, int]] = []  # (pid, read end)
+    started: list[tuple[int, int]] = []
     try:
         for argv in argvs:
             read_end, write_end = os.pipe()
@@ -104,15 +108,48 @@ def run_all(
             finally:
                 os.close(write_end)
             started.append((pid, read_end))
+    except BaseException:
+        kill_all(started)
+        raise
+    return started
+
+
+def collect_all(started: list[tuple[int, int]], *, timeout: float) -> list[bytes] | None:
+    """The stdouts of processes from :func:`spawn_all`, or None if any failed
+    or ``timeout`` passed (then all are killed). Always reaps them."""
+    outputs: list[bytes] | None = None
+    try:
         outputs = _collect([fd for _, fd in started], time.monotonic() + timeout)
     except OSError:
         outputs = None
     finally:
-        ok = True
-        for pid, fd in started:
-            os.close(fd)
-            ok = _reap(pid, kill=outputs is None) and ok
+        ok = _finish(started, kill=outputs is None)
     return outputs if ok else None
+
+
+def kill_all(started: list[tuple[int, int]]) -> None:
+    """Stop and reap processes from :func:`spawn_all` whose output is not wanted."""
+    _finish(started, kill=True)
+
+
+def _finish(started: list[tuple[int, int]], *, kill: bool) -> bool:
+    ok = True
+    for pid, fd in started:
+        os.close(fd)
+        ok = _reap(pid, kill=kill) and ok
+    return ok
+
+
+def run_all(
+    argvs: Sequence[Sequence[str]], *, cwd: str, env: dict[str, str], timeout: float
+) -> list[bytes] | None:
+    """Run every argv concurrently; their stdouts, or None if any failed,
+    could not start, or timed out."""
+    try:
+        started = spawn_all(argvs, cwd=cwd, env=env)
+    except OSError:
+        return None
+    return collect_all(started, timeout=timeout)
 
 
 def _collect(fds: list[int], deadline: float) -> list[bytes] | None:

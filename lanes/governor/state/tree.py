@@ -26,14 +26,22 @@ from __future__ import annotations
 import os
 
 from lanes.governor.state.debug import debug_log
-from lanes.governor.state.git import read_head, run_all
+from lanes.governor.state.git import collect_all, kill_all, read_head, spawn_all
 from lanes.governor.state.ledger import CLEAN, TreeState
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-__all__ = ["LANEKIT_OUTPUTS", "Repo", "find_repo", "state_dir", "tree_state"]
+__all__ = [
+    "LANEKIT_OUTPUTS",
+    "Repo",
+    "TreeProbe",
+    "find_repo",
+    "start_tree_state",
+    "state_dir",
+    "tree_state",
+]
 
 # The default of [tool.lanes.governor] tree_timeout (lanes.governor.settings).
 _GIT_TIMEOUT = 20.0
@@ -209,25 +217,80 @@ def _pathspecs(top: str, excluded: Sequence[str]) -> list[str]:
     return ["--", ".", *specs] if specs else []
 
 
+class TreeProbe:
+    """A tree state being computed: git started, its answer not yet read.
+
+    :func:`start_tree_state` returns one; :meth:`result` finishes it (at most
+    once), :meth:`cancel` stops git when the answer is no longer wanted. The
+    hook starts one as soon as it knows the repository, so git runs while the
+    hook classifies the command and reads the config.
+    """
+
+    __slots__ = ("_depth", "_done", "_head", "_started", "_top")
+
+    def __init__(self, top: str, excluded: Sequence[str], depth: int) -> None:
+        self._top = top
+        self._depth = depth
+        self._done = False
+        repo = find_repo(top)
+        self._head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
+        specs = _pathspecs(top, excluded)
+        argvs = [
+            [
+                "git",
+                "diff",
+                "HEAD",
+                "--binary",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--no-color",
+                *specs,
+            ],
+            # Tracked entries with their tags (to find the files git diff skips)
+            # and untracked, non-ignored files ("?"), in one listing.
+            ["git", "ls-files", "-v", "--cached", "--others", "--exclude-standard", "-z", *specs],
+        ]
+        if self._head is None:
+            argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
+        self._started: list[tuple[int, int]] | None
+        try:
+            self._started = spawn_all(argvs, cwd=top, env=_git_env())
+        except OSError as exc:
+            debug_log("tree-state", error=f"git not runnable: {exc}")
+            self._started = None
+
+    def result(self, timeout: float = _GIT_TIMEOUT) -> TreeState | None:
+        """HEAD and the dirty digest; None on any failure (see :func:`tree_state`)."""
+        if self._done or self._started is None:
+            self._done = True
+            return None
+        self._done = True
+        outputs = collect_all(self._started, timeout=timeout)
+        return _digest(self._top, self._head, outputs, self._depth, timeout)
+
+    def cancel(self) -> None:
+        """Stop git: the tree is not needed after all."""
+        if not self._done and self._started is not None:
+            kill_all(self._started)
+        self._done = True
+
+
+def start_tree_state(top: str, *, exclude: str | Sequence[str] | None = None) -> TreeProbe:
+    """:func:`tree_state` in two halves: git starts now, ``.result()`` reads it."""
+    extra = [exclude] if isinstance(exclude, str) else list(exclude or ())
+    return TreeProbe(top, [*LANEKIT_OUTPUTS, *extra], 0)
+
+
 def _tree_state(
     top: str, excluded: Sequence[str], depth: int, timeout: float = _GIT_TIMEOUT
 ) -> TreeState | None:
-    repo = find_repo(top)
-    head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
-    specs = _pathspecs(top, excluded)
-    argvs = [
-        ["git", "diff", "HEAD", "--binary", "--no-ext-diff", "--no-textconv", "--no-color", *specs],
-        # Tracked entries with their tags (to find the files git diff skips)
-        # and untracked, non-ignored files ("?"), in one listing.
-        ["git", "ls-files", "-v", "--cached", "--others", "--exclude-standard", "-z", *specs],
-    ]
-    if head is None:
-        argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
-    try:
-        outputs = run_all(argvs, cwd=top, env=_git_env(), timeout=timeout)
-    except OSError as exc:
-        debug_log("tree-state", error=f"git not runnable: {exc}")
-        return None
+    return TreeProbe(top, excluded, depth).result(timeout)
+
+
+def _digest(
+    top: str, head: str | None, outputs: list[bytes] | None, depth: int, timeout: float
+) -> TreeState | None:
+    """THE definition of "this exact tree", from git's answers (see the module docstring)."""
     if outputs is None:
         debug_log("tree-state", error="git failed (not a work tree, or no commit yet)", top=top)
         return None

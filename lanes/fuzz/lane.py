@@ -144,8 +144,11 @@ def _run_mode(options: FuzzOptions, config: Config, stream: TextIO) -> ExitCode:
         targets: tuple[Target, ...] = selfcheck.SELF_CHECK_TARGETS
         iterations, seed = selfcheck.SELF_CHECK_ITERATIONS, options.seed or 0
     else:
-        # The project's own targets, unless asked for lanekit's too.
-        targets = select_targets(project_targets(config, builtin=options.builtin), options.targets)
+        # The project's own targets, unless asked for lanekit's too (--builtin,
+        # or --target naming one of them).
+        builtin_names = {target.name for target in BUILTIN_TARGETS}
+        asked = options.builtin or bool(builtin_names & set(options.targets))
+        targets = select_targets(project_targets(config, builtin=asked), options.targets)
         iterations = config.fuzz.iterations if options.iterations is None else options.iterations
         seed = config.fuzz.seed if options.seed is None else options.seed
     decided_by = registry_fingerprint(

@@ -70,13 +70,15 @@ def _print_check(data: dict[str, Any]) -> None:
     for problem in data.get("problems", []):
         print(f"check: {problem}", file=sys.stderr)
     for name, module in data["modules"].items():
-        gate = (
-            "gating"
-            if module["gating"]
-            else (
-                f"not gating yet ({module['stable_runs']}/{module['required_stable_runs']} stable runs)"
-            )
-        )
+        if module["verdict"] == "new":
+            gate = "no baseline entry yet"
+        elif module["verdict"] == "drift":
+            gate = "not comparable: graduation starts again"
+        elif module["gating"]:
+            gate = "gating"
+        else:
+            runs = f"{module['stable_runs']}/{module['required_stable_runs']}"
+            gate = f"not gating yet ({runs} stable runs)"
         print(
             f"{name}: {module['verdict']}, score {module['score']} "
             f"(baseline {module['baseline_score']}), {gate}"

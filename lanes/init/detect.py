@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from lanes.errors import ConfigError
 
-__all__ = ["Project", "TestInstall", "detect_project"]
+__all__ = ["DependencySource", "Project", "detect_project"]
 
 # Names projects give their test dependencies, in order of preference.
 _TEST_NAMES: Final = ("tests", "test", "testing", "dev")
@@ -31,7 +31,7 @@ _SUITE_DIRS: Final = ("unit", "integration", "functional", "e2e", "system", "acc
 
 
 @dataclass(frozen=True)
-class TestInstall:
+class DependencySource:
     """One way the project declares its test dependencies (what nox installs)."""
 
     kind: str  # "extra", "group", "requirements" or "tox-deps"
@@ -50,14 +50,10 @@ class Project:
     pyproject: dict[str, Any]
     # (suite name, paths); never empty.
     suites: tuple[tuple[str, tuple[str, ...]], ...]
-    test_installs: tuple[TestInstall, ...] = ()
+    test_dependencies: tuple[DependencySource, ...] = ()
     # Declared pytest markers (name only), for tiers.
     markers: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
-
-    @property
-    def is_lanekit(self) -> bool:
-        return self.name == "lanekit"
 
 
 def _read_pyproject(root: Path) -> dict[str, Any]:
@@ -143,19 +139,19 @@ def _suites(
     return ((name, testpaths),), notes
 
 
-def _test_installs(root: Path, pyproject: dict[str, Any]) -> tuple[TestInstall, ...]:
-    found: list[TestInstall] = []
+def _test_dependencies(root: Path, pyproject: dict[str, Any]) -> tuple[DependencySource, ...]:
+    found: list[DependencySource] = []
     project = pyproject.get("project", {})
     extras = project.get("optional-dependencies", {}) if isinstance(project, dict) else {}
     if isinstance(extras, dict):
         extra = next((name for name in _TEST_NAMES if name in extras), None)
         if extra is not None:
-            found.append(TestInstall("extra", extra))
+            found.append(DependencySource("extra", extra))
     groups = pyproject.get("dependency-groups", {})
     if isinstance(groups, dict):
         group = next((name for name in _TEST_NAMES if name in groups), None)
         if group is not None:
-            found.append(TestInstall("group", group))
+            found.append(DependencySource("group", group))
     if not found:
         for pattern in (
             "requirements-test*.txt",
@@ -163,13 +159,13 @@ def _test_installs(root: Path, pyproject: dict[str, Any]) -> tuple[TestInstall, 
             "test-requirements*.txt",
         ):
             found.extend(
-                TestInstall("requirements", path.relative_to(root).as_posix())
+                DependencySource("requirements", path.relative_to(root).as_posix())
                 for path in sorted(root.glob(pattern))
             )
     if not found:
         deps = _tox_deps(root)
         if deps:
-            found.append(TestInstall("tox-deps", deps))
+            found.append(DependencySource("tox-deps", deps))
     return tuple(found)
 
 
@@ -199,7 +195,7 @@ def detect_project(root: Path) -> Project:
         name=name if isinstance(name, str) else None,
         pyproject=pyproject,
         suites=suites,
-        test_installs=_test_installs(root, pyproject),
+        test_dependencies=_test_dependencies(root, pyproject),
         markers=_markers(ini),
         notes=tuple(notes),
     )

@@ -131,7 +131,7 @@ def _install_lines(project: Project) -> tuple[list[str], str]:
     lines: list[str] = []
     labels: list[str] = []
     extra_used = False
-    for found in project.test_installs:
+    for found in project.test_dependencies:
         labels.append(found.describe())
         if found.kind == "extra" and installable:
             lines.append(f'session.install("-e", ".[{found.value}]")')

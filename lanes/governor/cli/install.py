@@ -31,10 +31,14 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import write_atomic
+from lanes._jsondoc import failing_with, loads_object, read_bytes
 from lanes.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -47,45 +51,71 @@ CODEX_EVENTS: Final = ("PreToolUse", "PostToolUse")
 CLAUDE_COMMAND: Final = "lanes hook"
 CODEX_COMMAND: Final = "lanes hook --agent codex"
 MATCHER: Final = "Bash"
+# An agent settings file is kilobytes; a larger one is not ours to parse.
+_MAX_SETTINGS_BYTES: Final = 4 << 20
 
 
-def _malformed(path: Path, what: str) -> ConfigError:
-    return ConfigError(
-        f"{path} {what}",
-        hint=f"fix or move {path} by hand (lanekit never overwrites a file it cannot "
-        "read), then run `lanes governor install` again",
+def _hint(path: Path) -> str:
+    return (
+        f"fix or move {path} by hand (lanekit never overwrites a file it cannot "
+        "read), then run `lanes governor install` again"
     )
 
 
+def _malformed(path: Path, what: str) -> ConfigError:
+    return ConfigError(f"{path} {what}", hint=_hint(path))
+
+
 def _load(path: Path) -> dict[str, Any]:
+    """The agent settings file as a JSON object; {} when absent or blank.
+
+    Read strictly (:mod:`lanes._jsondoc`): a FIFO or device at the path is
+    refused without blocking. A symlinked settings file is followed (a team
+    may keep it in a dotfiles repository); :func:`_install_file` writes
+    through the link to its target, so the link stays a link.
+    """
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
+        data = read_bytes(path, follow_symlinks=True, max_bytes=_MAX_SETTINGS_BYTES)
+    except OSError as exc:
         raise _malformed(path, f"cannot be read: {exc}") from None
-    if not text.strip():
+    if data is None or not data.strip():
         return {}
+    return loads_object(data, what=str(path), fail=failing_with(ConfigError, _hint(path)))
+
+
+def _same_hook(registered: str, command: str) -> bool:
+    """Whether two hook commands run the same ``lanes hook`` (bare or by path)."""
     try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nests past the decoder
-        raise _malformed(path, f"is not valid JSON: {exc}") from None
-    if not isinstance(document, dict):
-        raise _malformed(path, f"must hold a JSON object, got {type(document).__name__}")
-    return document
+        old, new = shlex.split(registered), shlex.split(command)
+    except ValueError:
+        return False
+    return (
+        bool(old)
+        and bool(new)
+        and os.path.basename(old[0]) == os.path.basename(new[0]) == "lanes"
+        and old[1:] == new[1:]
+    )
 
 
-def _registered(groups: list[Any], command: str) -> bool:
+def _registration(groups: list[Any], command: str) -> str:
+    """``"present"``, ``"absent"``, or ``"rewritten"``: a bare ``lanes hook`` was
+    changed in place to an ``--absolute`` one (or back), never registered twice."""
     for group in groups:
         if not isinstance(group, dict) or group.get("matcher") != MATCHER:
             continue
         handlers = group.get("hooks")
-        if isinstance(handlers, list) and any(
-            isinstance(h, dict) and h.get("type") == "command" and h.get("command") == command
-            for h in handlers
-        ):
-            return True
-    return False
+        if not isinstance(handlers, list):
+            continue
+        for handler in handlers:
+            if not isinstance(handler, dict) or handler.get("type") != "command":
+                continue
+            registered = handler.get("command")
+            if registered == command:
+                return "present"
+            if isinstance(registered, str) and _same_hook(registered, command):
+                handler["command"] = command
+                return "rewritten"
+    return "absent"
 
 
 def merge_hooks(
@@ -103,9 +133,11 @@ def merge_hooks(
             raise _malformed(
                 path, f'has "hooks.{event}" of type {type(groups).__name__}, expected a list'
             )
-        if _registered(groups, command):
+        found = _registration(groups, command)
+        if found == "present":
             continue
-        groups.append({"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})
+        if found == "absent":
+            groups.append({"matcher": MATCHER, "hooks": [{"type": "command", "command": command}]})
         added.append(event)
     return added
 
@@ -115,8 +147,33 @@ def _install_file(path: Path, events: tuple[str, ...], command: str) -> list[str
     added = merge_hooks(document, events, command, path)
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        # Through a symlink to its target: replacing the link with a plain
+        # file would silently fork a settings file the team shares.
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+        write_atomic(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return added
+
+
+def _installed_lanes() -> str | None:
+    """The absolute path of this installation's ``lanes`` script, if there is one."""
+    beside = Path(sys.executable).parent / "lanes"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("lanes")
+    return None if found is None else os.path.abspath(found)
+
+
+def _commands(*, absolute: bool) -> tuple[str, str]:
+    """(Claude's, Codex's) hook command: bare ``lanes`` resolved through PATH,
+    or with ``absolute`` the path of the installed script."""
+    if not absolute:
+        return CLAUDE_COMMAND, CODEX_COMMAND
+    script = _installed_lanes()
+    if script is None:
+        msg = "cannot find the installed `lanes` script to write its absolute path"
+        raise ConfigError(msg, hint="install lanekit into this environment, then run this again")
+    prefix = shlex.quote(script)
+    return f"{prefix} hook", f"{prefix} hook --agent codex"
 
 
 def _default_root() -> Path:
@@ -130,11 +187,12 @@ def run_install(ns: argparse.Namespace) -> int:
     if not root.is_dir():
         msg = f"--root {str(root)!r} is not a directory"
         raise ConfigError(msg, hint="pass the project's top-level directory, or omit --root")
+    claude_command, codex_command = _commands(absolute=bool(getattr(ns, "absolute", False)))
     targets: list[tuple[Path, tuple[str, ...], str]] = [
-        (root / ".claude" / "settings.json", CLAUDE_EVENTS, CLAUDE_COMMAND)
+        (root / ".claude" / "settings.json", CLAUDE_EVENTS, claude_command)
     ]
     if ns.codex:
-        targets.append((root / ".codex" / "hooks.json", CODEX_EVENTS, CODEX_COMMAND))
+        targets.append((root / ".codex" / "hooks.json", CODEX_EVENTS, codex_command))
     # Read and check every file before writing any, so a malformed second file
     # never leaves the first half-installed.
     for path, _events, _command in targets:
@@ -146,5 +204,15 @@ def run_install(ns: argparse.Namespace) -> int:
             print(f"{shown}: registered `{command}` for {', '.join(added)} (matcher {MATCHER})")
         else:
             print(f"{shown}: `{command}` already registered; nothing changed")
-    print("`lanes hook` must be on the agent's PATH (activate the virtualenv that has lanekit).")
+    if claude_command == CLAUDE_COMMAND:
+        print(
+            "`lanes hook` must be on the agent's PATH (activate the virtualenv that has lanekit)."
+        )
+        if shutil.which("lanes") is None:
+            # The agent's hook would run nothing, silently: say so now.
+            print(
+                "warning: `lanes` is not on PATH here, so the registered hook would not run; "
+                "activate the virtualenv for the agent, or re-run with --absolute",
+                file=sys.stderr,
+            )
     return 0

@@ -28,6 +28,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     install.add_argument(
         "--root", metavar="DIR", help="project root (default: git top level, else cwd)"
     )
+    install.add_argument(
+        "--absolute",
+        action="store_true",
+        help="register the absolute path of this installation's `lanes` "
+        "(for agents whose PATH lacks the virtualenv)",
+    )
     install.set_defaults(handler=_install)
 
     status = actions.add_parser(

@@ -19,7 +19,14 @@ from typing import Final
 from lanes.config import Config, load_config, parse_config
 from lanes.envelope import Envelope, read_envelope, validate_envelope
 
-__all__ = ["SCRATCH_ENV", "load_pyproject_text", "parse_config_table", "read_and_validate_envelope"]
+__all__ = [
+    "SCRATCH_ENV",
+    "SweepEscapedError",
+    "load_pyproject_text",
+    "parse_config_table",
+    "read_and_validate_envelope",
+    "sweep_rule_blocks",
+]
 
 # Never created: parse_config only records the root, and a fixed path keeps
 # every case independent of the machine.
@@ -74,3 +81,29 @@ def read_and_validate_envelope(text: str) -> None:
     if validate_envelope(document):
         return
     Envelope.from_dict(document).to_dict()
+
+
+class SweepEscapedError(AssertionError):
+    """A command that runs pytest in full got past the full-sweep rule."""
+
+
+def sweep_rule_blocks(command: str) -> None:
+    """The full-sweep rule (default settings, no override) applied to
+    ``command``, which runs a full sweep by construction: raises
+    :class:`SweepEscapedError` — a failure, never a clean rejection — when
+    the rule would let it run."""
+    from lanes.governor.classify.classifier import classify  # noqa: PLC0415
+    from lanes.governor.policy.sweep import judge  # noqa: PLC0415
+    from lanes.governor.settings import GovernorSettings  # noqa: PLC0415
+
+    verdict = judge(
+        classify(command),
+        command,
+        GovernorSettings.gate_runners,
+        GovernorSettings.sweep_min_paths,
+        {},
+    )
+    if verdict.message is None:
+        shown = command if len(command) <= 300 else command[:300] + "..."
+        msg = f"the full-sweep rule allows a full sweep: {shown!r}"
+        raise SweepEscapedError(msg)

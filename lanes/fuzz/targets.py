@@ -88,6 +88,14 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         may_reject=False,
     ),
     Target(
+        name="sweep-gate",
+        callable="lanes.fuzz.adapters:sweep_rule_blocks",
+        strategy=f"{_STRATEGY_PACKAGE}.shell:sweep_bypass_commands",
+        # Every generated command is a full sweep in disguise: an allow is a
+        # failure, and so is any exception (the rule must answer all text).
+        may_reject=False,
+    ),
+    Target(
         name="payload",
         callable="lanes.governor.payload:parse_payload",
         strategy=f"{_STRATEGIES}:hook_payload_texts",

@@ -38,6 +38,7 @@ __all__ = [
     "runner_commands",
     "shell_commands",
     "simple_commands",
+    "sweep_bypass_commands",
 ]
 
 # --------------------------------------------------------------- known answers
@@ -423,3 +424,106 @@ def shell_commands() -> st.SearchStrategy[str]:
         st.tuples(nested, st.integers(50, 2_000)).map(_repeated),
         st.text(),
     )
+
+
+# ------------------------------------------------------ full sweeps in disguise
+
+_IDENTIFIERS = st.from_regex(r"[a-z_][a-z0-9_]{0,8}", fullmatch=True).filter(
+    lambda word: word not in ("and", "or", "not")
+)
+
+
+@st.composite
+def _roundabout_root(draw: st.DrawFn) -> str:
+    """``tests`` written the long way round: ``./tests/x/..//``, ``tests/../tests``."""
+    path = "tests"
+    for _ in range(draw(st.integers(1, 4))):
+        step = draw(st.sampled_from(("down-up", "dot", "slash", "via-parent", "prefix")))
+        if step == "down-up":
+            path += "/" + draw(_IDENTIFIERS) + "/.."
+        elif step == "dot":
+            path += "/."
+        elif step == "slash":
+            path += "//"
+        elif step == "via-parent":
+            path = path + "/../tests"
+        else:
+            path = "./" + path
+    return path + draw(st.sampled_from(("", "/")))
+
+
+@st.composite
+def _everything_keyword(draw: st.DrawFn) -> str:
+    """A ``-k`` expression true when none of its words match: it selects everything."""
+    shape = draw(st.integers(0, 3))
+    if shape == 0:
+        expression = ""
+    elif shape == 1:
+        expression = "not " + draw(_IDENTIFIERS)
+    elif shape == 2:
+        expression = f"{draw(_IDENTIFIERS)} or not {draw(_IDENTIFIERS)}"
+    else:
+        expression = f"not ({draw(_IDENTIFIERS)} and {draw(_IDENTIFIERS)})"
+    depth = draw(st.integers(0, 30))
+    return "(" * depth + expression + ")" * depth if expression else expression
+
+
+def _nested_bash(depth: int) -> str:
+    command = "pytest"
+    for _ in range(depth):
+        command = "bash -c " + quote(command)
+    return command
+
+
+@st.composite
+def _computed_runner(draw: st.DrawFn) -> str:
+    """A runner name the shell builds at run time."""
+    var = draw(_IDENTIFIERS).upper() or "P"
+    return draw(
+        st.sampled_from(
+            (
+                f"{var}=pytest; ${var}",
+                f"{var}=pytest; ${{{var}}} -q",
+                f"export {var}=pytest; ${var}",
+                "A=py; B=test; $A$B",
+                "$(echo pytest)",
+                "`echo pytest`",
+                '"$(which pytest)"',
+                "$(command -v pytest) -q",
+                f"${var}",
+                f'"${var}" -m pytest',
+                f'bash -c "${var}"',
+                f'eval "${var}"',
+            )
+        )
+    )
+
+
+@st.composite
+def sweep_bypass_commands(draw: st.DrawFn) -> str:
+    """Commands that run pytest in full while looking like something else:
+    paths written the long way round, selectors that select everything, an
+    argument file nobody can read, nesting past what the classifier follows,
+    runner names built at run time, and padding that pushes the command past
+    the classifier's budgets (issue 11, defect 4). The full-sweep gate must
+    block every one of them (the fuzz lane's ``sweep-gate`` target)."""
+    kind = draw(st.integers(0, 5))
+    if kind == 0:
+        command = "pytest " + draw(_roundabout_root())
+    elif kind == 1:
+        command = "pytest -k " + quote(draw(_everything_keyword()))
+    elif kind == 2:
+        command = "pytest @" + draw(_IDENTIFIERS) + "-unreadable.txt"
+    elif kind == 3:
+        depth = draw(st.integers(1, 30))
+        command = "echo " + "$(" * depth + "pytest" + ")" * depth
+    elif kind == 4:
+        command = _nested_bash(draw(st.integers(1, 14)))
+    else:
+        command = draw(_computed_runner())
+    command = draw(st.sampled_from(("", *SCOPE_PRESERVING_PREFIXES, "nice -n 19 "))) + command
+    padding = draw(st.sampled_from((0, 0, 0, 2_000, 40_000)))
+    if padding:
+        # Past the token budget or the lexing cap: judged by its text alone.
+        command += "; " + "echo x && " * (padding // 10)
+    return command

@@ -78,6 +78,12 @@ def test_wrapper_runners_are_full_test_runs(command: str, runner: str) -> None:
     assert any(word in screen_text(command.encode()) for word in (b"test", b"tox", b"lanes"))
 
 
+def test_arguments_handed_on_by_a_wrapper_narrow_it() -> None:
+    result = classify("tox -e py311 -- tests/unit/test_a.py")
+    assert result.scope == "filtered"
+    assert result.invocations[0].selectors == ("tests/unit/test_a.py",)
+
+
 @pytest.mark.parametrize("command", ["nox -s lint", "make lint", "lanes report", "echo tox"])
 def test_other_wrapper_commands_are_no_test_runs(command: str) -> None:
     assert classify(command).scope == "none"

@@ -9,9 +9,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 from governor_helpers import Project
+from hypothesis import given, settings
 
+from lanes.fuzz.adapters import sweep_rule_blocks
 from lanes.governor.classify.classifier import classify
 from lanes.governor.classify.runners.keyword import evaluates_true
+from lanes.strategies.shell import sweep_bypass_commands
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,6 +44,10 @@ BYPASSES = [
     "$RUNNER",
     '"$PY" -m pytest',
     'bash -c "$SCRIPT"',
+    # Found by the fuzz lane's sweep-gate target: env took the program for
+    # more assignments.
+    "env A=1 $(command -v pytest) -q",
+    'env A=1 "$PY" -m pytest',
 ]
 
 
@@ -74,6 +81,7 @@ def _shell_quote(text: str) -> str:
         "$EDITOR notes.txt",
         '"$(npm bin)"/jest --ci',
         "p=ruff; $p check .",
+        "env $(cat .env | xargs) npm test",
         "echo $(git rev-parse HEAD) && pytest tests/unit/test_a.py",
         "pytest tests/unit/test_a.py::t1 tests/unit/test_a.py::t2 tests/unit/test_a.py::t3",
     ],
@@ -121,3 +129,10 @@ def test_a_keyword_expression_selects_everything_when_true_with_all_words_false(
     expression: str, everything: bool
 ) -> None:
     assert evaluates_true(expression) is everything
+
+
+@settings(max_examples=30, deadline=None)
+@given(sweep_bypass_commands())
+def test_no_generated_sweep_in_disguise_gets_past_the_rule(command: str) -> None:
+    # The fuzz lane's `sweep-gate` target runs the same oracle at length.
+    sweep_rule_blocks(command)

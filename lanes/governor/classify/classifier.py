@@ -200,6 +200,10 @@ class _Collector:
                 self.script(step.text, env, depth + 1)
                 return
             if step is not None:
+                if step.guessed is not None and dynamic[step.guessed]:
+                    self._guess_program(
+                        argv[step.guessed :], dynamic[step.guessed :], env, simple, depth
+                    )
                 if step.env:
                     env.update(step.env)
                 argv, dynamic = argv[step.start :], dynamic[step.start :]
@@ -211,7 +215,13 @@ class _Collector:
                 return
             wrapper = _runs_form(argv, self.forms) if self.forms else None
             if wrapper is not None:
-                outcome = Match(wrapper)  # always the whole suite
+                # The whole suite, unless arguments after `--` are handed on
+                # to the test command (`tox -- tests/x.py`): those narrow it.
+                outcome = Match(wrapper)
+                if "--" in argv:
+                    posargs = argv[argv.index("--") + 1 :]
+                    for arg in posargs:
+                        outcome.name([arg], arg)
                 break
             outcome = recognise(Call(argv, dynamic, env, self.root))
             if not isinstance(outcome, Delegate):
@@ -269,13 +279,46 @@ class _Collector:
                 [*resolved, *argv[1:]], [False] * len(resolved) + dynamic[1:], env, simple, depth
             )
             return
-        self.segments.append(Segment(tuple(argv), env, simple.text))
+        was = self.hypothetical
+        if not was:
+            self.segments.append(Segment(tuple(argv), env, simple.text))
         self.hypothetical = True
         try:
             for stand_in in _STAND_INS:
                 self.command([stand_in, *argv[1:]], [False, *dynamic[1:]], env, simple, depth)
         finally:
-            self.hypothetical = False
+            self.hypothetical = was
+
+    def _guess_program(
+        self,
+        argv: list[str],
+        dynamic: list[bool],
+        env: dict[str, str],
+        simple: SimpleCommand,
+        depth: int,
+    ) -> None:
+        """A wrapper took an expansion for assignments. When the expansion says
+        which program it is (``$(command -v pytest)``), what that program would
+        run counts as possible (never for the economy), and so does an unknown
+        expansion followed by an option (``env A=1 "$PY" -m pytest``: a list
+        of assignments is followed by a program, not by ``-m``). An expansion
+        followed by a program (``env $(cat .env | xargs) npm test``) stays
+        assignments."""
+        from lanes.governor.classify.computed import resolve_program  # rare
+
+        resolved = resolve_program(argv[0], {**self.variables, **self.exported, **env})
+        if resolved is None and not argv[1].startswith("-"):
+            return
+        was = self.hypothetical
+        self.hypothetical = True
+        try:
+            if resolved is None:
+                self._computed_program(argv, dynamic, env, simple, depth)
+            else:
+                rest = [*resolved, *argv[1:]]
+                self.command(rest, [False] * len(resolved) + dynamic[1:], env, simple, depth)
+        finally:
+            self.hypothetical = was
 
     def _export(self, argv: list[str]) -> None:
         for arg in argv[1:]:

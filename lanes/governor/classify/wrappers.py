@@ -35,17 +35,26 @@ class Unwrapped:
 
     ``program`` replaces that word when the wrapper names the program
     indirectly (``python -m pytest`` -> ``pytest``, ``hatch run test:pytest``);
-    ``env`` holds assignments the wrapper sets (``env A=1 ...``).
+    ``env`` holds assignments the wrapper sets (``env A=1 ...``);
+    ``guessed`` is the index of an expansion the wrapper skipped as (by all
+    odds) more assignments, which could instead be the program
+    (``env A=1 $(command -v pytest)``): the full-sweep gate tries it as one.
     """
 
-    __slots__ = ("env", "program", "start")
+    __slots__ = ("env", "guessed", "program", "start")
 
     def __init__(
-        self, start: int, program: str | None = None, env: dict[str, str] | None = None
+        self,
+        start: int,
+        program: str | None = None,
+        env: dict[str, str] | None = None,
+        *,
+        guessed: int | None = None,
     ) -> None:
         self.start = start
         self.program = program
         self.env = env
+        self.guessed = guessed
 
 
 class Script:
@@ -231,11 +240,12 @@ def _unwrap_env(argv: list[str]) -> Unwrapped | Script | None:
     i, env = _assignments(argv, i)
     # `env $(cat .env | xargs) npm test`: an expansion before the command is
     # (by all odds) more assignments, not the program.
+    guessed = i if i + 1 < n and argv[i].startswith("$") else None
     while i + 1 < n and argv[i].startswith("$"):
         i += 1
         i, more = _assignments(argv, i)
         env.update(more)
-    return Unwrapped(i, env=env) if i < n else None
+    return Unwrapped(i, env=env, guessed=guessed) if i < n else None
 
 
 def _quote(word: str) -> str:

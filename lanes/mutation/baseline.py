@@ -25,7 +25,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from lanes._atomic import write_atomic
+from lanes._atomic import flocked_directory, write_atomic
 from lanes.errors import StateError
 from lanes.mutation.provenance import FIELDS
 from lanes.mutation.statuses import Status
@@ -165,5 +165,6 @@ def parse_baseline(raw: object, path: Path) -> Baseline:
 
 
 def write_baseline(path: Path, baseline: Baseline) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(baseline.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    """Replace the baseline atomically, under the baselines directory's lock (as every lane does)."""
+    with flocked_directory(path.parent):
+        write_atomic(path, json.dumps(baseline.to_dict(), indent=2, ensure_ascii=False) + "\n")

@@ -8,11 +8,12 @@ marked its result as Markdown we wrote ourselves.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import jinja2
 
@@ -87,7 +88,10 @@ def _codeblock(lines: Sequence[object]) -> _Markdown:
     return _Markdown(f"{fence}sh\n{body}\n{fence}")
 
 
+@functools.cache
 def _environment(*, html: bool) -> jinja2.Environment:
+    # One per output kind: templates compile once (a truncated summary renders
+    # each lane's section on its own).
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES),
         # HTML: jinja2's autoescape. Markdown: HTML autoescape would leave `|`
@@ -108,44 +112,64 @@ def _environment(*, html: bool) -> jinja2.Environment:
     return env
 
 
-def render_markdown(view: ReportView, *, compact: bool = False) -> str:
-    """The job summary; ``compact`` keeps only the overview tables and notes."""
-    return (
-        _environment(html=False).get_template("summary.md.j2").render(report=view, compact=compact)
-    )
+Part = Literal["all", "overview", "sections"]
+
+
+def render_markdown(view: ReportView, *, part: Part = "all") -> str:
+    """The job summary, or one part of it: the overview (title, tables, notes) or the lane sections."""
+    return _environment(html=False).get_template("summary.md.j2").render(report=view, part=part)
+
+
+_SEVERITY = {"invalid": 0, "error": 1, "fail": 2, "pass": 3}
 
 
 def fit_markdown(view: ReportView, limit: int = SUMMARY_LIMIT) -> str:
     """The job summary in at most ``limit`` bytes of UTF-8, whatever the envelopes hold.
 
-    Full first; then the overview only; then the overview cut at a line
-    boundary. Whatever was left out is marked, and points at index.html.
+    Full when it fits. Otherwise the overview, then as many lane sections as
+    fit — failed, crashed and invalid lanes first, since they are what the
+    reader came for — and a **Truncated:** line naming what was left out; an
+    overview too big on its own is cut at a line. Every cut points at index.html.
     """
     full = render_markdown(view)
-    if len(full.encode()) <= limit:
+    size = len(full.encode())
+    if size <= limit:
         return full
-    compact = render_markdown(view, compact=True)
-    note = (
-        f"\n\n> **Truncated:** the full summary is {len(full.encode()):,} bytes, over "
-        f"GitHub's job-summary limit; the lane sections were left out here. "
-        f"index.html (in the envelopes artifact) has everything.\n"
-    )
-    if len((compact + note).encode()) <= limit:
-        return compact + note
+    overview = render_markdown(view, part="overview")
+    note_room = 600  # the truncation line, names of left-out lanes capped below
+    used = len(overview.encode()) + note_room
+    kept: list[str] = []
+    left_out: list[str] = []
+    for lane in sorted(view.lanes, key=lambda lane: _SEVERITY.get(lane.status, 3)):
+        section = render_markdown(replace(view, lanes=(lane,)), part="sections")
+        if used + len(section.encode()) <= limit:
+            kept.append(section)
+            used += len(section.encode())
+        else:
+            left_out.append(lane.label)
+    if used <= limit:
+        shown = [label if len(label) <= 40 else label[:39] + "…" for label in left_out[:8]]
+        more = f" and {len(left_out) - 8} more" if len(left_out) > 8 else ""
+        named = ", ".join(shown) + more
+        note = (
+            f"\n\n> **Truncated:** the full summary is {size:,} bytes, over GitHub's job-summary "
+            f"limit; {len(left_out)} lane section(s) were left out ({markdown_escape(named)}). "
+            "index.html (in the envelopes artifact) has everything.\n"
+        )
+        return overview + "".join(kept) + note
     cut_note = (
         "\n\n> **Truncated:** the summary was cut to stay under GitHub's job-summary limit "
         f"({limit:,} bytes); index.html (in the envelopes artifact) has everything.\n"
     )
     budget = limit - len(cut_note.encode())
-    kept: list[str] = []
-    used = 0
-    for line in compact.splitlines(keepends=True):
-        size = len(line.encode())
-        if used + size > budget:
+    lines: list[str] = []
+    taken = 0
+    for line in overview.splitlines(keepends=True):
+        if taken + len(line.encode()) > budget:
             break
-        kept.append(line)
-        used += size
-    return "".join(kept) + cut_note
+        lines.append(line)
+        taken += len(line.encode())
+    return "".join(lines) + cut_note
 
 
 def render_html(view: ReportView) -> str:

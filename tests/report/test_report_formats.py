@@ -171,6 +171,10 @@ def test_a_hostile_envelope_set_keeps_the_summary_under_1_mib(tmp_path: Path) ->
     assert size <= SUMMARY_LIMIT
     assert "**Truncated:**" in report.markdown
     assert "index.html (in the envelopes artifact) has everything" in report.markdown
+    # As many lane sections as fit are kept, and the rest are counted.
+    kept = report.markdown.count("\n### ")
+    assert 0 < kept < 71
+    assert f"{71 - kept} lane section(s) were left out" in report.markdown
     assert "<script>" not in report.markdown
     assert len(report.view.lanes) == 71  # nothing was dropped from the page itself
 

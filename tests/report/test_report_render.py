@@ -102,7 +102,7 @@ def test_lane_details(mixed: Report) -> None:
 def test_invalid_envelope_names_file_and_problem(mixed: Report) -> None:
     assert "'result' is a required property" in mixed.markdown
     assert "&#39;result&#39; is a required property" in mixed.html
-    assert "is not JSON" in mixed.markdown
+    assert "is not valid JSON" in mixed.markdown
 
 
 def test_all_pass(tmp_path: Path) -> None:

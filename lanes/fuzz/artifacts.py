@@ -6,9 +6,10 @@ found (seed, iterations, Hypothesis version and its ``@reproduce_failure``
 blob), and the two commands to paste — the repro and the promote.
 
 The corpus, ``baselines/fuzz-regressions.json``, holds promoted inputs. The
-unit suite replays every entry through the same watchdog as the lane
-(``tests/fuzz/test_corpus_replay.py``), so a fixed bug stays fixed and a
-promoted hang fails against its budget instead of wedging the suite.
+project's own pytest replays every entry through the same watchdog as the
+lane (the ``lanes.fuzz`` plugin, :mod:`lanes.fuzz.plugin`), so a fixed bug
+stays fixed and a promoted hang fails against its budget instead of wedging
+the suite.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import hypothesis
 
 from lanes._atomic import flocked_directory, write_atomic
+from lanes._jsondoc import failing_with, load_object
 from lanes.errors import StateError, UsageError
 from lanes.fuzz._codec import CodecError, canonical, decode, encode
 
@@ -101,7 +103,9 @@ def save_failure(failure: Failure, directory: Path, *, root: Path) -> dict[str, 
     """Write one failure artifact; return its summary for the envelope (with the commands)."""
     outcome: CaseOutcome = failure.outcome
     case = _case_id(failure.target, failure.value)
-    path = directory / f"{failure.target}-{outcome.kind}-{case}.json"
+    # The target's name is the user's: never let it leave the directory ("../x").
+    safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in failure.target)
+    path = directory / f"{safe}-{outcome.kind}-{case}.json"
     shown = _display(path, root)
     summary: dict[str, Any] = {
         "target": failure.target,
@@ -132,19 +136,19 @@ def save_failure(failure: Failure, directory: Path, *, root: Path) -> dict[str, 
 
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    # Strict (lanes._jsondoc): a FIFO or device named on the command line is
+    # refused without blocking, a huge or deeply nested file without a crash.
+    data = load_object(
+        path,
+        what=f"{what} {str(path)!r}",
+        fail=failing_with(
+            StateError, "re-download the artifact or re-run the fuzz lane to write it again"
+        ),
+        follow_symlinks=True,
+    )
+    if data is None:
         msg = f"{what} {str(path)!r} does not exist"
-        raise UsageError(msg, hint="pass the path printed after 'repro:' by a fuzz run") from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        msg = f"{what} {str(path)!r} cannot be read as JSON: {str(exc)[:200]}"
-        raise StateError(
-            msg, hint="re-download the artifact or re-run the fuzz lane to write it again"
-        ) from None
-    if not isinstance(data, dict):
-        msg = f"{what} {str(path)!r} must hold a JSON object, got {type(data).__name__}"
-        raise StateError(msg, hint="pass a file written by `lanes fuzz`")
+        raise UsageError(msg, hint="pass the path printed after 'repro:' by a fuzz run")
     return data
 
 

@@ -27,6 +27,7 @@ from lanes._jsondoc import read_bytes
 from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
+from lanes.governor.screen.prescreen import walk_pyprojects
 from lanes.governor.settings import KEYS as GOVERNOR_KEYS
 from lanes.governor.settings import GovernorSettings
 from lanes.mutation.settings import MutationConfig, parse_mutation
@@ -604,12 +605,10 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
 
 
 def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start``."""
-    for directory in (start, *start.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
+    """The nearest ``pyproject.toml`` at or above ``start`` (the governor's walk:
+    the hook and every ``lanes`` command agree on which file governs)."""
+    found, _complete = walk_pyprojects(str(start), first=True)
+    return Path(found[0][0]) if found else None
 
 
 def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:

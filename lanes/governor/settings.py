@@ -289,19 +289,10 @@ def cache_path() -> str:
 
 def _nearest_pyproject(cwd: str) -> tuple[str, str] | None:
     """(path, "<mtime_ns>:<size>") of the nearest pyproject.toml at or above cwd."""
-    directory = os.path.abspath(cwd)
-    while True:
-        candidate = os.path.join(directory, "pyproject.toml")
-        try:
-            stat = os.stat(candidate)
-        except OSError:
-            stat = None
-        if stat is not None and os.path.isfile(candidate):
-            return candidate, f"{stat.st_mtime_ns}:{stat.st_size}"
-        parent = os.path.dirname(directory)
-        if parent == directory:
-            return None
-        directory = parent
+    from lanes.governor.screen.prescreen import walk_pyprojects
+
+    found, _complete = walk_pyprojects(cwd, first=True)
+    return found[0] if found else None
 
 
 class _CacheMissError(ValueError):

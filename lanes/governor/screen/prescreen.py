@@ -45,6 +45,7 @@ __all__ = [
     "screen_text",
     "string_values",
     "suite_words_path",
+    "walk_pyprojects",
 ]
 
 # Every test run the classifier recognises names one of these: "test" covers
@@ -139,30 +140,51 @@ def screen_text(command: bytes) -> bytes:
     return text.replace(b"\\", b"").replace(b'"', b"").replace(b"'", b"")
 
 
-def pyprojects_above(cwd: str) -> list[tuple[str, str]] | None:
-    """``(path, stamp)`` of every ``pyproject.toml`` from ``cwd`` up to ``/``.
+def walk_pyprojects(start: str, *, first: bool = False) -> tuple[list[tuple[str, str]], bool]:
+    """THE walk up for ``pyproject.toml``: ``(found, complete)``.
 
-    The stamp is ``"<mtime_ns>:<size>"``. None when ``cwd`` is not absolute or a
-    directory cannot be examined (then nobody can tell which config applies).
+    ``found`` holds ``(path, stamp)`` of every regular file named
+    ``pyproject.toml`` from ``start`` up to ``/`` (only the nearest with
+    ``first``), nearest first; the stamp is ``"<mtime_ns>:<size>"``.
+    ``complete`` is False when a directory on the way could not be examined.
+    The screen, the gate's settings cache and :func:`lanes.config.find_pyproject`
+    all walk with this function, so they always agree on which file governs.
+    Only ``os``: it runs on the screen's path.
     """
-    if not cwd.startswith("/"):
-        return None
     found: list[tuple[str, str]] = []
-    directory = os.path.normpath(cwd)
+    complete = True
+    directory = os.path.abspath(start)
     while True:
         candidate = os.path.join(directory, "pyproject.toml")
         try:
-            stat = os.stat(candidate)
+            info = os.stat(candidate)
         except (FileNotFoundError, NotADirectoryError):
             pass
         except OSError:
-            return None
+            complete = False
         else:
-            found.append((candidate, f"{stat.st_mtime_ns}:{stat.st_size}"))
+            # A regular file (stat.S_ISREG without importing stat): a directory
+            # or a FIFO named pyproject.toml is not a config.
+            if info.st_mode & 0o170000 == 0o100000:
+                found.append((candidate, f"{info.st_mtime_ns}:{info.st_size}"))
+                if first:
+                    return found, complete
         parent = os.path.dirname(directory)
         if parent == directory:
-            return found
+            return found, complete
         directory = parent
+
+
+def pyprojects_above(cwd: str) -> list[tuple[str, str]] | None:
+    """``(path, stamp)`` of every ``pyproject.toml`` from ``cwd`` up to ``/``.
+
+    None when ``cwd`` is not absolute or a directory cannot be examined (then
+    nobody can tell which config applies).
+    """
+    if not cwd.startswith("/"):
+        return None
+    found, complete = walk_pyprojects(cwd)
+    return found if complete else None
 
 
 def read_suite_words() -> dict[str, tuple[str, list[bytes]]] | None:

@@ -136,16 +136,16 @@ def loads_object(
     try:
         document = loads(text)
     except RecursionError:
-        msg = f"{what} is nested too deeply (more than {max_depth} levels)"
+        msg = f"{what} is not valid JSON (nested too deeply: more than {max_depth} levels)"
         raise fail(msg) from None
     except ValueError as exc:  # JSONDecodeError, and UnicodeDecodeError of bytes
-        msg = f"{what} is not JSON: {str(exc)[:200]}"
+        msg = f"{what} is not valid JSON: {str(exc)[:200]}"
         raise fail(msg) from None
     if not isinstance(document, dict):
         msg = f"{what} must hold a JSON object, got {type(document).__name__}"
         raise fail(msg)
     if nesting_exceeds(document, max_depth):
-        msg = f"{what} is nested too deeply (more than {max_depth} levels)"
+        msg = f"{what} is not valid JSON (nested too deeply: more than {max_depth} levels)"
         raise fail(msg)
     return document
 

@@ -16,6 +16,7 @@ import difflib
 import hashlib
 import json
 import math
+import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -53,6 +54,8 @@ T = TypeVar("T")
 DEFAULT_MAX_AGE: Final = 3600
 # A pyproject.toml is kilobytes; a larger file is not read into memory.
 _MAX_CONFIG_BYTES: Final = 16 << 20
+# A fuzz target's name: it is part of a file name, so no '/', no leading '.'.
+_SAFE_NAME: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 SCHEDULERS: Final = ("random", "pct")
 
 
@@ -498,6 +501,12 @@ def _parse_fuzz(raw: object) -> FuzzConfig:
     defaults = FuzzConfig()
     targets: dict[str, FuzzTarget] = {}
     for name, target_raw in table.table("targets").items():
+        if not _SAFE_NAME.fullmatch(name):
+            # The name becomes part of artifact file names under envelopes/fuzz/.
+            msg = f"[tool.lanes.fuzz.targets] {name!r} is not a valid target name"
+            raise ConfigError(
+                msg, hint="name targets with letters, digits, '_', '-' and '.' (e.g. 'parser')"
+            )
         target = _Table(
             f"tool.lanes.fuzz.targets.{name}",
             target_raw,

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import flocked_directory, write_atomic
+from lanes._jsondoc import failing_with, loads_object, read_bytes
 from lanes.errors import ConfigError, StateError, UsageError
 
 if TYPE_CHECKING:
@@ -222,20 +223,16 @@ def _parse_entry(source: str, index: int, raw: object) -> Pin:
 
 def parse_pins(text: str, *, source: str, slow: SlowConfig | None = None) -> PinList:
     """Validate the pin file's text; with ``slow``, every pin's tier must be configured."""
-    try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: "[[[[..." nests past the decoder
-        msg = f"pin file {source} is not valid JSON: {exc}"
-        raise ConfigError(
-            msg,
-            hint="fix the JSON at the line and column shown, or restore the file from git",
-        ) from None
-    if not isinstance(document, dict):
-        msg = f"pin file {source} must hold a JSON object, got {type(document).__name__}"
-        raise ConfigError(
-            msg,
-            hint=f'the file looks like {{"format": "{PINS_FORMAT}", "version": 1, "pins": [...]}}',
-        )
+    document = loads_object(
+        text,
+        what=f"pin file {source}",
+        fail=failing_with(
+            ConfigError,
+            "fix the JSON (the file looks like "
+            f'{{"format": "{PINS_FORMAT}", "version": 1, "pins": [...]}}), '
+            "or restore the file from git",
+        ),
+    )
     if document.get("format") != PINS_FORMAT or document.get("version") != PINS_VERSION:
         msg = (
             f"pin file {source} has format {document.get('format')!r} version "
@@ -286,15 +283,17 @@ def parse_pins(text: str, *, source: str, slow: SlowConfig | None = None) -> Pin
 def load_pins(path: Path, *, slow: SlowConfig | None = None) -> PinList:
     """Read the pin file; a missing file is an empty list (no pins yet)."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return PinList(source=str(path), pins={})
+        # Strict: a FIFO or device at the configured path is refused, not waited on.
+        data = read_bytes(path, follow_symlinks=True)
+        text = None if data is None else data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         msg = f"pin file {str(path)!r} cannot be read: {exc}"
         raise StateError(
             msg,
-            hint="check the file's permissions and that it is UTF-8 JSON",
+            hint="the pin file must be a regular UTF-8 JSON file you can read",
         ) from None
+    if text is None:
+        return PinList(source=str(path), pins={})
     return parse_pins(text, source=str(path), slow=slow)
 
 

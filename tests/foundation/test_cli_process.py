@@ -155,7 +155,7 @@ def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
     assert f"{no_result}: $: 'result' is a required property" in out
     assert f"{two}: $.duration_ms: 1.5 is not of type 'integer'" in out
     assert any(line.startswith(f"{two}: $.stage: 'partial' is not one of") for line in out)
-    assert any(line.startswith(f"{garbage}: $:") and "is not JSON" in line for line in out)
+    assert any(line.startswith(f"{garbage}: $:") and "is not valid JSON" in line for line in out)
     assert any(line.startswith(f"{array}: $:") and "JSON object" in line for line in out)
     assert any(line.startswith(f"{missing}: $:") and "does not exist" in line for line in out)
     assert any(line.startswith(f"{deep}: $:") and "nested too deeply" in line for line in out)

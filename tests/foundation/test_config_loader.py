@@ -255,6 +255,10 @@ def test_unknown_key_without_a_close_match(tmp_path: Path) -> None:
         ({"envelope_dir": "../out"}, "got '../out'"),
         ({"baseline_dir": "a/../../b"}, "baseline_dir must be a relative path inside the project"),
         ({"slow": {"pins": "../x"}}, "pins must be a relative path inside the project"),
+        (
+            {"fuzz": {"targets": {"../escape": {"callable": "a:b", "strategy": "a:c"}}}},
+            "'../escape' is not a valid target name",
+        ),
         # Strings and lists in number fields: a typed error, never float()-coerced.
         ({"slow": {"fail_factor": "2.5"}}, "got '2.5'"),
         ({"slow": {"fail_factor": []}}, "got []"),

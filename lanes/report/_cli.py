@@ -59,6 +59,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="FILE",
         help="also write CTRF JSON (https://ctrf.io): every lane verdict and finding as a test",
     )
+    report.add_argument(
+        "--in-toto",
+        type=Path,
+        metavar="DIR",
+        help=(
+            "also write one unsigned in-toto statement (test-result predicate v0.1) per lane "
+            "into DIR, for those who sign their CI evidence"
+        ),
+    )
     add_config_option(report)
     report.set_defaults(handler=_report)
 
@@ -118,6 +127,7 @@ def _report(ns: argparse.Namespace) -> int:
             history=ns.history,
             junit=ns.junit,
             ctrf=ns.ctrf,
+            in_toto=ns.in_toto,
         )
     except StateError as exc:
         # The report could not be written: this command crashed, the user did nothing wrong.
@@ -129,7 +139,9 @@ def _report(ns: argparse.Namespace) -> int:
     for lane in report.view.lanes:
         side = f"  [{lane.side}]" if lane.side else ""
         print(f"{lane.status:>7}  {lane.label}{side}")
-    written = [str(path) for path in (out_md, out_html, ns.junit, ns.ctrf) if path is not None]
+    written = [
+        str(path) for path in (out_md, out_html, ns.junit, ns.ctrf, ns.in_toto) if path is not None
+    ]
     print(f"lanes: {report.view.title}; wrote {', '.join(written)}")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         # Findings with a file become annotations on the pull request's diff.

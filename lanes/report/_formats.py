@@ -9,7 +9,9 @@ verdicts. Invalid envelopes are errors: their verdict cannot be trusted.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -22,7 +24,15 @@ if TYPE_CHECKING:
     from lanes.report._view import LaneView, ReportView
     from lanes.report.views._blocks import Finding
 
-__all__ = ["Case", "cases", "ctrf", "github_annotations", "junit_xml"]
+__all__ = [
+    "Case",
+    "cases",
+    "cases_of",
+    "ctrf",
+    "github_annotations",
+    "in_toto_statements",
+    "junit_xml",
+]
 
 # XML 1.0 cannot carry most control characters at all, escaped or not.
 _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -93,14 +103,18 @@ def _finding_case(lane: LaneView, finding: Finding) -> Case:
     )
 
 
+def cases_of(lane: LaneView) -> Iterator[Case]:
+    """A lane's verdict, then each of its findings."""
+    yield _lane_case(lane)
+    for finding in lane.findings:
+        yield _finding_case(lane, finding)
+
+
 def cases(view: ReportView) -> Iterator[Case]:
     """Every lane verdict and every finding, lane by lane (side runs left out)."""
     for lane in view.lanes:
-        if lane.side is not None:
-            continue
-        yield _lane_case(lane)
-        for finding in lane.findings:
-            yield _finding_case(lane, finding)
+        if lane.side is None:
+            yield from cases_of(lane)
 
 
 def junit_xml(view: ReportView) -> str:
@@ -238,3 +252,74 @@ def github_annotations(view: ReportView, *, root: Path, limit: int = 50) -> list
             if len(lines) == limit:
                 return lines
     return lines
+
+
+# ---------------------------------------------------------------- in-toto
+
+IN_TOTO_STATEMENT = "https://in-toto.io/Statement/v1"
+TEST_RESULT_PREDICATE = "https://in-toto.io/attestation/test-result/v0.1"
+
+
+def _run_url() -> str | None:
+    """The GitHub Actions run, when this runs in one."""
+    server, repository, run = (
+        os.environ.get(name) for name in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
+    )
+    if server and repository and run:
+        return f"{server}/{repository}/actions/runs/{run}"
+    return None
+
+
+def in_toto_statements(view: ReportView, directory: Path) -> dict[str, str]:
+    """One in-toto Statement (test-result predicate v0.1) per lane envelope, by file name.
+
+    The subject is the commit the lane measured (or, outside git, the envelope
+    file itself); the configuration names the envelope and the lane's
+    ``config_hash``. Unsigned: sign them with the tool your CI evidence uses
+    (e.g. ``cosign attest-blob``).
+    """
+    statements: dict[str, str] = {}
+    url = _run_url()
+    for lane in view.lanes:
+        if lane.side is not None or lane.status == "invalid":
+            continue
+        path = directory / lane.file
+        try:
+            envelope_digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue  # gone since it was read: nothing to attest
+        subject = (
+            {"name": "git", "digest": {"gitCommit": lane.commit}}
+            if lane.commit
+            else {"name": lane.file, "digest": {"sha256": envelope_digest}}
+        )
+        by_status: dict[str, list[str]] = {"passed": [], "skipped": [], "failed": []}
+        for case in cases_of(lane):
+            # A reported miss (skipped) is a warning; failed and error both fail.
+            key = case.status if case.status in by_status else "failed"
+            by_status[key].append(f"{case.suite}: {case.name}")
+        predicate: dict[str, object] = {
+            "result": "pass" if lane.status == "pass" else "fail",
+            "configuration": [
+                {"name": f"envelopes/{lane.file}", "digest": {"sha256": envelope_digest}},
+                {
+                    "name": f"config_hash of the {lane.lane} lane",
+                    "digest": {"sha256": lane.config_hash.removeprefix("sha256:")},
+                },
+            ],
+            "passedTests": by_status["passed"],
+            "warnedTests": by_status["skipped"],
+            "failedTests": by_status["failed"],
+        }
+        if url is not None:
+            predicate["url"] = url
+        statement = {
+            "_type": IN_TOTO_STATEMENT,
+            "subject": [subject],
+            "predicateType": TEST_RESULT_PREDICATE,
+            "predicate": predicate,
+        }
+        statements[lane.file.removesuffix(".json") + ".intoto.json"] = (
+            json.dumps(statement, indent=2, ensure_ascii=False) + "\n"
+        )
+    return statements

@@ -83,6 +83,8 @@ class LaneView:
     freshness: str = ""
     stale: bool = False
     history: LaneHistory | None = None
+    commit: str | None = None
+    """The full commit the lane measured (None outside git)."""
 
     @property
     def counts(self) -> bool:
@@ -278,6 +280,7 @@ def _lane_view(
         duration=format_duration(int(envelope["duration_ms"])),
         started_at=str(envelope["started_at"]),
         subject=_subject(envelope["subject"]),
+        commit=envelope["subject"]["commit"],
         seed=_seed(envelope["seed"]),
         config_hash=config_hash,
         config_hash_short=config_hash[: len("sha256:") + 12],

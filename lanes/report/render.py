@@ -21,7 +21,7 @@ from lanes._atomic import write_atomic
 from lanes.errors import StateError
 from lanes.report._collect import collect
 from lanes.report._formats import ctrf as ctrf_json
-from lanes.report._formats import junit_xml
+from lanes.report._formats import in_toto_statements, junit_xml
 from lanes.report._history import load_history, utc_now
 from lanes.report._view import build_view
 
@@ -222,12 +222,14 @@ def build_report(
     history: Path | None = None,
     junit: Path | None = None,
     ctrf: Path | None = None,
+    in_toto: Path | None = None,
     now: datetime | None = None,
 ) -> Report:
     """Render every envelope in ``directory``; write the outputs and the step summary.
 
     ``history`` is a folder of earlier runs' envelopes (trends, deltas, drift);
-    ``junit`` and ``ctrf`` are extra outputs for CI test reporters.
+    ``junit`` and ``ctrf`` are extra outputs for CI test reporters; ``in_toto``
+    a folder for one unsigned in-toto test-result statement per lane.
     """
     started = utc_now()
     entries = collect(directory)
@@ -254,5 +256,8 @@ def build_report(
             ),
             "--ctrf",
         )
+    if in_toto is not None:
+        for name, statement in in_toto_statements(view, directory).items():
+            _write(in_toto / name, statement, "--in-toto")
     _append_step_summary(report.markdown)
     return report

@@ -239,3 +239,40 @@ def test_junit_after_a_failing_slow_lane_holds_the_offender_as_a_failed_case(
     }
     assert "tests/test_demo.py::test_sleepy" in failed
     assert "tests/test_demo.py::test_quick" not in failed
+
+
+def test_in_toto_writes_one_test_result_statement_per_lane(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "example/project")
+    monkeypatch.setenv("GITHUB_RUN_ID", "42")
+    check = write_lane(tmp_path, "fuzz", "pass", {**fuzz_data(), "mode": "self-check"})
+    check.rename(check.with_name("fuzz-self-check.json"))
+    envelopes = _mixed(tmp_path)
+    build_report(
+        envelopes,
+        out_md=envelopes / "summary.md",
+        out_html=envelopes / "index.html",
+        in_toto=tmp_path / "attest",
+    )
+    written = sorted(path.name for path in (tmp_path / "attest").iterdir())
+    # One per lane envelope; the side run (a self-check) is not a lane verdict.
+    assert written == [
+        f"{lane}.intoto.json" for lane in ("bench", "crashy", "fuzz", "slow", "torture")
+    ]
+    slow = json.loads((tmp_path / "attest" / "slow.intoto.json").read_text(encoding="utf-8"))
+    assert slow["_type"] == "https://in-toto.io/Statement/v1"
+    assert slow["predicateType"] == "https://in-toto.io/attestation/test-result/v0.1"
+    predicate = slow["predicate"]
+    assert predicate["result"] == "fail"
+    assert predicate["failedTests"] == ["slow: verdict", "slow: tests/test_b.py::test_sleepy"]
+    assert predicate["url"] == "https://github.com/example/project/actions/runs/42"
+    assert predicate["configuration"][0]["name"] == "envelopes/slow.json"
+    assert len(predicate["configuration"][0]["digest"]["sha256"]) == 64
+    # Outside git the subject is the envelope file itself, by digest.
+    assert slow["subject"] == [
+        {"name": "slow.json", "digest": predicate["configuration"][0]["digest"]}
+    ]
+    bench = json.loads((tmp_path / "attest" / "bench.intoto.json").read_text(encoding="utf-8"))
+    assert bench["predicate"]["warnedTests"] == ["bench: slow-plugin-overhead"]

@@ -73,6 +73,26 @@ def test_record_then_catch_a_slower_suite_that_also_lost_a_test(
 
 
 @pytest.mark.integration
+def test_a_failing_suite_is_measured_but_never_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _project(tmp_path)
+    write_planted(tmp_path)
+    (tmp_path / "tests" / "test_red.py").write_text("def test_red():\n    assert False\n")
+    assert _lanes(config, "--record") == ExitCode.FAIL
+    out, _ = capsys.readouterr()
+    assert "the suite FAILED" in out
+    assert "not written: suite planted failed" in out
+    assert not (tmp_path / "baselines" / "timing.json").exists()
+    envelope = _envelope(tmp_path)
+    assert envelope["stage"] == "complete"
+    suite = envelope["data"]["suites"][0]
+    assert suite["status"] == "failed"
+    assert suite["outcomes"] == {"passed": 3, "failed": 1}
+    assert suite["measured"]["cpu_ms"]["median"] > 0
+
+
+@pytest.mark.integration
 def test_a_suite_that_cannot_start_is_stage_error_and_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

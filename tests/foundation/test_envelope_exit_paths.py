@@ -30,9 +30,12 @@ from pathlib import Path
 from lanes.config import parse_config
 from lanes.envelope import lane_run
 
-# A child of a test runner may inherit SIGINT ignored; an interactive run
-# has Python's default handler, which is the case under test.
+# A child of a test runner may inherit SIGINT ignored (a background job) or
+# SIGHUP ignored (a suite started under `nohup`); an interactive run has the
+# default dispositions, which is the case under test. The suite must pass
+# however CI starts it.
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
 mode, root = sys.argv[1], Path(sys.argv[2])
 config = parse_config({}, root=root)
 if mode == "nohup":  # what `nohup lanes ...` does before the lane starts

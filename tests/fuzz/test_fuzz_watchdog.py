@@ -188,7 +188,11 @@ def _alive(pid: int) -> bool:
 
 
 _CTRL_C_PARENT = """
-import time
+import signal, time
+# A suite run as a background job hands its children SIGINT ignored, and
+# Python then installs no KeyboardInterrupt handler; an interactive parent,
+# the case under test, has it. The suite must pass however CI starts it.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from lanes.fuzz.targets import Target
 from lanes.fuzz.watchdog import Watchdog
 

@@ -93,11 +93,15 @@ def _tail(output: str) -> str:
 
 
 def _mutmut(executable: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    # A pytest-randomly seed or a coverage hook of the outer session must not
-    # leak into the mutant runs; mutmut decides how the tests run.
-    env.pop("COV_CORE_SOURCE", None)
-    env.pop("PYTEST_ADDOPTS", None)
+    # An outer pytest session (the lane run from a test, or under xdist) must
+    # not leak into the mutant runs: its options, its coverage hook, or the
+    # xdist worker markers that make plugins think they run inside a worker.
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("PYTEST_XDIST_", "COV_CORE_"))
+        and name not in ("PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST")
+    }
     return subprocess.run(
         [executable, "run", *args],
         cwd=cwd,

@@ -223,3 +223,21 @@ def test_the_default_requirement_is_where_this_lanekit_came_from() -> None:
     root = Path(__file__).resolve().parents[2]
     assert running_source() == f" @ {root.as_uri()}"
     assert tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+
+
+def test_a_project_without_pyproject_gets_one_with_only_lanekits_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "tests").mkdir()
+    out = _init(tmp_path, capsys, "--no-hook", "--no-workflows")
+    assert "create    pyproject.toml" in out
+    document = tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))
+    assert list(document) == ["tool"]
+    # Nothing to install but lanekit: no `-e .` for a project that is not a package.
+    assert '"-e"' not in (tmp_path / "noxfile.py").read_text(encoding="utf-8")
+
+
+def test_a_bare_distribution_name_is_not_a_source(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        source_from_option("lanekit", cwd=tmp_path)  # no ./lanekit here, and no index has it
+    assert "a URL or a version" in caught.value.message

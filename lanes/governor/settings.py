@@ -61,6 +61,9 @@ __all__ = [
 ]
 
 CACHE_FILE = "gate-config.json"
+# One lock for the one config cache: the gate's rows and the screen's words
+# (suite-words.tsv) are written together under it.
+_LOCK_FILE = "config-cache.lock"
 _FORMAT = "lanekit.gate-config"
 _VERSION = 1
 # Enough for every checkout a user works in; the oldest rows are dropped.
@@ -329,47 +332,136 @@ def _write_cache(projects: dict[str, object]) -> None:
         debug_log("gate-config-cache", error=str(exc))
 
 
-def _load_strict(cwd: str) -> tuple[ConfigLike, dict[str, object] | None]:
-    """(config, its cache row or None): the strict loader, failing open to
-    defaults (the full-sweep gate still applies, with default settings)."""
+def _load(path: str | None, cwd: str) -> tuple[ConfigLike, dict[str, object] | None, list[bytes]]:
+    """One strict load: (config, its gate row or None, its screen words).
+
+    ``path`` is the pyproject.toml (None: there is none, the defaults rooted at
+    ``cwd``). A config that does not load fails open to the defaults (the
+    full-sweep gate still applies, with default settings), caches no gate
+    row, and its words are ``[*]`` (the screen may drop nothing).
+    """
     from pathlib import Path
 
     from lanes.config import load_config, parse_config
     from lanes.errors import LanesError
+    from lanes.governor.screen.prescreen import EVERYTHING
+    from lanes.governor.screen.suite_words import words_of
 
     try:
-        config = load_config(cwd=Path(cwd))
+        config = load_config(Path(path)) if path is not None else load_config(cwd=Path(cwd))
     except LanesError as exc:
         debug_log("config-error", error=exc.message)
-        return parse_config({}, root=Path(cwd)), None
+        return parse_config({}, root=Path(cwd)), None, [EVERYTHING]
     view = config.to_dict()
     row: dict[str, object] = {
         "root": view["root"],
         "suites": view["suites"],
         "governor": view["governor"],
     }
-    return config, row
+    return config, row, words_of(config)
+
+
+def refresh(
+    configs: list[tuple[str, str]], *, need: str | None = None, rebuild: bool = False
+) -> ConfigLike | None:
+    """Bring the one config cache up to date for ``configs`` ((path, stamp) of
+    every pyproject.toml above a cwd, from the one walk).
+
+    Both cached views derive from it: the gate's rows (``gate-config.json``)
+    and the screen's words (``suite-words.tsv``, readable with ``os`` alone).
+    A file whose words row is stale — or ``need``, whose gate row is — is
+    loaded strictly once, and both files are rewritten together under one
+    lock (``rebuild``: ``need``'s gate row is bad whatever its stamp). Returns
+    the freshly loaded config of ``need``, if it was loaded.
+    """
+    from lanes._atomic import flocked
+    from lanes.governor.screen.prescreen import read_suite_words
+    from lanes.governor.screen.suite_words import write_rows
+
+    words = read_suite_words()
+    if words is None:
+        return None  # an unreadable word cache: the screen passes everything on anyway
+    projects = _read_cache()
+
+    def stale(path: str, stamp: str) -> bool:
+        if words.get(path, ("",))[0] != stamp:
+            return True
+        if path != need:
+            return False
+        row = projects.get(path)
+        return rebuild or not (isinstance(row, dict) and row.get("stamp") == stamp)
+
+    todo = [(path, stamp) for path, stamp in configs if stale(path, stamp)]
+    if not todo:
+        return None
+    loaded = {path: (stamp, *_load(path, os.path.dirname(path))) for path, stamp in todo}
+    try:
+        os.makedirs(user_state_dir(), exist_ok=True)
+        with flocked(os.path.join(user_state_dir(), _LOCK_FILE)):
+            # Re-read under the lock: another hook may have written other rows.
+            projects = _read_cache()
+            current = read_suite_words() or {}
+            for path, (stamp, _config, row, path_words) in loaded.items():
+                current[path] = (stamp, path_words)
+                if row is not None:
+                    projects.pop(path, None)
+                    projects[path] = {"stamp": stamp, "config": row}
+            while len(projects) > _MAX_PROJECTS:
+                projects.pop(next(iter(projects)))
+            _write_cache(projects)
+            write_rows(current)
+    except OSError as exc:
+        debug_log("config-cache", error=str(exc))
+    debug_log("config-cache", refreshed=list(loaded))
+    return loaded[need][1] if need in loaded else None
 
 
 def gate_config(cwd: str) -> ConfigLike:
     """The config governing ``cwd``: from the cache when its pyproject.toml is unchanged."""
     found = _nearest_pyproject(cwd)
-    # A project without pyproject.toml (an npm or Go repository) gets the
-    # defaults, cached per directory too: building them imports lanes.config,
-    # which would otherwise cost two interpreter starts on every test command.
-    path, stamp = found if found is not None else (f"no-pyproject:{os.path.abspath(cwd)}", "absent")
-    projects = _read_cache()
-    row = projects.get(path)
+    if found is None:
+        return _defaults_for(cwd)
+    path, stamp = found
+    row = _read_cache().get(path)
+    bad = False
     if isinstance(row, dict) and row.get("stamp") == stamp:
         try:
             return CachedConfig(row["config"])
         except (KeyError, TypeError, ValueError) as exc:
             debug_log("gate-config-cache", error=f"bad row for {path}: {exc!r}")
-    config, fresh = _load_strict(cwd)
+            bad = True
+    config = refresh([found], need=path, rebuild=bad)
+    if config is None:
+        # Not refreshed (the word cache is unreadable): load it, uncached.
+        config = _load(path, os.path.dirname(path))[0]
+    return config
+
+
+def _defaults_for(cwd: str) -> ConfigLike:
+    """A project without pyproject.toml (an npm or Go repository): the
+    defaults, cached per directory too — building them imports lanes.config,
+    which would otherwise cost two interpreter starts on every test command."""
+    from lanes._atomic import flocked
+
+    path = f"no-pyproject:{os.path.abspath(cwd)}"
+    projects = _read_cache()
+    row = projects.get(path)
+    if isinstance(row, dict) and row.get("stamp") == "absent":
+        try:
+            return CachedConfig(row["config"])
+        except (KeyError, TypeError, ValueError) as exc:
+            debug_log("gate-config-cache", error=f"bad row for {path}: {exc!r}")
+    config, fresh, _words = _load(None, cwd)
     if fresh is not None:
-        projects.pop(path, None)
-        projects[path] = {"stamp": stamp, "config": fresh}
-        while len(projects) > _MAX_PROJECTS:
-            projects.pop(next(iter(projects)))
-        _write_cache(projects)
+        try:
+            os.makedirs(user_state_dir(), exist_ok=True)
+            with flocked(os.path.join(user_state_dir(), _LOCK_FILE)):
+                projects = _read_cache()
+                projects.pop(path, None)
+                projects[path] = {"stamp": "absent", "config": fresh}
+                while len(projects) > _MAX_PROJECTS:
+                    projects.pop(next(iter(projects)))
+                _write_cache(projects)
+        except OSError as exc:
+            debug_log("config-cache", error=str(exc))
     return config

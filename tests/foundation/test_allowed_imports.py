@@ -34,6 +34,8 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
             "lanes.governor.screen",
             "lanes.governor.classify.runners.names",
             "lanes.governor.state.debug",
+            # The one config cache, which derives the words (on a stale row).
+            "lanes.governor.settings",
             "lanes.config",
             *FOUNDATION,
         ),
@@ -64,7 +66,7 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     # Plumbing: the world of one call, and the settings table (whose strict
     # parse goes through lanes.config on a cache miss only).
     ("lanes.governor.context", ("lanes.governor.payload", "lanes.governor.settings", "lanes.governor.state", *FOUNDATION)),
-    ("lanes.governor.settings", ("lanes.governor.classify.runners.names", "lanes.governor.screen.prescreen", "lanes.governor.state", "lanes.config", *FOUNDATION)),
+    ("lanes.governor.settings", ("lanes.governor.classify.runners.names", "lanes.governor.screen", "lanes.governor.state", "lanes.config", *FOUNDATION)),
     ("lanes.governor.payload", FOUNDATION),
     # The entry point: every layer, in data-flow order.
     ("lanes.governor.hook", ("lanes.governor", *FOUNDATION)),

@@ -97,3 +97,23 @@ def test_a_cached_gate_call_never_imports_lanes_config(repo: Path, tmp_path: Pat
     ]
     # The first call fills the caches; later ones load neither lanes.config nor subprocess.
     assert runs[-1] == ["False", "False"]
+
+
+def test_one_strict_load_fills_both_cached_views(repo: Path) -> None:
+    # The gate's rows and the screen's suite words derive from one locked
+    # cache: a gate miss also writes the words of the same file with the
+    # same stamp, so the next unrelated command takes the screen's fast path
+    # without a second strict load.
+    from lanes.governor.screen.prescreen import read_suite_words, walk_pyprojects  # noqa: PLC0415
+    from lanes.governor.screen.suite_words import refresh  # noqa: PLC0415
+
+    gate_config(str(repo))
+    ((path, stamp),) = walk_pyprojects(str(repo), first=True)[0]
+    words = read_suite_words()
+    assert words is not None
+    assert words[path][0] == stamp
+    assert b"verify" in words[path][1]  # PYPROJECT's `make verify` suite
+    # ... and the other way round: a refresh from the screen's side fills the gate row.
+    (repo / "pyproject.toml").write_text(PYPROJECT + "\n", encoding="utf-8")
+    refresh(str(repo))
+    assert isinstance(gate_config(str(repo)), CachedConfig)

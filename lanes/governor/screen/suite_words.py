@@ -6,38 +6,33 @@ verify``). It learns those words from this cache: one row per
 ``pyproject.toml`` with the file's stamp (mtime and size) and the words of its
 ``runner = "command"`` suites. A missing or stale row makes the screen pass the
 payload on, and the full path calls :func:`refresh`, so an edited config is
-picked up by the very next hook call.
+picked up by the very next hook call. The rows are derived, with the gate's
+config rows, from one strict load per changed file under one lock
+(:func:`lanes.governor.settings.refresh`); this file is their os-only view.
 """
 
 from __future__ import annotations
 
-import os
-
-from lanes._atomic import flocked, write_atomic
+from lanes._atomic import write_atomic
 from lanes.governor.classify.runners.names import COMMAND_RUNNER
 from lanes.governor.screen.prescreen import (
     EVERYTHING,
     pyprojects_above,
-    read_suite_words,
     screen_text,
     suite_words_path,
 )
 from lanes.governor.state.debug import debug_log
 
-__all__ = ["refresh", "suite_words"]
+TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
+if TYPE_CHECKING:
+    from lanes.config import Config
+
+__all__ = ["refresh", "suite_words", "words_of", "write_rows"]
 
 
 def suite_words(pyproject: str) -> list[bytes]:
-    """The screen words of ``pyproject``'s non-runner suites.
-
-    Every word of the suite's command: the gate matches such a suite by its
-    exact argv after wrapper stripping, so each argv word appears in any
-    command that matches, and finding *any* of them is enough to pass it on.
-    ``[*]`` when the config cannot be read (then nothing may be dropped).
-    """
-    # Imported here, on a cache miss only: pathlib and shlex (which imports re)
-    # would cost the full path half an interpreter start on every test command.
-    import shlex
+    """The screen words of ``pyproject``'s non-runner suites (loads it strictly);
+    ``[*]`` when the config cannot be read (then nothing may be dropped)."""
     from pathlib import Path
 
     from lanes.config import load_config  # off the screen's path
@@ -48,6 +43,19 @@ def suite_words(pyproject: str) -> list[bytes]:
     except LanesError as exc:
         debug_log("suite-words", pyproject=pyproject, error=exc.message)
         return [EVERYTHING]
+    return words_of(config)
+
+
+def words_of(config: Config) -> list[bytes]:
+    """The screen words of ``config``'s non-runner suites.
+
+    Every word of the suite's command: the gate matches such a suite by its
+    exact argv after wrapper stripping, so each argv word appears in any
+    command that matches, and finding *any* of them is enough to pass it on.
+    """
+    # Imported here, on a cache miss only: shlex imports re.
+    import shlex
+
     words: set[bytes] = set()
     for suite in config.suites.values():
         if suite.runner != COMMAND_RUNNER:
@@ -65,28 +73,28 @@ def suite_words(pyproject: str) -> list[bytes]:
     return sorted(words)
 
 
+def write_rows(rows: dict[str, tuple[str, list[bytes]]]) -> None:
+    """Rewrite the word cache (the caller holds the config cache's lock)."""
+    lines = [
+        f"{path}\t{stamp}\t".encode() + b" ".join(words)
+        for path, (stamp, words) in sorted(rows.items())
+        if "\t" not in path and "\n" not in path
+    ]
+    write_atomic(suite_words_path(), b"\n".join(lines) + b"\n")
+
+
 def refresh(cwd: str | None) -> None:
-    """Rewrite the rows of every ``pyproject.toml`` above ``cwd`` that changed."""
+    """Bring the rows of every ``pyproject.toml`` above ``cwd`` up to date.
+
+    Through the one config cache (:func:`lanes.governor.settings.refresh`):
+    each changed file is loaded strictly once, and its words and the gate's
+    row are written together under one lock.
+    """
     if cwd is None:
         return
     configs = pyprojects_above(cwd)
-    rows = read_suite_words()
-    if not configs or rows is None:
+    if not configs:
         return
-    stale = [(path, stamp) for path, stamp in configs if rows.get(path, ("",))[0] != stamp]
-    if not stale:
-        return
-    fresh = {path: (stamp, suite_words(path)) for path, stamp in stale}
-    target = suite_words_path()
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    with flocked(target + ".lock"):
-        # Re-read under the lock: another hook may have written other rows.
-        current = read_suite_words() or {}
-        current.update(fresh)
-        lines = [
-            f"{path}\t{stamp}\t".encode() + b" ".join(words)
-            for path, (stamp, words) in sorted(current.items())
-            if "\t" not in path and "\n" not in path
-        ]
-        write_atomic(target, b"\n".join(lines) + b"\n")
-    debug_log("suite-words", refreshed=[path for path, _stamp in stale])
+    from lanes.governor.settings import refresh as refresh_cache
+
+    refresh_cache(configs)

@@ -1,41 +1,22 @@
 """The fuzz lane: Hypothesis-generated hostile input to every parser, through a watchdog.
 
-The lane itself is :mod:`lanes.fuzz.lane`; the Hypothesis driver
-:mod:`lanes.fuzz.engine`; the pytest plugin that replays the regression
-corpus in a project's own suite :mod:`lanes.fuzz.plugin`.
+Modules: :mod:`~lanes.fuzz.lane` (``lanes fuzz``: modes and envelopes),
+:mod:`~lanes.fuzz.engine` (the Hypothesis driver), :mod:`~lanes.fuzz.targets`
+(the registry), :mod:`~lanes.fuzz.watchdog` (cases in a worker process),
+:mod:`~lanes.fuzz.artifacts` (saved failures and the regression corpus),
+:mod:`~lanes.fuzz.plugin` (the pytest plugin that replays the corpus in a
+project's own suite).
 
-The re-exports below load on first use (PEP 562): the pytest plugin is
-imported by every pytest run of every project that has lanekit installed, and
-must not pay for the watchdog's imports (about 25 ms) when the corpus is off.
+Nothing is imported here: the pytest plugin is loaded by every pytest run of
+every project that has lanekit installed, and must not pay for the watchdog's
+imports (about 25 ms) when there is no corpus to replay.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from lanes.fuzz.targets import BUILTIN_TARGETS, Target
-    from lanes.fuzz.watchdog import CaseOutcome, Watchdog
-
-__all__ = ["BUILTIN_TARGETS", "CaseOutcome", "Target", "Watchdog"]
+__all__: list[str] = []
 
 # `pytest -p lanes.fuzz` where lanekit's entry point is not installed (a source
 # checkout on PYTHONPATH) imports this package as the plugin; this line loads
 # the real one. Where the entry point is installed, `-p lanes.fuzz` names it.
 pytest_plugins = ["lanes.fuzz.plugin"]
-
-_HOMES = {
-    "BUILTIN_TARGETS": "lanes.fuzz.targets",
-    "Target": "lanes.fuzz.targets",
-    "CaseOutcome": "lanes.fuzz.watchdog",
-    "Watchdog": "lanes.fuzz.watchdog",
-}
-
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        msg = f"module 'lanes.fuzz' has no attribute {name!r}"
-        raise AttributeError(msg)
-    return getattr(importlib.import_module(home), name)

@@ -223,19 +223,31 @@ class _Run:
             counters.interrupts += 1
             return
         env.pause("post " + op.suite)
+        unwritable = op.end == "unwritable"
         client.recording = (
-            op.suite,
-            {
-                "status": "PASS" if op.end == "pass" else "FAIL",
-                "git_head": client.head,
-                "dirty_digest": client.digest,
-                "session_tail": client.session,
-            },
+            None
+            if unwritable
+            else (
+                op.suite,
+                {
+                    "status": "PASS" if op.end == "pass" else "FAIL",
+                    "git_head": client.head,
+                    "dirty_digest": client.digest,
+                    "session_tail": client.session,
+                },
+            )
         )
-        self.kernel.post_tool_use(
-            env, self.state_dir, client, op.suite, force=op.force, passed=op.end == "pass"
-        )
-        client.recording = None
+        client.ledger_fault = unwritable
+        try:
+            self.kernel.post_tool_use(
+                env, self.state_dir, client, op.suite, force=op.force, passed=op.end != "fail"
+            )
+        finally:
+            client.recording = None
+            client.ledger_fault = False
+        if unwritable:
+            counters.unwritable += 1
+            invariants.check_released(world, client)
 
     def _probe(self, env: SimEnvironment, client: Client) -> None:
         """After every program: a fresh local agent must get the lock — at once

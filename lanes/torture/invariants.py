@@ -128,6 +128,18 @@ def ledger_written(world: World, client: Client, text: str) -> None:
             )
 
 
+def check_released(world: World, client: Client) -> None:
+    """After a finished run whose ledger write failed: its lock is gone (release
+    never depends on recording; issue 11, defect 1)."""
+    record = lock_record(world.lock_text)
+    if record is not None and record.get("token") == client.cs_token:
+        world.violate(
+            "release",
+            f"client {client.id}'s run finished but its lock ({client.cs_token}) is still "
+            "held after a failed ledger write: every sibling waits until lock_ttl",
+        )
+
+
 def check_overlap(world: World) -> None:
     """Mutual exclusion, after every step (only called with >= 2 inside)."""
     inside = world.in_cs

@@ -19,6 +19,8 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from lanes.governor.context import StatePaths
+from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.torture.kernel import GovernorKernel
 from lanes.torture.simenv import SimEnvironment
@@ -116,6 +118,40 @@ class _NoSelfReclaim(GovernorKernel):
         return _patched(lock_mod, "acquire", _acquire_without_reclaim)
 
 
+class _ReleaseAfterRecord(GovernorKernel):
+    """The pre-fix post hook (issue 11, defect 1): record, then release — so a
+    ledger write that raises skips the release (the hook fails open, so the
+    exception is swallowed and the lock stays until its TTL)."""
+
+    name = "release-after-record"
+
+    def post_tool_use(
+        self,
+        env: Environment,
+        state_dir: str,
+        client: Client,
+        suite: str,
+        *,
+        force: bool,
+        passed: bool,
+    ) -> None:
+        files = StatePaths(state_dir)
+        entry = ledger_mod.LedgerEntry(
+            status="PASS" if passed else "FAIL",
+            ts=env.now(),
+            git_head=client.head,
+            dirty_digest=client.digest,
+            agent="claude",
+            session_tail=client.session,
+            duration_ms=None,
+        )
+        try:
+            ledger_mod.record(env, files.ledger, files.ledger_guard, suite, entry)
+        except OSError:
+            return  # fail open, as the hook does: and the lock is never released
+        super().post_tool_use(env, state_dir, client, suite, force=force, passed=passed)
+
+
 class _CheckThenCreateEnv(SimEnvironment):
     """No guard on the lock, and "create if absent" as a read followed by a write."""
 
@@ -178,6 +214,11 @@ PLANTED: Final = {
             "no-self-reclaim",
             "a session's own lock blocks it like anyone else's",
             kernel=_NoSelfReclaim,
+        ),
+        PlantedBug(
+            "release-after-record",
+            "the post hook releases the lock only after a successful ledger write",
+            kernel=_ReleaseAfterRecord,
         ),
         PlantedBug(
             "ledger-unlocked",

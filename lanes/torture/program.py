@@ -11,8 +11,10 @@ Operations:
   ``pass``/``fail`` (PostToolUse / PostToolUseFailure: record + release),
   ``crash`` (the agent process dies: no post hook; its pid is dead),
   ``interrupt`` (no post hook, the agent lives on: its lock frees only at the
-  TTL, or when the same session comes back — self-reclaim). ``force`` sets
-  ``LANES_TEST_FORCE=1``.
+  TTL, or when the same session comes back — self-reclaim), ``unwritable``
+  (the suite passes, but every ledger write of the post hook fails — a full
+  disk, a directory at the ledger path: the lock must be released all the
+  same, issue 11 defect 1). ``force`` sets ``LANES_TEST_FORCE=1``.
 - ``sleep N``: N modelled seconds pass.
 - ``wait-lock OFFSET``: time jumps to the current lock's TTL boundary plus
   OFFSET seconds (-1, 0 or 1): where off-by-one bugs live.
@@ -46,12 +48,14 @@ __all__ = [
 # The modelled suites: name -> max_age (seconds). Two suites with different
 # ages so that "too old" and "another suite holds the lock" both happen.
 SUITES: Final = {"unit": 3600, "slow": 600}
-ENDS: Final = ("pass", "fail", "crash", "interrupt")
+ENDS: Final = ("pass", "fail", "crash", "interrupt", "unwritable")
 HEADS: Final = ("h0", "h1", "h2")
 DIGESTS: Final = ("clean", "d1", "d2")
 HOSTS: Final = ("h-local", "h-remote")
 OFFSETS: Final = (-1, 0, 1)
 MAX_DURATION: Final = 10**6
+# The share of programs whose last op is an `unwritable` run.
+_UNWRITABLE_SHARE: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,7 @@ def _draw_op(rng: random.Random, ttl: int, previous: Op | None) -> Op:
     roll = rng.random()
     if roll < 0.52:
         suite = "unit" if rng.random() < 0.7 else "slow"
-        end = rng.choices(ENDS, weights=(50, 14, 18, 18))[0]
+        end = rng.choices(ENDS[:4], weights=(50, 14, 18, 18))[0]
         shape = rng.random()
         if shape < 0.8:
             amount = rng.randint(1, 120)
@@ -176,6 +180,10 @@ def _draw_op(rng: random.Random, ttl: int, previous: Op | None) -> Op:
 def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[ClientSpec, ...]:
     """Every client's host and program for ``seed``."""
     rng = random.Random(seed)
+    # The `unwritable` end comes from a stream of its own and replaces only a
+    # program's last op: every run is the same as before it existed up to
+    # that op, so each planted bug is still found where it was found.
+    faults = random.Random(f"unwritable:{seed}")
     specs = []
     for index in range(clients):
         # Client 0 is always local so that every run has same-host contention;
@@ -188,5 +196,8 @@ def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[C
             op = _draw_op(rng, ttl, previous)
             program.append(op)
             previous = op
+        if program and faults.random() < _UNWRITABLE_SHARE:
+            suite = "unit" if faults.random() < 0.7 else "slow"
+            program[-1] = Op("cycle", suite=suite, end="unwritable", amount=faults.randint(1, 120))
         specs.append(ClientSpec(host=host, program=tuple(program)))
     return tuple(specs)

@@ -14,6 +14,7 @@ the moment it happens.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -126,6 +127,8 @@ class SimEnvironment:
 
     def replace(self, path: str, text: str) -> None:
         self.pause("replace " + self._name(path))
+        if path == self._ledger and self.client.ledger_fault:
+            raise OSError(errno.ENOSPC, "No space left on device (modelled)", path)
         if path == self._lock:
             invariants.lock_overwritten(self.world, self.client, text)
         self._tmp += 1

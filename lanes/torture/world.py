@@ -56,6 +56,8 @@ class Counters:
     crashes: int = 0
     interrupts: int = 0
     pid_reuses: int = 0
+    # Runs whose post hook met a failing ledger write (the `unwritable` end).
+    unwritable: int = 0
 
     def profile(self) -> tuple[object, ...]:
         return (
@@ -68,6 +70,7 @@ class Counters:
             self.crashes,
             self.interrupts,
             self.pid_reuses,
+            self.unwritable,
         )
 
 
@@ -101,6 +104,9 @@ class Client:
         self.last_ledger_text: str | None = None
         self.last_lock_text: str | None = None
         self.recording: tuple[str, dict[str, object]] | None = None
+        # Set for the post hook of an `unwritable` cycle: every ledger write
+        # of this client fails (a full disk, a directory at the ledger path).
+        self.ledger_fault = False
         # The program op this client is at (its boundary or inside it), and
         # how many ops it has started: the shrinker maps steps to ops by these.
         self.op_index = -1

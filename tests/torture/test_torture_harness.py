@@ -106,6 +106,7 @@ def test_the_planted_bug_list_matches_the_issue() -> None:
         "check-then-create",
         "release-ignores-token",
         "no-self-reclaim",
+        "release-after-record",
         "ledger-unlocked",
     }
 

@@ -204,21 +204,26 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-_TEST_NAME = re.compile(r"::(?:[A-Za-z_]\w*::)*([A-Za-z_]\w*)")
+def _line_of(file: str, nodeid: str, root: Path) -> int | None:
+    """The line of a pytest node id's test function in the checkout, or None.
 
-
-def _line_of(file: str, name: str, root: Path) -> int | None:
-    """The line of ``def <test>`` for a pytest node id's function, when the file is here."""
-    match = _TEST_NAME.search(name)
+    The node id's classes are followed in order (``Outer::Inner::test_x``):
+    unittest-style suites repeat method names (``test_basic``) in every class.
+    """
+    names = [part.split("[", 1)[0] for part in nodeid.split("::")[1:]]
     path = root / file
-    if match is None or not path.is_file():
+    if not names or not all(name.isidentifier() for name in names) or not path.is_file():
         return None
-    pattern = re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(match.group(1))}\b")
+    *classes, function = names
+    patterns = [re.compile(rf"^\s*class\s+{re.escape(name)}\b") for name in classes]
+    patterns.append(re.compile(rf"^\s*(?:async\s+)?def\s+{re.escape(function)}\b"))
     try:
         with path.open(encoding="utf-8", errors="replace") as handle:
             for number, line in enumerate(handle, start=1):
-                if pattern.match(line):
-                    return number
+                if patterns[0].match(line):
+                    patterns.pop(0)
+                    if not patterns:
+                        return number
     except OSError:
         return None
     return None

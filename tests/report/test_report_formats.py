@@ -276,3 +276,30 @@ def test_in_toto_writes_one_test_result_statement_per_lane(
     ]
     bench = json.loads((tmp_path / "attest" / "bench.intoto.json").read_text(encoding="utf-8"))
     assert bench["predicate"]["warnedTests"] == ["bench: slow-plugin-overhead"]
+
+
+def test_an_annotation_follows_the_node_ids_class_to_the_right_method(tmp_path: Path) -> None:
+    # unittest-style suites repeat method names in every class (found on more-itertools).
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_c.py").write_text(
+        "class FirstTests:\n"
+        "    def test_basic(self):\n"
+        "        pass\n"
+        "\n"
+        "\n"
+        "class SecondTests:\n"
+        "    def test_other(self):\n"
+        "        pass\n"
+        "\n"
+        "    def test_basic(self):\n"
+        "        pass\n"
+    )
+    write_lane(
+        tmp_path,
+        "slow",
+        "fail",
+        slow_data(offenders=[offender("tests/test_c.py::SecondTests::test_basic[case-1]", 3200)]),
+    )
+    view = build_view(collect(tmp_path / "envelopes"), directory="envelopes")
+    (line,) = github_annotations(view, root=tmp_path)
+    assert line.startswith("::error file=tests/test_c.py,line=10,")

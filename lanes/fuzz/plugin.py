@@ -9,8 +9,8 @@ after one budget instead of wedging the session).
 
 When it runs (``--fuzz-corpus`` / ini ``lanes_fuzz_corpus``):
 - ``auto`` (default): when the corpus file exists and pytest collects the
-  whole suite (no path or node id arguments: ``testpaths`` or the rootdir), so
-  ``pytest tests/test_one.py`` stays as narrow as asked;
+  whole suite (no arguments, or the rootdir or a ``testpaths`` entry as in
+  ``pytest tests``), so ``pytest tests/test_one.py`` stays as narrow as asked;
 - ``on``: whenever the corpus file exists, also with explicit paths;
 - ``off``: never.
 
@@ -96,7 +96,18 @@ def _corpus_path(pyproject: Path | None, rootpath: Path) -> Path:
 
 
 def _whole_suite(config: pytest.Config) -> bool:
-    return config.args_source != pytest.Config.ArgsSource.ARGS
+    """No arguments, or one naming the rootdir or a ``testpaths`` entry (``pytest tests``)."""
+    if config.args_source != pytest.Config.ArgsSource.ARGS:
+        return True
+    root = config.rootpath.resolve()
+    wide = {root, *((root / entry).resolve() for entry in config.getini("testpaths"))}
+    here = config.invocation_params.dir
+    for arg in config.args:
+        if "::" in arg:
+            continue  # a node id is a narrow run by definition
+        if (here / arg).resolve() in wide:
+            return True
+    return False
 
 
 def pytest_collection_modifyitems(

@@ -152,6 +152,8 @@ def test_the_corpus_joins_whole_suite_runs_only_unless_asked(
     pytester.syspathinsert(root)  # as `python -m pytest` from the root would
     runs = {
         "whole suite": ([], 1),
+        "the testpaths directory": (["tests"], 1),
+        "the rootdir": (["."], 1),
         "an explicit path": (["tests/test_kv.py"], 0),
         "an explicit path, --fuzz-corpus on": (["--fuzz-corpus", "on", "tests/test_kv.py"], 1),
         "whole suite, --fuzz-corpus off": (["--fuzz-corpus", "off"], 0),

@@ -129,7 +129,7 @@ def _dispatch(raw: bytes, agent: str) -> int:
         _guarded("suite-words", refresh, payload.cwd)
         # The cwd as a string: classify takes any path-like, and pathlib (with
         # re behind it) would cost half an interpreter start on every test command.
-        classification = classify(payload.command, payload.cwd)
+        classification = classify(payload.command, payload.cwd, _test_commands(ctx))
         if payload.event == "PreToolUse":
             return _on_pre(ctx, payload, classification)
         return _on_post(ctx, payload, classification)
@@ -145,6 +145,18 @@ def _may_need_tree(ctx: HookContext, payload: HookPayload) -> bool:
     if payload.event == "PreToolUse":
         return True
     return not payload.interrupted and not payload.background and payload.failed is not None
+
+
+def _test_commands(ctx: HookContext) -> tuple[str, ...]:
+    """The project's wrapper forms (``[tool.lanes.governor] test_commands``);
+    the defaults when its config cannot be read (the gate says so itself)."""
+    try:
+        return tuple(ctx.settings.governor.test_commands)
+    except Exception as exc:  # noqa: BLE001  # fail open to the defaults
+        from lanes.governor.classify.runners.names import DEFAULT_TEST_COMMANDS
+
+        _debug("test-commands", error=f"{type(exc).__name__}: {exc}")
+        return DEFAULT_TEST_COMMANDS
 
 
 def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classification) -> int:

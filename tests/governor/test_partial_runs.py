@@ -112,3 +112,21 @@ def test_a_configured_test_command_reaches_the_full_path(tmp_path: Path) -> None
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.lanes.governor]\ntest_commands = ["just ci"]\n', encoding="utf-8")
     assert b"just" in suite_words(str(pyproject))
+
+
+@pytest.mark.integration
+def test_the_hook_counts_the_projects_own_test_commands(tmp_path: Path) -> None:
+    from governor_helpers import make_repo, payload, run_hook  # noqa: PLC0415
+
+    repo = make_repo(
+        tmp_path / "repo",
+        "[tool.lanes.governor]\nmax_full = 0\nescalate_at = 1\n"
+        'test_commands = ["just ci"]\n',
+    )
+    xdg = tmp_path / "xdg"
+    counted = run_hook(payload("PostToolUse", "just ci", cwd=repo), xdg=xdg)
+    assert counted.returncode == 0
+    assert "additionalContext" in counted.stdout  # a full run past max_full: advice
+    # The project's list replaces the defaults: tox is no test run here.
+    other = run_hook(payload("PostToolUse", "tox -e py311", cwd=repo, session="s-2"), xdg=xdg)
+    assert other.stdout == ""

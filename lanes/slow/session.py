@@ -204,7 +204,11 @@ class Stopwatch:
         timeout (``--timeout``, ``timeout`` ini): the user chose it.
         """
         config = session.config
-        if not config.pluginmanager.hasplugin("timeout"):
+        # "timeout" through the entry point, "pytest_timeout" through -p pytest_timeout.
+        if not (
+            config.pluginmanager.hasplugin("timeout")
+            or config.pluginmanager.hasplugin("pytest_timeout")
+        ):
             self.hard_stop_skipped = "pytest-timeout is not installed"
             return
         if getattr(config, "_env_timeout", None):

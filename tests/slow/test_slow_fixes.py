@@ -1,0 +1,358 @@
+"""Fixes found by trying the ratchet on real suites, and what pytest-fail-slow,
+pytest-timeout and ``--durations`` users expect. One regression test per finding.
+
+Real pytest sessions (pytester, autoload off so only the plugins named load)
+and the real ``lanes`` CLI in-process; ``confirm = 0`` in the planted
+project (slow_helpers), so one sample decides unless a test says otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+from slow_helpers import make_project, read_json, write_pins
+
+from lanes.cli import main
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+SLOW = "tests/test_three.py::test_slow"
+BAND = "tests/test_three.py::test_band"
+FAST = "tests/test_three.py::test_fast"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    make_project(pytester)
+    return pytester
+
+
+def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("-p", "no:cacheprovider", "-p", "lanes.slow", "--slow-ratchet", *args)
+
+
+# -- lanes slow check: placeholders ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("reason", "tracking", "problem"),
+    [
+        ("<why it is slow>", "#12", "reason '<why it is slow>' is a placeholder"),
+        ("spawns a real server per case", "<issue>", "tracking '<issue>' is a placeholder"),
+        ("slow", "#12", "reason 'slow' says nothing"),
+        ("network", "#12", "reason 'network' is too short to explain anything"),
+    ],
+)
+def test_check_rejects_placeholder_and_empty_justifications(
+    project: pytest.Pytester,
+    capsys: pytest.CaptureFixture[str],
+    reason: str,
+    tracking: str,
+    problem: str,
+) -> None:
+    root = project.path
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    write_pins(project, {"nodeid": SLOW, "ceiling": 1.0, "reason": reason, "tracking": tracking})
+    # A repository with one empty commit, so HEAD exists and has no pins.
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "base",
+        ],
+        cwd=root,
+        check=True,
+    )
+    assert main(["slow", "check", "--base", "HEAD", "--config", str(root / "pyproject.toml")]) == 1
+    out = capsys.readouterr().out
+    assert f"FAIL unjustified pin {SLOW}" in out
+    assert problem in out
+
+
+@pytest.mark.usefixtures("project")
+def test_pin_refuses_the_placeholders_its_own_message_prints(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = [
+        "slow",
+        "pin",
+        SLOW,
+        "--reason",
+        "<why it is slow>",
+        "--tracking",
+        "<issue>",
+        "--ceiling",
+        "1",
+    ]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert (
+        "error: this pin would not pass `lanes slow check`: reason '<why it is slow>' is a placeholder"
+        in err
+    )
+    assert "hint: " in err
+
+
+# -- a damaged pin entry: the hint's command works -----------------------------
+
+
+def test_unpin_removes_a_damaged_entry_that_stops_the_run(
+    project: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_pins(project, {"nodeid": SLOW, "ceiling": 1.0}, {"nodeid": FAST, "ceiling": 1.0})
+    document = json.loads(path.read_text())
+    (damaged,) = [p for p in document["pins"] if p["nodeid"] == FAST]
+    del damaged["ceiling"]
+    path.write_text(json.dumps(document))
+    result = _run(project)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*is missing ceiling*", "*lanes slow unpin NODEID*"])
+    assert main(["slow", "unpin", FAST]) == 0
+    assert "unpinned" in capsys.readouterr().out
+    remaining = json.loads(path.read_text())["pins"]
+    assert [p["nodeid"] for p in remaining] == [SLOW]
+    assert _run(project).ret == 0  # the file loads again; SLOW's pin holds
+
+
+# -- a subset run is recorded as partial ----------------------------------------
+
+
+def test_a_run_over_a_subset_is_marked_partial_with_its_arguments(project: pytest.Pytester) -> None:
+    out = project.path / "slow.json"
+    _run(project, f"--slow-json={out}", FAST).stdout.fnmatch_lines(
+        [f"slow-test ratchet passed: * — PARTIAL run (selected paths: {FAST}): *"]
+    )
+    data = read_json(out)
+    assert data["partial"] is True
+    assert data["partial_reasons"] == [f"selected paths: {FAST}"]
+    assert FAST in data["pytest_args"]
+
+
+def test_a_full_run_is_not_partial(project: pytest.Pytester) -> None:
+    out = project.path / "slow.json"
+    _run(project, f"--slow-json={out}", "tests")
+    assert read_json(out)["partial"] is False
+    _run(project, f"--slow-json={out}", "-k", "fast")
+    assert read_json(out)["partial_reasons"] == ["-k fast"]
+
+
+# -- pin after a plain pytest run ------------------------------------------------
+
+
+def test_pin_without_ceiling_after_a_plain_pytest_run(
+    project: pytest.Pytester, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(project).ret == pytest.ExitCode.TESTS_FAILED  # no --slow-json, no envelope
+    argv = ["slow", "pin", SLOW, "--reason", "sleeps on purpose", "--tracking", "#1"]
+    assert main(argv) == 0
+    assert f"pinned {SLOW} (tier 'unit', ceiling " in capsys.readouterr().out
+    (pin,) = json.loads((project.path / "baselines" / "slow-tests.json").read_text())["pins"]
+    assert pin["ceiling"] >= 0.75  # 0.6 s measured (or more, under load) + 25%, rounded up
+
+
+# -- pytest-rerunfailures: the slowest attempt is judged -------------------------
+
+RERUN_TEST = """
+import pathlib, time
+
+def test_flaky_and_slow_first():
+    flag = pathlib.Path(__file__).with_suffix(".ran")
+    if not flag.exists():
+        flag.write_text("once")
+        time.sleep(0.6)
+        raise AssertionError("first attempt fails")
+"""
+
+
+def test_a_slow_first_attempt_is_judged_not_the_fast_rerun(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_three.py").unlink()
+    project.path.joinpath("tests", "test_rerun.py").write_text(RERUN_TEST)
+    out = project.path / "slow.json"
+    result = _run(project, "-p", "pytest_rerunfailures", "--reruns=1", f"--slow-json={out}")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1, "past": 1}
+    (offender,) = read_json(out)["offenders"]
+    assert offender["nodeid"] == "tests/test_rerun.py::test_flaky_and_slow_first"
+    assert offender["attempts"] == 2
+    assert offender["ms"] >= 600
+
+
+# -- outcomes as pytest counts them ------------------------------------------------
+
+OUTCOMES_TEST = """
+import pytest
+
+def test_passes(): pass
+
+@pytest.mark.skip(reason="planted")
+def test_skipped(): pass
+
+@pytest.mark.xfail(strict=False)
+def test_xfails(): assert False
+
+@pytest.mark.xfail(strict=False)
+def test_xpasses(): pass
+"""
+
+
+def test_outcomes_count_skips_and_xfails(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_three.py").unlink()
+    project.path.joinpath("tests", "test_outcomes.py").write_text(OUTCOMES_TEST)
+    out = project.path / "slow.json"
+    _run(project, f"--slow-json={out}")
+    assert read_json(out)["outcomes"] == {"passed": 1, "skipped": 1, "xfailed": 1, "xpassed": 1}
+
+
+# -- --slow-json PATH outside the project: loud, never silently other budgets ---
+
+
+def test_a_moved_rootdir_is_an_error_not_default_budgets(
+    project: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    elsewhere = tmp_path_factory.mktemp("outside") / "slow.json"
+    elsewhere.write_text("{}")  # an existing path: pytest takes it for a test path
+    # No test paths on the command line: the space-separated value is the only
+    # "path" pytest sees, and its rootdir leaves the project.
+    result = _run(project, "--slow-json", str(elsewhere))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pytest chose rootdir*but the working directory belongs to*"])
+    result.stderr.fnmatch_lines(["hint: write option values with '='*"])
+
+
+# -- per-test budget, CLI overrides, slowest lists, hard stop ---------------------
+
+MARKED_TEST = """
+import time, pytest
+
+@pytest.mark.slow_budget(1.0)
+def test_own_budget():
+    time.sleep(0.6)
+"""
+
+
+def test_a_marked_test_is_judged_against_its_own_budget(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_marked.py").write_text(MARKED_TEST)
+    out = project.path / "slow.json"
+    _run(project, f"--slow-json={out}")
+    data = read_json(out)
+    assert [o["nodeid"] for o in data["offenders"]] == [SLOW]
+    marked = {t["nodeid"]: t for t in data["tests"]}["tests/test_marked.py::test_own_budget"]
+    assert marked["ms"] >= 600
+
+
+def test_a_bad_budget_marker_is_a_usage_error(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_marked.py").write_text(
+        MARKED_TEST.replace("slow_budget(1.0)", "slow_budget('fast')")
+    )
+    result = _run(project)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*slow_budget expects one number of seconds > 0*"])
+
+
+def test_cli_overrides_budget_and_fail_factor(project: pytest.Pytester) -> None:
+    assert _run(project, "--slow-budget=unit=1").ret == 0
+    assert _run(project, "--slow-budget=1").ret == 0
+    assert _run(project, "--slow-fail-factor=40").ret == 0
+    assert _run(project, "--slow-fail-factor=2").ret == pytest.ExitCode.TESTS_FAILED
+    bad = _run(project, "--slow-budget=nightly=3")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(
+        ["*names tier 'nightly', which is not configured*", "hint: use one of: unit, integration"]
+    )
+
+
+def test_the_slowest_lists_follow_the_configuration(project: pytest.Pytester) -> None:
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace(
+            "confirm = 0", "confirm = 0\nslowest = 1\nslowest_per_tier = 1"
+        )
+    )
+    out = project.path / "slow.json"
+    result = _run(project, f"--slow-json={out}")
+    result.stdout.fnmatch_lines(
+        ["slowest 1 (call + function-scoped fixture setup):", f"  * unit * {SLOW}"]
+    )
+    data = read_json(out)
+    assert [t["nodeid"] for t in data["slowest"]] == [SLOW]
+    assert {t["name"]: [s["nodeid"] for s in t["slowest_tests"]] for t in data["tiers"]} == {
+        "unit": [SLOW],
+        "integration": [],
+    }
+
+
+HUNG_TEST = """
+import time
+
+def test_hangs():
+    time.sleep(30)
+"""
+
+
+def test_a_hung_test_hits_the_hard_stop_through_pytest_timeout(project: pytest.Pytester) -> None:
+    pyproject = project.path / "pyproject.toml"
+    # 2 × fail_factor 9 × budget 0.02 s = a 0.36 s hard stop.
+    pyproject.write_text(
+        pyproject.read_text().replace("confirm = 0", "confirm = 0\nhard_stop_factor = 2")
+    )
+    project.path.joinpath("tests", "test_three.py").write_text(HUNG_TEST)
+    result = _run(project, "-p", "pytest_timeout")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*Timeout (>0.36s) from pytest-timeout*"])
+    assert result.duration < 20
+
+
+def test_without_pytest_timeout_the_hard_stop_says_it_is_off(project: pytest.Pytester) -> None:
+    pyproject = project.path / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace("confirm = 0", "confirm = 0\nhard_stop_factor = 2")
+    )
+    result = _run(project)
+    result.stdout.fnmatch_lines(
+        ["hard stop off: pytest-timeout is not installed (hard_stop_factor)"]
+    )
+
+
+# -- pytest-timeout's thread method: the lane says what happened -------------------
+
+
+@pytest.mark.integration
+def test_the_lane_names_pytest_timeouts_thread_method(tmp_path: Path) -> None:
+    tmp_path.joinpath("pyproject.toml").write_text("[tool.lanes.slow]\nconfirm = 0\n")
+    tmp_path.joinpath("test_hang.py").write_text(HUNG_TEST)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "lanes",
+            "slow",
+            "run",
+            "--",
+            "-p",
+            "no:cacheprovider",
+            "--timeout=0.5",
+            "--timeout-method=thread",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert proc.returncode == 3
+    assert "pytest-timeout's thread method ends the process with os._exit" in proc.stderr
+    assert "check that lanekit is installed" not in proc.stderr
+    envelope = json.loads(tmp_path.joinpath("envelopes", "slow.json").read_text())
+    assert envelope["stage"] == "error"

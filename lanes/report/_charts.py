@@ -110,12 +110,13 @@ class Segment:
 
 def stacked_bars(title: str, summary: str, rows: Sequence[tuple[str, Sequence[Segment]]]) -> str:
     """One 100% bar per row, split into labelled segments (a distribution over buckets)."""
-    legend: list[tuple[str, str]] = []
+    # The legend carries each bucket's total, so small segments stay readable.
+    legend: dict[tuple[str, str], int] = {}
     for _name, segments in rows:
         for segment in segments:
-            if (segment.label, segment.state) not in legend:
-                legend.append((segment.label, segment.state))
-    height = ROW * len(rows) + 24 + 18 * ((len(legend) + 2) // 3)
+            key = (segment.label, segment.state)
+            legend[key] = legend.get(key, 0) + segment.count
+    height = ROW * len(rows) + 24 + 18 * ((len(legend) + 1) // 2)
     span = WIDTH - LABEL_W - 10
     parts = [_open(title, summary, height)]
     for index, (name, segments) in enumerate(rows):
@@ -143,14 +144,14 @@ def stacked_bars(title: str, summary: str, rows: Sequence[tuple[str, Sequence[Se
                 )
             x += width
     legend_y = ROW * len(rows) + 20
-    for index, (label, state) in enumerate(legend):
-        lx = LABEL_W + (index % 3) * 140
-        ly = legend_y + (index // 3) * 18
+    for index, ((label, state), count) in enumerate(legend.items()):
+        lx = LABEL_W + (index % 2) * 220
+        ly = legend_y + (index // 2) * 18
         dashed = ' stroke="#1f2328" stroke-dasharray="3 2"' if state in _WORD else ""
         parts.append(
             f'<rect x="{lx}" y="{ly - 10}" width="12" height="12" '
             f'fill="{COLOURS.get(state, COLOURS["info"])}"{dashed}/>'
-            f'<text x="{lx + 16}" y="{ly}">{escape(label)}</text>'
+            f'<text x="{lx + 16}" y="{ly}">{escape(f"{label}: {count:,}")}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

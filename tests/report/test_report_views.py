@@ -67,7 +67,10 @@ def test_slow_shows_the_offender_with_its_fix_and_each_pin_state(tmp_path: Path)
     assert "pins[1].state" not in md
     # The per-tier distribution chart, with its text alternative.
     assert "<title>Tests per tier against the tier budget</title>" in report.html
-    assert "over the limit" in report.html
+    # The chart's counts agree with the ratchet's verdicts (its legend carries them).
+    assert "band (1× to limit): 1<" in report.html
+    assert "over the limit: 1<" in report.html
+    assert "≤ ¼ budget: 2<" in report.html  # 5 ms and 40 ms of a 1 s budget
 
 
 def test_fuzz_shows_failures_with_repro_and_promote_and_explains_the_overhead(

@@ -55,18 +55,26 @@ _PIN_STATUS = {
 
 def _distribution(data: Mapping[str, Any]) -> Chart | None:
     tiers = {str(t.get("name")): t for t in items(data.get("tiers"))}
-    limit_factor = num(data.get("fail_factor")) or 2.0
+    # The ratchet's own verdicts decide the band and the failures (a test's ms
+    # is rounded, and its own budget may differ from its tier's); the share of
+    # the tier budget places everything else.
+    band = {str(b.get("nodeid")) for b in items(data.get("band"))}
+    over = {str(o.get("nodeid")) for o in items(data.get("offenders"))}
+    within = len(_BUCKETS) - 1
     counts: dict[str, list[int]] = {name: [0] * (len(_BUCKETS) + 1) for name in tiers}
     for test in items(data.get("tests")):
         tier = tiers.get(str(test.get("tier")))
         budget, took = num(tier.get("budget_ms")) if tier else None, num(test.get("ms"))
-        if budget is None or took is None or budget <= 0:
-            continue
-        share = took / budget
-        if share > limit_factor:
+        nodeid = str(test.get("nodeid"))
+        if nodeid in over:
             bucket = len(_BUCKETS)
+        elif nodeid in band:
+            bucket = within
+        elif budget is None or took is None or budget <= 0:
+            continue
         else:
-            bucket = next(i for i, (_, upper, _) in enumerate(_BUCKETS) if share <= upper)
+            share = min(took / budget, 1.0)
+            bucket = next(i for i, (_, upper, _) in enumerate(_BUCKETS[:within]) if share <= upper)
         counts[str(test.get("tier"))][bucket] += 1
     rows = [
         (

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from lanes.report._history import History, LaneHistory
     from lanes.report.views._blocks import Block, Finding
 
-__all__ = ["LaneView", "ReportView", "build_view", "data_rows", "highlights"]
+__all__ = ["LaneView", "ReportView", "build_view", "data_rows"]
 
 ICONS: dict[Status, str] = {"pass": "✅", "fail": "❌", "error": "💥", "invalid": "⚠️"}
 
@@ -43,16 +43,6 @@ FIRST: Mapping[str, tuple[str, ...]] = {
     "torture": ("violations", "nondeterminism"),
 }
 
-# The first things a reviewer asks of each known lane, shown above its data
-# table. Keys missing from an envelope are skipped: the lanes' shapes evolve,
-# and the full data table is always there.
-HIGHLIGHTS: Mapping[str, tuple[str, ...]] = {
-    "bench": ("iterations", "benchmarks"),
-    "fuzz": ("mode", "iterations", "targets", "failures"),
-    "slow": ("verdict", "counts", "offenders", "pins"),
-    "torture": ("mode", "scheduler", "runs", "executions", "violations", "nondeterminism"),
-}
-
 
 @dataclass(frozen=True)
 class LaneView:
@@ -70,7 +60,6 @@ class LaneView:
     config_hash_short: str = ""
     group_id: str = ""
     error: str = ""
-    highlights: tuple[tuple[str, str], ...] = ()
     rows: tuple[tuple[str, str], ...] = ()
     problems: tuple[str, ...] = ()
     hidden_problems: int = 0
@@ -215,41 +204,6 @@ def data_rows(data: Mapping[str, Any], *, first: Sequence[str] = ()) -> tuple[tu
     return tuple(rows)
 
 
-def _highlight(value: object) -> str:
-    if isinstance(value, list):
-        return str(len(value))
-    if isinstance(value, dict):
-        return _cut(", ".join(f"{key} {_scalar(item)}" for key, item in value.items()))
-    return _cut(_scalar(value))
-
-
-def highlights(lane: str, data: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """A lane's headline numbers (lists shown as their length)."""
-    keys = HIGHLIGHTS.get(lane, ())
-    shown = tuple((key, _highlight(data[key])) for key in keys if key in data)
-    if lane == "bench":
-        shown += _bench_verdicts(data.get("benchmarks"))
-    return shown
-
-
-def _bench_verdicts(benchmarks: object) -> tuple[tuple[str, str], ...]:
-    """``verdicts: pass 3, miss 2 — miss: gate-latency, ...``: a tracked goal's
-    miss leaves the lane green, so the report must name it up front."""
-    if not isinstance(benchmarks, list):
-        return ()
-    by_verdict: dict[str, list[str]] = {}
-    for item in benchmarks:
-        if isinstance(item, dict):
-            by_verdict.setdefault(str(item.get("verdict")), []).append(str(item.get("name")))
-    counts = ", ".join(f"{verdict} {len(names)}" for verdict, names in sorted(by_verdict.items()))
-    flagged = [
-        f"{verdict}: {', '.join(by_verdict[verdict])}"
-        for verdict in ("fail", "miss")
-        if verdict in by_verdict
-    ]
-    return (("verdicts", _cut(" — ".join([counts, *flagged]))),)
-
-
 def _lane_view(
     entry: Entry, *, anchor: str, history: History | None, now: datetime | None
 ) -> LaneView:
@@ -286,7 +240,6 @@ def _lane_view(
         config_hash_short=config_hash[: len("sha256:") + 12],
         group_id=str(envelope["group_id"]),
         error="" if error is None else f"{error['type']}: {error['message']}",
-        highlights=() if detail is not None else highlights(entry.lane, data),
         rows=data_rows(data, first=FIRST.get(entry.lane, ())),
         anchor=anchor,
         side=side,

@@ -11,7 +11,7 @@ from report_fixtures import HOSTILE, write_invalid, write_lane
 
 from lanes.config import parse_config
 from lanes.envelope import lane_run
-from lanes.report._view import data_rows, format_duration, highlights
+from lanes.report._view import data_rows, format_duration
 from lanes.report.render import build_report, markdown_escape
 
 if TYPE_CHECKING:
@@ -227,29 +227,6 @@ def test_known_lanes_get_their_view_even_from_a_partial_payload(tmp_path: Path) 
     ):
         assert line in report.markdown
     assert "<dt>targets</dt><dd>2</dd>" in report.html
-
-
-def test_highlights_skip_missing_keys_and_unknown_lanes() -> None:
-    assert highlights("torture", {"runs": 4, "violations": [{}], "extra": 1}) == (
-        ("runs", "4"),
-        ("violations", "1"),
-    )
-    assert highlights("slow", {"counts": {"pass": 3, "fail": 1}}) == (("counts", "pass 3, fail 1"),)
-    assert highlights("custom", {"runs": 4}) == ()
-
-
-def test_bench_highlights_name_every_missed_goal() -> None:
-    # A tracked goal's miss keeps the lane green: the report names it up front.
-    benchmarks = [
-        {"name": "hook-latency", "verdict": "pass"},
-        {"name": "gate-latency", "verdict": "miss"},
-        {"name": "slow-plugin-overhead", "verdict": "miss"},
-        {"name": "tree-digest", "verdict": "info"},
-    ]
-    assert highlights("bench", {"benchmarks": benchmarks}) == (
-        ("benchmarks", "4"),
-        ("verdicts", "info 1, miss 2, pass 1 — miss: gate-latency, slow-plugin-overhead"),
-    )
 
 
 def test_a_shard_is_labelled_with_its_file(tmp_path: Path) -> None:

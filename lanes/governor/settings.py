@@ -53,11 +53,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CACHE_FILE",
+    "ENV_OVERRIDES",
     "FIELDS",
+    "KEYS",
     "CachedConfig",
     "GovernorSettings",
     "cache_path",
     "gate_config",
+    "reference",
+    "refresh",
 ]
 
 CACHE_FILE = "gate-config.json"
@@ -92,7 +96,8 @@ class _Setting:
     descriptor), its type and bounds, its default, the environment variable
     that overrides it (if any), the strict parse with did-you-mean (through
     ``lanes.config``'s table reader, on a cache miss only), the cache row and
-    the one-line documentation (``lanes governor status --settings`` prints it).
+    the one-line documentation (the README's settings table is :func:`reference`,
+    checked by tests/governor/test_settings_table.py).
     """
 
     __slots__ = ("default", "doc", "env", "minimum", "name")
@@ -465,3 +470,17 @@ def _defaults_for(cwd: str) -> ConfigLike:
         except OSError as exc:
             debug_log("config-cache", error=str(exc))
     return config
+
+
+def reference() -> str:
+    """The README's ``[tool.lanes.governor]`` table, generated from the rows."""
+    lines = ["| key | default | what it sets |", "|---|---|---|"]
+    for row in FIELDS:
+        default = row.default
+        if isinstance(default, tuple):
+            shown = "[" + ", ".join(f'"{item}"' for item in default) + "]"
+        else:
+            shown = str(default)
+        env = f" (environment: `{row.env}`)" if row.env else ""
+        lines.append(f"| `{row.name}` | `{shown}` | {row.doc}{env} |")
+    return "\n".join(lines)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
-
-import pytest
+from typing import TYPE_CHECKING
 
 from lanes.bench import slow as bench_slow
 from lanes.bench.registry import BenchContext, registered
 from lanes.config import parse_config
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pytest
 
 
 def test_the_generated_suite_has_exactly_the_tests_asked_for(pytester: pytest.Pytester) -> None:
@@ -21,22 +25,14 @@ def test_it_is_registered() -> None:
     assert "slow-plugin-overhead" in registered()
 
 
-@pytest.mark.integration
-def test_a_small_run_reports_paired_figures(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+def test_without_valgrind_the_figure_is_a_miss_that_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(bench_slow, "SUITE_TESTS", 40)
-    monkeypatch.setattr(bench_slow, "MIN_PAIRS", 1)
-    monkeypatch.setattr(bench_slow, "WARMUP", 0)
-    monkeypatch.setattr(bench_slow, "IMPORT_SAMPLES", 1)
-    config = parse_config({}, root=pytester.path)
-    ctx = BenchContext(root=pytester.path, config=config, iterations=1, python=sys.executable)
+    # The figure itself (minutes under callgrind) is the bench lane's business.
+    monkeypatch.setenv("PATH", str(tmp_path))
+    config = parse_config({}, root=tmp_path)
+    ctx = BenchContext(root=tmp_path, config=config, iterations=1, python=sys.executable)
     result = bench_slow.slow_plugin_overhead(ctx)
-    # Timing figures are the bench lane's business; here only their presence.
-    # A tracked goal: missing it is "miss", never "fail" for a suite that ran.
-    assert result.verdict in {"pass", "miss"}
-    assert result.figures["pairs"] == 1
-    assert result.figures["tests"] == 40
-    assert isinstance(result.figures["overhead_median"], float)
-    assert isinstance(result.figures["import_share"], float)
-    assert "the generated suite did not pass" not in result.note
+    assert result.verdict == "miss"
+    assert "valgrind is not installed" in result.note
+    assert result.goal == "instruction overhead <= 2% (gating)"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.errors import LanesError, PlatformError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # `sys.modules["fcntl"] = None` makes the module unimportable, as on Windows.
 _WITHOUT_FCNTL = (

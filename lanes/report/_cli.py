@@ -21,9 +21,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="render every envelope into a Markdown job summary and an HTML page",
         description=(
             "Render every *.json envelope in DIR into a Markdown summary (also appended to "
-            "$GITHUB_STEP_SUMMARY when set) and a self-contained HTML page. Exit 0 when at "
-            "least one lane ran and every envelope is a valid pass; 1 when any lane failed "
-            "or crashed, an envelope is invalid, or no envelope was found."
+            "$GITHUB_STEP_SUMMARY when set, kept under GitHub's 1 MiB limit) and a "
+            "self-contained HTML page, a view per lane. Replays and self-checks are shown "
+            "apart as side runs; on GitHub Actions, findings with a file become annotations. "
+            "Exit 0 when at least one lane ran and every envelope that decides the verdict "
+            "is a valid pass (a replay never does); 1 when any lane failed or crashed, an "
+            "envelope is invalid, or no envelope was found."
         ),
     )
     report.add_argument(

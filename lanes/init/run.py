@@ -122,7 +122,14 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     plan = build_plan(project, settings)
     hook = [] if ns.no_hook else _hook_change(root, codex=ns.codex)
     print(f"lanes init: {root} (lanekit from lanekit{source})", file=stream)
-    for note in project.notes:
+    notes = list(project.notes)
+    if settings.workflows and source.startswith(" @ file://"):
+        # A local path works on this machine only: a CI runner has no such directory.
+        notes.append(
+            "the workflows install lanekit from a local path, which CI runners do not have: "
+            "run again with --force --lanekit-requirement git+https://<host>/<lanekit>.git@<tag>"
+        )
+    for note in notes:
         print(f"  note: {note}", file=stream)
     if ns.dry_run:
         for change in (*plan, *hook):

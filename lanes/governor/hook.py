@@ -176,11 +176,15 @@ def _on_post(ctx: HookContext, payload: HookPayload, classification: Classificat
     never blocks. Each piece runs through :func:`_guarded`, so a fault in one
     never costs the other."""
     from lanes.governor.policy import economy, record
+    from lanes.governor.screen import config_notice
 
     _guarded("record", record.post_tool_use, ctx, classification, payload)
     advice = _guarded("economy", economy.on_post_tool_use, ctx, classification, payload)
-    if isinstance(advice, str) and advice:
-        _advise(payload.event, advice)
+    # A broken [tool.lanes] is told once, not only to LANES_DEBUG (issue 12).
+    notice = _guarded("config-notice", config_notice.advice_once, payload.cwd)
+    texts = [text for text in (advice, notice) if isinstance(text, str) and text]
+    if texts:
+        _advise(payload.event, "\n\n".join(texts))
     return 0
 
 

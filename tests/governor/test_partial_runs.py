@@ -130,3 +130,25 @@ def test_the_hook_counts_the_projects_own_test_commands(tmp_path: Path) -> None:
     # The project's list replaces the defaults: tox is no test run here.
     other = run_hook(payload("PostToolUse", "tox -e py311", cwd=repo, session="s-2"), xdg=xdg)
     assert other.stdout == ""
+
+
+@pytest.mark.integration
+def test_a_broken_config_is_told_once_as_advice(tmp_path: Path) -> None:
+    from governor_helpers import make_repo, payload, run_hook  # noqa: PLC0415
+
+    repo = make_repo(tmp_path / "repo", "[tool.lanes.governor]\nmax_fulll = 2\n")
+    xdg = tmp_path / "xdg"
+    outputs = [
+        run_hook(payload("PostToolUse", "ls -la", cwd=repo, session=f"s-{i}"), xdg=xdg).stdout
+        for i in range(3)
+    ]
+    told = [out for out in outputs if "cannot be loaded" in out]
+    assert len(told) == 1, outputs
+    assert "max_fulll" in told[0]
+    # An edit that leaves it broken is a new version: told again, once.
+    (repo / "pyproject.toml").write_text("[tool.lanes.governor]\nmax_full = -1\n", "utf-8")
+    again = [
+        run_hook(payload("PostToolUse", "ls -la", cwd=repo, session=f"t-{i}"), xdg=xdg).stdout
+        for i in range(2)
+    ]
+    assert sum("cannot be loaded" in out for out in again) == 1, again

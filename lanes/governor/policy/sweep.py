@@ -25,6 +25,8 @@ Everything else the governor does stays fail-open.
 
 from __future__ import annotations
 
+from lanes.governor.settings import GovernorSettings
+
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
@@ -45,11 +47,10 @@ __all__ = [
 ]
 
 MIN_REASON = 15
-# The rule's settings when the project's own cannot be read (the defaults of
-# [tool.lanes.governor]; tests/governor/test_sweep_faults.py ties them to
-# lanes.config, which is too slow to import on the hook's path).
-DEFAULT_GATE_RUNNERS = ("pytest", "unittest")
-DEFAULT_SWEEP_MIN_PATHS = 3
+# The rule's settings when the project's own cannot be read: the defaults of
+# [tool.lanes.governor], read from the settings table's rows.
+DEFAULT_GATE_RUNNERS: tuple[str, ...] = GovernorSettings.gate_runners
+DEFAULT_SWEEP_MIN_PATHS: int = GovernorSettings.sweep_min_paths
 # The program names that run each gated runner, as they appear in text.
 _RUNNER_SPELLINGS = {
     "pytest": ("pytest", "py.test"),

@@ -141,6 +141,9 @@ def baseline_entry(suite: dict[str, Any]) -> dict[str, Any]:
     return {
         "command": suite["command"],
         "python": suite["python"],
+        # A failing run may be recorded; the reviewer sees it here.
+        "status": suite["status"],
+        "outcomes": suite["outcomes"],
         "collected": suite["collected"],
         "repeat": measured["repeat"],
         "workers": measured["workers"],

@@ -27,9 +27,12 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from lanes.errors import LanesError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "PROBE_MODULE",
@@ -48,6 +51,7 @@ PROBE_MODULE: Final = "_lanes_timing_probe"
 _CANNOT_START: Final = frozenset({3, 4})
 _TAIL_LINES: Final = 15
 _STOP_GRACE_S: Final = 10.0
+_HEARTBEAT_S: Final = 1.0
 
 
 class SuiteStartError(LanesError, RuntimeError):
@@ -150,9 +154,16 @@ def _spawn(
         )
 
 
-def _wait(process: subprocess.Popen[bytes]) -> None:
+def _wait(process: subprocess.Popen[bytes], heartbeat: Callable[[], None] | None) -> None:
     try:
-        process.wait()
+        while True:
+            try:
+                process.wait(timeout=_HEARTBEAT_S)
+                break
+            except subprocess.TimeoutExpired:
+                # A suite run can take minutes: let the progress line tick meanwhile.
+                if heartbeat is not None:
+                    heartbeat()
     except BaseException:
         # Interrupted (Ctrl-C, SIGTERM through the envelope): the suite must not
         # outlive the lane. The reaper forwards SIGTERM to the suite.
@@ -196,12 +207,19 @@ def _since(start: float, stamp: object) -> int | None:
 
 
 def measure(
-    arm: str, argv: list[str], *, cwd: Path, probe_dir: Path | None, log_dir: Path
+    arm: str,
+    argv: list[str],
+    *,
+    cwd: Path,
+    probe_dir: Path | None,
+    log_dir: Path,
+    heartbeat: Callable[[], None] | None = None,
 ) -> Sample:
     """Run ``argv`` once in ``cwd`` and return its figures.
 
     ``probe_dir`` holds the copied probe (see :func:`probe_path`); ``None``
-    runs the command without it (a suite that is not pytest).
+    runs the command without it (a suite that is not pytest). ``heartbeat``
+    is called about once a second while the command runs.
     """
     env = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="lanes-timing-probe-") as reports:
@@ -214,7 +232,7 @@ def measure(
         log = log_dir / f"{arm}.log"
         result = Path(reports) / "tree.result"
         started = time.time()
-        _wait(_spawn(argv, cwd, env, log, result))
+        _wait(_spawn(argv, cwd, env, log, result), heartbeat)
         tree = _tree(result, argv)
         probes = _read_probes(Path(reports))
     exit_code = int(tree["exit_code"])

@@ -13,8 +13,7 @@ The runs, in order (pytest suites; any other command gets only the repeats):
    fixed cost of starting the workers.
 
 The comparison is skipped — with the reason in the envelope — when workers is
-0, xdist is not installed in the suite's environment, or the suite failed (a
-red suite's timings would only compare two failures).
+0 or xdist is not installed in the suite's environment.
 """
 
 from __future__ import annotations
@@ -76,8 +75,16 @@ def measure_suite(
         log_dir.mkdir()
 
         def run(arm: str, args: list[str]) -> Sample:
-            before_run(f"{suite.name} {arm}")
-            sample = measure(arm, args, cwd=root, probe_dir=probe, log_dir=log_dir)
+            label = f"{suite.name} {arm}"
+            before_run(label)
+            sample = measure(
+                arm,
+                args,
+                cwd=root,
+                probe_dir=probe,
+                log_dir=log_dir,
+                heartbeat=lambda: before_run(label),
+            )
             after_run(sample)
             return sample
 
@@ -105,9 +112,9 @@ def measure_suite(
             skipped = "workers = 0: the comparison is switched off"
         elif collect is None or not collect.xdist_available:
             skipped = "pytest-xdist is not installed in the suite's environment"
-        elif failed:
-            skipped = "the suite failed: a red suite's timings are not compared"
         else:
+            # Compared even when tests fail: failing tests cost time too, and a
+            # suite under development is red for long stretches.
             comparison = _compare_arms(
                 argv, measured, collect=collect, plan=plan, run=run, repeat=repeat
             )

@@ -73,7 +73,7 @@ def test_record_then_catch_a_slower_suite_that_also_lost_a_test(
 
 
 @pytest.mark.integration
-def test_a_failing_suite_is_measured_but_never_recorded(
+def test_a_failing_suite_is_measured_and_recorded_marked_as_failing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _project(tmp_path)
@@ -82,13 +82,15 @@ def test_a_failing_suite_is_measured_but_never_recorded(
     assert _lanes(config, "--record") == ExitCode.FAIL
     out, _ = capsys.readouterr()
     assert "the suite FAILED" in out
-    assert "not written: suite planted failed" in out
-    assert not (tmp_path / "baselines" / "timing.json").exists()
+    assert "recorded from a FAILING run of planted" in out
+    baseline = json.loads((tmp_path / "baselines" / "timing.json").read_text(encoding="utf-8"))
+    assert baseline["suites"]["planted"]["status"] == "failed"
+    assert baseline["suites"]["planted"]["outcomes"] == {"passed": 3, "failed": 1}
     envelope = _envelope(tmp_path)
     assert envelope["stage"] == "complete"
+    assert envelope["result"] == "fail"
     suite = envelope["data"]["suites"][0]
     assert suite["status"] == "failed"
-    assert suite["outcomes"] == {"passed": 3, "failed": 1}
     assert suite["measured"]["cpu_ms"]["median"] > 0
 
 

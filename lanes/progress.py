@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol, TextIO
@@ -85,7 +86,8 @@ class Progress:
     def item(self, name: str) -> None:
         """What is being worked on now (a target, a seed, a module)."""
         self.current = name
-        self._maybe_flush()
+        # At once: a log's heartbeat must name the item even if no count moves.
+        self._flush()
 
     def _maybe_flush(self) -> None:
         if self._sink is not None and time.monotonic() - self._last_flush >= _FLUSH_S:
@@ -102,7 +104,12 @@ class Progress:
 
 
 class _LogLines:
-    """One plain line every ``interval`` seconds, and one at the end."""
+    """One plain line every ``interval`` seconds, and one at the end.
+
+    A ticker thread writes the lines, so a log keeps its heartbeat while one
+    item (a mutated module, a stalled case) takes minutes without a count
+    moving; ``draw`` only records the latest count.
+    """
 
     def __init__(
         self, label: str, total: int | None, unit: str, interval: float, stream: TextIO
@@ -110,7 +117,10 @@ class _LogLines:
         self.label, self.total, self.unit = label, total, unit
         self.interval, self.stream = interval, stream
         self.started = time.monotonic()
-        self.last_line = self.started
+        self.latest: tuple[int, str | None] = (0, None)
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name=f"progress-{label}", daemon=True)
+        self._ticker.start()
 
     def line(self, done: int, item: str | None) -> str:
         elapsed = time.monotonic() - self.started
@@ -129,13 +139,17 @@ class _LogLines:
             parts.append(f"now: {item}")
         return ", ".join(parts)
 
+    def _tick(self) -> None:
+        # A floor on the period: LANES_PROGRESS_INTERVAL=0 must not spin a core.
+        while not self._stop.wait(max(self.interval, _FLUSH_S)):
+            print(self.line(*self.latest), file=self.stream, flush=True)
+
     def draw(self, done: int, item: str | None) -> None:
-        now = time.monotonic()
-        if now - self.last_line >= self.interval:
-            self.last_line = now
-            print(self.line(done, item), file=self.stream, flush=True)
+        self.latest = (done, item)
 
     def close(self, done: int, item: str | None) -> None:
+        self._stop.set()
+        self._ticker.join()
         # The closing line only when the phase was long enough to have earned
         # periodic lines: a two-second run stays as quiet as before.
         if time.monotonic() - self.started >= self.interval:

@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,35 @@ def test_a_log_gets_a_plain_line_with_count_rate_and_current_item(
     assert "cases/s" in last
     assert last.endswith("now: ledger")
     assert "\x1b" not in stream.getvalue()  # no escape codes in a log
+
+
+class _Heard(io.StringIO):
+    """A log that signals its first line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.heard = threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if "\n" in text:
+            self.heard.set()
+        return written
+
+
+def test_a_log_keeps_its_heartbeat_while_one_item_takes_long(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No count moves while one module is mutated for minutes: the log still gets its line."""
+    monkeypatch.setenv("LANES_PROGRESS_INTERVAL", "0")
+    stream = _Heard()
+    with progress("mutation", total=3, unit="modules", stream=stream) as bar:
+        bar.item("lanes.governor.lock")
+        # Nothing advances; the ticker must write on its own (5 s is only a safety net).
+        assert stream.heard.wait(timeout=5)
+    first = stream.getvalue().splitlines()[0]
+    assert first.startswith("mutation: 0/3 modules (0%)")
+    assert first.endswith("now: lanes.governor.lock")
 
 
 def test_an_unknown_total_shows_the_count_without_percent_or_eta(

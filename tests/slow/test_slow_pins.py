@@ -108,7 +108,15 @@ def test_malformed_file_names_file_entry_and_fix(
 def test_pin_and_unpin_keep_the_file_sorted_and_valid(tmp_path: Path, slow: SlowConfig) -> None:
     path = tmp_path / "baselines" / "slow-tests.json"
     for nodeid in ("tests/b.py::t", "tests/a.py::t"):
-        add_pin(path, slow=slow, nodeid=nodeid, tier="unit", ceiling=2.0, reason="sleeps on purpose", tracking="#1")
+        add_pin(
+            path,
+            slow=slow,
+            nodeid=nodeid,
+            tier="unit",
+            ceiling=2.0,
+            reason="sleeps on purpose",
+            tracking="#1",
+        )
     document = json.loads(path.read_text())
     assert [p["nodeid"] for p in document["pins"]] == ["tests/a.py::t", "tests/b.py::t"]
     first_added = document["pins"][0]["added"]

@@ -87,7 +87,17 @@ def test_pin_without_a_measurement_needs_a_ceiling(
 
 
 def test_pin_then_unpin(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["slow", "pin", SLOW, "--reason", "sleeps on purpose", "--tracking", "#1", "--ceiling", "2"]
+    argv = [
+        "slow",
+        "pin",
+        SLOW,
+        "--reason",
+        "sleeps on purpose",
+        "--tracking",
+        "#1",
+        "--ceiling",
+        "2",
+    ]
     assert main([*argv, "--tier", "integration"]) == 0
     assert (
         f"pinned {SLOW} (tier 'integration', ceiling 2 s, fails past 18 s)"
@@ -109,13 +119,35 @@ def test_pin_rejects_a_bad_ceiling(
     capsys: pytest.CaptureFixture[str], ceiling: str, message: str
 ) -> None:
     with pytest.raises(SystemExit) as info:
-        main(["slow", "pin", SLOW, "--reason", "sleeps on purpose", "--tracking", "#1", "--ceiling", ceiling])
+        main(
+            [
+                "slow",
+                "pin",
+                SLOW,
+                "--reason",
+                "sleeps on purpose",
+                "--tracking",
+                "#1",
+                "--ceiling",
+                ceiling,
+            ]
+        )
     assert info.value.code == 2
     assert message in capsys.readouterr().err
 
 
 def test_pin_rejects_an_unknown_tier(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = ["slow", "pin", SLOW, "--reason", "sleeps on purpose", "--tracking", "#1", "--tier", "nightly"]
+    argv = [
+        "slow",
+        "pin",
+        SLOW,
+        "--reason",
+        "sleeps on purpose",
+        "--tracking",
+        "#1",
+        "--tier",
+        "nightly",
+    ]
     assert main([*argv, "--ceiling", "1"]) == 2
     err = capsys.readouterr().err
     assert "error: --tier 'nightly' is not a configured tier" in err

@@ -242,3 +242,13 @@ def test_a_regressed_figure_the_gate_does_not_judge_is_a_warning_not_a_failure(
     assert "| ⚠️ | unit | 2 |" in report.markdown  # the suites row: worth a look
     assert "| unit | wall | 5.0 s | 6.9 s | +37.9% | 460 ms | regressed |" in report.markdown
     assert [f.failed for f in report.view.lanes[0].findings] == [False]
+
+
+def test_a_benchmark_with_dozens_of_figures_shows_the_first_few_and_a_count(tmp_path: Path) -> None:
+    data = bench_data(miss=False)
+    data["benchmarks"][0]["figures"] = {f"shape_{index}_ms": float(index) for index in range(60)}
+    write_lane(tmp_path, "bench", "pass", data)
+    md = _report(tmp_path).markdown
+    assert "shape\\_7\\_ms 7" in md
+    assert "shape\\_8\\_ms" not in md
+    assert "… 52 more in the envelope" in md

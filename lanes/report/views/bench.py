@@ -23,6 +23,8 @@ __all__ = ["bench_view"]
 
 _ORDER = {"fail": 0, "miss": 1, "pass": 2, "info": 3}
 _STATUS = {"fail": "fail", "miss": "warn", "pass": "pass", "info": "info"}
+# How many figures of one benchmark its table row shows.
+_FIGURES_SHOWN = 8
 # How many numeric figures of one benchmark the history follows.
 _FIGURES_PER_BENCHMARK = 3
 
@@ -30,8 +32,14 @@ _FIGURES_PER_BENCHMARK = 3
 def _figures_text(figures: object) -> str:
     if not isinstance(figures, dict):
         return "—"
-    # One figure a line in HTML (cells keep line breaks); "; " joins them in Markdown.
-    return ";\n".join(f"{key} {text(value)}" for key, value in figures.items()) or "—"
+    # One figure a line in HTML (cells keep line breaks); "; " joins them in
+    # Markdown. A benchmark may report dozens: the first few, then a count.
+    shown = [
+        f"{key} {text(value, limit=80)}" for key, value in list(figures.items())[:_FIGURES_SHOWN]
+    ]
+    if len(figures) > _FIGURES_SHOWN:
+        shown.append(f"… {len(figures) - _FIGURES_SHOWN} more in the envelope")
+    return ";\n".join(shown) or "—"
 
 
 def bench_view(data: Mapping[str, Any]) -> Detail:

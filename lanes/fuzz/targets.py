@@ -121,6 +121,14 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         strategy=f"{_STRATEGIES}:lock_texts",
     ),
     Target(
+        name="state-files",
+        callable="lanes.fuzz.state_adapters:read_planted_state",
+        strategy=f"{_STRATEGY_PACKAGE}.state_files:planted_state_files",
+        # A FIFO, device, directory, link, huge or deep file at a state path:
+        # every reader answers (fail open) in time; any exception is a finding.
+        may_reject=False,
+    ),
+    Target(
         name="envelope",
         callable="lanes.fuzz.adapters:read_and_validate_envelope",
         strategy=f"{_STRATEGIES}:envelope_texts",

@@ -1,0 +1,53 @@
+"""The ``state-files`` fuzz target: every hostile object at every state path
+is answered — fail open or a typed refusal — without blocking (issue 11,
+defect 2: the fuzz lane grows the generator that would have found it)."""
+
+from __future__ import annotations
+
+import signal
+from typing import TYPE_CHECKING
+
+import pytest
+from hypothesis import given
+
+from lanes.fuzz.state_adapters import read_planted_state
+from lanes.fuzz.targets import BUILTIN_TARGETS
+from lanes.strategies.state_files import KINDS, STATE_FILES, planted_state_files
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from lanes.strategies.state_files import Plant
+
+
+@pytest.fixture(autouse=True)
+def _bounded(monkeypatch: pytest.MonkeyPatch, tmp_path: object) -> Iterator[None]:
+    # A hang is the defect: turn it into a failure instead of a stuck suite.
+    monkeypatch.setenv("LANES_FUZZ_SCRATCH", str(tmp_path))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))  # the adapter points it at its plants
+    monkeypatch.setattr("lanes.fuzz.adapters._scratch", None)
+
+    def hung(*_: object) -> None:
+        pytest.fail("a state reader blocked on a planted file")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(20)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("name", STATE_FILES)
+def test_every_plant_at_every_state_path_is_answered(name: str, kind: str) -> None:
+    read_planted_state((name, kind, 3000))
+
+
+@given(planted_state_files())
+def test_generated_plants_are_answered(plant: Plant) -> None:
+    read_planted_state(plant)
+
+
+def test_the_fuzz_lane_has_the_target() -> None:
+    [target] = [t for t in BUILTIN_TARGETS if t.name == "state-files"]
+    assert not target.may_reject  # any exception is a finding

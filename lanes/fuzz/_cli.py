@@ -79,13 +79,11 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
 
 
 def _handle(ns: argparse.Namespace) -> int:
-    import sys
-    import traceback
-
     from lanes.config import load_config
     from lanes.errors import LanesError
     from lanes.exitcodes import ExitCode
     from lanes.fuzz.lane import FuzzOptions, run_fuzz  # imports hypothesis
+    from lanes.lane import print_crash
 
     options = FuzzOptions(
         iterations=ns.iterations,
@@ -98,15 +96,12 @@ def _handle(ns: argparse.Namespace) -> int:
     )
     options.check()
     config = load_config(ns.config)
+    # Each fuzz mode writes its own envelope (run_fuzz), so the lane keeps its
+    # entry point; a crash is reported the way every lane reports one.
     try:
         return run_fuzz(options, config)
     except LanesError:
         raise
     except Exception as exc:  # noqa: BLE001  # a harness crash: envelope already says stage "error"
-        traceback.print_exc()
-        print(f"error: the fuzz lane crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print(
-            "hint: this is a bug in the harness; the envelope records it with stage 'error'",
-            file=sys.stderr,
-        )
+        print_crash("fuzz", exc)
         return ExitCode.CRASH

@@ -21,10 +21,12 @@ from lanes.envelope import Envelope, read_envelope, validate_envelope
 
 __all__ = [
     "SCRATCH_ENV",
+    "ForbiddenValueAcceptedError",
     "SweepEscapedError",
     "load_pyproject_text",
     "parse_config_table",
     "read_and_validate_envelope",
+    "refuse_one_broken_field",
     "sweep_rule_blocks",
 ]
 
@@ -81,6 +83,19 @@ def read_and_validate_envelope(text: str) -> None:
     if validate_envelope(document):
         return
     Envelope.from_dict(document).to_dict()
+
+
+class ForbiddenValueAcceptedError(AssertionError):
+    """A config table with one field of a forbidden type or range was accepted."""
+
+
+def refuse_one_broken_field(table: object) -> None:
+    """``parse_config`` over a valid table with exactly one field broken
+    (:mod:`lanes.strategies.config_fields`): its :class:`ConfigError` is the
+    expected answer; accepting the table is a finding."""
+    parse_config(table, root=_ROOT)
+    msg = f"a config table with a forbidden value was accepted: {table!r:.300}"
+    raise ForbiddenValueAcceptedError(msg)
 
 
 class SweepEscapedError(AssertionError):

@@ -106,6 +106,14 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         strategy=f"{_STRATEGY_PACKAGE}.tables:config_tables",
     ),
     Target(
+        name="config-one-field",
+        callable="lanes.fuzz.adapters:refuse_one_broken_field",
+        strategy=f"{_STRATEGY_PACKAGE}.config_fields:one_field_broken_tables",
+        # A valid table with ONE field of a forbidden type or range: the
+        # ConfigError is the expected answer, acceptance is the finding.
+        error="lanes.errors:ConfigError",
+    ),
+    Target(
         name="config-file",
         callable="lanes.fuzz.adapters:load_pyproject_text",
         strategy=f"{_STRATEGY_PACKAGE}.tables:pyproject_texts",

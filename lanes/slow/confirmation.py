@@ -6,7 +6,10 @@ the controller, only the offenders run again — serially, in a fresh child
 pytest with ``-n 0``, ``confirm`` times — and a test fails only if it stays
 past its limit in **every** sample. A test that sleeps or waits on real time
 is confirmed as readily as one that computes: wall-clock is what the budget
-measures.
+measures. But CPU contention is taken out of the samples
+(:mod:`lanes.slow.runqueue`: wall-clock minus the time the test waited for a
+CPU), so a machine under sustained load does not confirm every test it
+slowed down.
 
 The child runs with the project's own rootdir and configuration file, the
 same plugins (autoload as in the parent) and ``--slow-retime``, which makes

@@ -61,6 +61,8 @@ from lanes.slow.verdicts import Judged, Judgement, Measurement, Verdict, confirm
 if TYPE_CHECKING:
     from collections.abc import Generator
 
+    from lanes.slow.runqueue import RunQueueClock
+
 __all__ = ["Ratchet", "Stopwatch", "WorkerStopwatch", "start"]
 
 # Report attributes the Stopwatch adds (worker -> controller).
@@ -116,8 +118,16 @@ def start(
         return
     stopwatch = Stopwatch(lanes_config, pins)
     config.pluginmanager.register(stopwatch, "lanes-slow-stopwatch")
+    clock = None
+    if config.getoption("slow_retime"):
+        from lanes.slow.runqueue import RunQueueClock, available  # noqa: PLC0415  # confirmation runs only
+
+        if available():
+            clock = RunQueueClock()
+            config.pluginmanager.register(clock, "lanes-slow-runqueue")
     json_path = config.getoption("slow_json")
     ratchet = Ratchet(lanes_config, pins, stopwatch, None if json_path is None else Path(json_path))
+    ratchet.runqueue = clock
     config.pluginmanager.register(ratchet, "lanes-slow-ratchet")
 
 
@@ -339,6 +349,8 @@ class Ratchet:
         self._history: dict[str, list[int]] = {}
         self._outcomes: dict[str, int] = {}
         self._args: list[str] = []
+        # Confirmation runs: CPU-wait per test, taken out of its samples.
+        self.runqueue: RunQueueClock | None = None
 
     def pytest_report_header(self) -> str:
         slow = self.config.slow
@@ -423,6 +435,12 @@ class Ratchet:
             m = Measurement(
                 nodeid, tier, call, fixtures.get(nodeid, 0.0), outcome, budgets.get(nodeid)
             )
+            if self.runqueue is not None:
+                # Wall-clock minus the time spent waiting for a CPU: sleeps count, contention not.
+                m = m._replace(
+                    call=max(0.0, m.call - self.runqueue.call.get(nodeid, 0.0)),
+                    fixtures=max(0.0, m.fixtures - self.runqueue.setup.get(nodeid, 0.0)),
+                )
             attempts = self._reruns.get(nodeid)
             if attempts:
                 # The slowest attempt is judged: a rerun that happened to be

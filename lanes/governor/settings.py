@@ -386,7 +386,9 @@ def refresh(
     words = read_suite_words()
     if words is None:
         return None  # an unreadable word cache: the screen passes everything on anyway
-    projects = _read_cache()
+    # The gate's rows are read only for ``need``: the hook's refresh of the
+    # screen's words (every full-path call) costs one small os-level read.
+    projects = _read_cache() if need is not None else {}
 
     def stale(path: str, stamp: str) -> bool:
         if words.get(path, ("",))[0] != stamp:

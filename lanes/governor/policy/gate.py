@@ -29,7 +29,6 @@ from lanes.governor.policy.sweep import MIN_REASON, env_flag, judge
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
-from lanes.governor.state.run_notes import note_start
 from lanes.governor.state.shown import shown
 from lanes.governor.state.trust import distrust_state
 
@@ -284,6 +283,8 @@ def _note_start(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch
     tree = ctx.tree
     if tree is None:
         return
+    from lanes.governor.state.run_notes import note_start  # an allowed run only
+
     path = ctx.state.run_note(session_tail(payload.session_id), payload.command)
     note_start(ctx.env, path, tree, [m.name for m in matches])
 

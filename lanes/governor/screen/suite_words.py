@@ -13,7 +13,6 @@ config rows, from one strict load per changed file under one lock
 
 from __future__ import annotations
 
-from lanes._atomic import write_atomic
 from lanes.governor.classify.runners.names import COMMAND_RUNNER
 from lanes.governor.screen.prescreen import (
     EVERYTHING,
@@ -75,6 +74,8 @@ def words_of(config: Config) -> list[bytes]:
 
 def write_rows(rows: dict[str, tuple[str, list[bytes]]]) -> None:
     """Rewrite the word cache (the caller holds the config cache's lock)."""
+    from lanes._atomic import write_atomic  # a stale row only
+
     lines = [
         f"{path}\t{stamp}\t".encode() + b" ".join(words)
         for path, (stamp, words) in sorted(rows.items())

@@ -1,16 +1,9 @@
 """The modelled world of one simulated run: clock, hosts, processes, clients.
 
-Real vs modelled (the boundary the whole lane rests on):
-
-- **Real**: the governor's run-lock and verify-ledger code
-  (``lanes.governor.state.lock`` / ``lanes.governor.state.ledger``) and the files it
-  reads and writes, in a real temporary state directory.
-- **Modelled**, through the governor's :class:`~lanes.governor.state.env.Environment`
-  seam: the clock, the process table (liveness and start times, pid reuse),
-  host names and boot ids, ownership tokens, and ``flock`` (a scheduler-level
-  mutex: a real flock between fibers of one process would block the whole
-  scheduler). File operations hit the real filesystem but are not fsynced:
-  power loss is not modelled.
+What is real here and what is modelled — the governor's decision, lock and
+ledger code and its files are real; the clock, process table, hosts, boot ids,
+tokens and flock are modelled through the Environment seam — is written once,
+in docs/architecture.md ("The torture lane: real vs modelled").
 
 This module holds the model's state and the bookkeeping invariants need;
 :mod:`lanes.torture.simenv` is the seam implementation, :mod:`lanes.torture.invariants`
@@ -58,6 +51,10 @@ class Counters:
     pid_reuses: int = 0
     # Runs whose post hook met a failing ledger write (the `unwritable` end).
     unwritable: int = 0
+    # Runs whose lock guard could not be taken (the `no-guard` end) and runs
+    # whose ledger write met a killed hook's leftover temp file.
+    unguarded: int = 0
+    leftover_temps: int = 0
 
     def profile(self) -> tuple[object, ...]:
         return (
@@ -71,6 +68,8 @@ class Counters:
             self.interrupts,
             self.pid_reuses,
             self.unwritable,
+            self.unguarded,
+            self.leftover_temps,
         )
 
 
@@ -107,6 +106,12 @@ class Client:
         # Set for the post hook of an `unwritable` cycle: every ledger write
         # of this client fails (a full disk, a directory at the ledger path).
         self.ledger_fault = False
+        # The `no-guard` end: the run lock's guard cannot be opened (a
+        # directory at its path) for this client's whole cycle.
+        self.guard_fault = False
+        # The `leftover-temp` end: a killed hook left a temp file exactly where
+        # this client's next ledger write puts its own (pid reuse).
+        self.temp_fault = False
         # The program op this client is at (its boundary or inside it), and
         # how many ops it has started: the shrinker maps steps to ops by these.
         self.op_index = -1
@@ -137,6 +142,9 @@ class World:
         self.lock_text: str | None = None
         # suite -> the entry of the latest ledger write for that suite.
         self.last_written: dict[str, dict[str, object]] = {}
+        # The ledger text of the last write the environment reported: the file
+        # on disk must always be it (a write that bypasses the seam is a bug).
+        self.ledger_seen: str | None = None
         self._overlaps_seen: set[tuple[str, str]] = set()
 
     # ------------------------------------------------------------------ processes

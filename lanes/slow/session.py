@@ -342,7 +342,7 @@ class Ratchet:
         # file and line of each call (for annotations), deselected count.
         self._budgets: dict[str, float] = {}
         self._reruns: dict[str, list[float]] = {}
-        self._locations: dict[str, tuple[str, int | None]] = {}
+        self._locations: dict[str, tuple[str, int | None, str]] = {}
         self._deselected = 0
         self._retime = False
         self._partial: list[str] = []
@@ -406,7 +406,7 @@ class Ratchet:
                 if budget is not None:
                     self._budgets[nodeid] = budget
             outcome: str = report.outcome  # "rerun" too, set by pytest-rerunfailures
-            self._locations[nodeid] = report.location[:2]
+            self._locations[nodeid] = report.location  # a reference: no copy on the hot path
             if outcome == "rerun":
                 # pytest-rerunfailures: keep every attempt; the slowest is judged.
                 attempt = report.duration + self._fixtures.pop(nodeid, 0.0)
@@ -501,7 +501,9 @@ class Ratchet:
         self._write_json(judgement)
 
     def _ci_verdict(self, judged: Judged) -> ci.Verdict:
-        file, line = self._locations.get(judged.nodeid, (judged.nodeid.partition("::")[0], None))
+        file, line, _domain = self._locations.get(
+            judged.nodeid, (judged.nodeid.partition("::")[0], None, "")
+        )
         # report locations hold 0-based lines; annotations and humans count from 1
         lineno = None if line is None else line + 1
         if judged.verdict is Verdict.BAND:

@@ -127,6 +127,7 @@ class _Collector:
     """Walks the command's simple commands, collecting segments and test runs."""
 
     __slots__ = (
+        "anchor",
         "budget",
         "exported",
         "forms",
@@ -147,6 +148,9 @@ class _Collector:
         self.possible: list[Invocation] = []
         # Set while trying a stand-in for such a name: runs go to `possible`.
         self.hypothetical = False
+        # The real segment a stand-in is tried for: its possible runs point at
+        # it, so messages and inline overrides see the command as written.
+        self.anchor: Segment | None = None
         # `export A=1; pytest`: later commands of the text inherit A=1.
         self.exported: dict[str, str] = {}
         # `p=pytest; $p`: shell variables set by a bare assignment, whose
@@ -239,7 +243,10 @@ class _Collector:
         if outcome is None and dynamic[0] and not self.hypothetical:
             self._computed_program(argv, dynamic, env, simple, depth)
             return
-        segment = Segment(tuple(argv), env, simple.text)
+        if self.hypothetical and self.anchor is not None:
+            segment = self.anchor
+        else:
+            segment = Segment(tuple(argv), env, simple.text)
         if not self.hypothetical:
             self.segments.append(segment)
         if argv[0] in ("export", "unset"):
@@ -279,15 +286,16 @@ class _Collector:
                 [*resolved, *argv[1:]], [False] * len(resolved) + dynamic[1:], env, simple, depth
             )
             return
-        was = self.hypothetical
+        was, outer = self.hypothetical, self.anchor
+        anchor = Segment(tuple(argv), env, simple.text)
         if not was:
-            self.segments.append(Segment(tuple(argv), env, simple.text))
-        self.hypothetical = True
+            self.segments.append(anchor)
+        self.hypothetical, self.anchor = True, anchor
         try:
             for stand_in in _STAND_INS:
                 self.command([stand_in, *argv[1:]], [False, *dynamic[1:]], env, simple, depth)
         finally:
-            self.hypothetical = was
+            self.hypothetical, self.anchor = was, outer
 
     def _guess_program(
         self,
@@ -309,8 +317,8 @@ class _Collector:
         resolved = resolve_program(argv[0], {**self.variables, **self.exported, **env})
         if resolved is None and not argv[1].startswith("-"):
             return
-        was = self.hypothetical
-        self.hypothetical = True
+        was, outer = self.hypothetical, self.anchor
+        self.hypothetical, self.anchor = True, None
         try:
             if resolved is None:
                 self._computed_program(argv, dynamic, env, simple, depth)
@@ -318,7 +326,7 @@ class _Collector:
                 rest = [*resolved, *argv[1:]]
                 self.command(rest, [False] * len(resolved) + dynamic[1:], env, simple, depth)
         finally:
-            self.hypothetical = was
+            self.hypothetical, self.anchor = was, outer
 
     def _export(self, argv: list[str]) -> None:
         for arg in argv[1:]:

@@ -48,6 +48,8 @@ BYPASSES = [
     # more assignments.
     "env A=1 $(command -v pytest) -q",
     'env A=1 "$PY" -m pytest',
+    # An override exported after the command does not apply to it.
+    '$RUNNER; export LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="release candidate ok"',
 ]
 
 

@@ -37,6 +37,8 @@ __all__ = ["retime"]
 
 CHILD_SLACK: Final = 60.0
 """Seconds of pytest start-up and collection allowed per re-timing run."""
+DEADLINE_FACTOR: Final = 3.0
+"""A re-timing run may take this many times what its tests took in the suite run."""
 
 
 def _command(config: pytest.Config, out: Path, nodeids: Sequence[str]) -> list[str]:
@@ -64,16 +66,20 @@ def _measured(out: Path) -> dict[str, float]:
     }
 
 
-def retime(config: pytest.Config, limits: dict[str, float], samples: int) -> dict[str, list[float]]:
-    """Re-time ``limits``' tests ``samples`` times; seconds per test, one per sample taken.
+def retime(
+    config: pytest.Config, measured: dict[str, float], samples: int
+) -> dict[str, list[float]]:
+    """Re-time ``measured``' tests ``samples`` times; seconds per test, one per sample taken.
 
-    A re-timing run that exceeds its deadline (the tests' limits plus
-    start-up) is killed, and every test still unmeasured is recorded at the
-    deadline: a test that hangs is past its limit. A test the child did not
-    run (it failed to collect there) gets no sample, and its failure stands.
+    ``measured``: each offender's seconds in the suite run. A re-timing run
+    that exceeds its deadline (start-up plus three times what the offenders
+    took, measured under the same machine load) is killed, and every test
+    still unmeasured is recorded at the deadline: a test that hangs is past
+    its limit. A test the child did not run (it failed to collect there) gets
+    no sample, and its failure stands.
     """
-    nodeids = sorted(limits)
-    deadline = CHILD_SLACK + 2 * sum(limits.values())
+    nodeids = sorted(measured)
+    deadline = CHILD_SLACK + DEADLINE_FACTOR * sum(measured.values())
     taken: dict[str, list[float]] = {nodeid: [] for nodeid in nodeids}
     with tempfile.TemporaryDirectory(prefix="lanes-slow-retime-") as tmp:
         for sample in range(samples):

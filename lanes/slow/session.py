@@ -483,8 +483,8 @@ class Ratchet:
         if judgement.failures and slow.confirm:
             from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
 
-            limits = {j.nodeid: j.limit for j in judgement.failures}
-            judgement = confirm(judgement, retime(config, limits, slow.confirm))
+            measured = {j.nodeid: j.seconds for j in judgement.failures}
+            judgement = confirm(judgement, retime(config, measured, slow.confirm))
         self.judgement = judgement
         self._partial = partial_reasons(config, session, self._deselected)
         if not judgement.passed and session.exitstatus == pytest.ExitCode.OK:

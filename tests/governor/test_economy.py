@@ -225,6 +225,12 @@ def test_the_message_states_the_economy_and_the_exception(project: Path) -> None
     assert stop.startswith("STOP: full-suite run 5 in this session (budget: 2).")
 
 
+def test_both_forms_point_to_the_selector(project: Path) -> None:
+    for verdict in ("nudge", "stop"):
+        text = economy.message(verdict, 5, 2, str(project))
+        assert "`lanes affected --run` runs them once" in text
+
+
 def test_nothing_wired_says_one_manual_full_run_before_push(project: Path) -> None:
     text = economy.message("nudge", 3, 2, str(project))
     assert "CI: none found" in text

@@ -96,7 +96,15 @@ def message(verdict: Verdict, full_runs: int, max_full: int, root: str) -> str:
             "the tests of the surface you changed (and of what consumes it) once; the "
             "full suite is CI's job on push."
         )
-    lines = [head, "A suite is never re-run to see whether it passes again."]
+    lines = [
+        head,
+        # The hook is lanekit: the selector is installed wherever this runs.
+        (
+            "Which tests: `lanes affected` lists the tests and checks your change needs, each "
+            "with the rule that selected it; `lanes affected --run` runs them once."
+        ),
+        "A suite is never re-run to see whether it passes again.",
+    ]
     ci = ci_systems(root)
     gates = local_gates(root)
     if ci:

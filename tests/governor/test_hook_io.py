@@ -331,7 +331,8 @@ def test_every_program_of_the_classifier_with_every_alias_is_screened(
             command = f"{prefix}{program} {sub}".strip()
             _assert_never_dropped(command, tmp_path)
             counted += classify(command, tmp_path).scope != "none"
-    assert counted or program == "unittest"  # unittest only runs as `python -m unittest`
+    # unittest only runs as `python -m unittest`; lanes only as `lanes affected --run`.
+    assert counted or program in ("unittest", "lanes")
 
 
 def test_the_screen_never_drops_a_corpus_command_the_classifier_counts(tmp_path: Path) -> None:

@@ -78,13 +78,27 @@ def test_wrapper_runners_are_full_test_runs(command: str, runner: str) -> None:
     assert any(word in screen_text(command.encode()) for word in (b"test", b"tox", b"lanes"))
 
 
+@pytest.mark.parametrize(
+    "command",
+    ["lanes affected --run", "lanes affected --base main --run", "uv run lanes affected --run"],
+)
+def test_the_affected_selection_is_a_filtered_run(command: str) -> None:
+    # The tests a diff needs, never the whole suite: the economy must not count
+    # it as full, and it must never record a suite PASS.
+    result = classify(command)
+    assert result.scope == "filtered"
+    assert [inv.runner for inv in result.invocations] == ["lanes"]
+
+
 def test_arguments_handed_on_by_a_wrapper_narrow_it() -> None:
     result = classify("tox -e py311 -- tests/unit/test_a.py")
     assert result.scope == "filtered"
     assert result.invocations[0].selectors == ("tests/unit/test_a.py",)
 
 
-@pytest.mark.parametrize("command", ["nox -s lint", "make lint", "lanes report", "echo tox"])
+@pytest.mark.parametrize(
+    "command", ["nox -s lint", "make lint", "lanes report", "lanes affected", "echo tox"]
+)
 def test_other_wrapper_commands_are_no_test_runs(command: str) -> None:
     assert classify(command).scope == "none"
 
@@ -120,8 +134,7 @@ def test_the_hook_counts_the_projects_own_test_commands(tmp_path: Path) -> None:
 
     repo = make_repo(
         tmp_path / "repo",
-        "[tool.lanes.governor]\nmax_full = 0\nescalate_at = 1\n"
-        'test_commands = ["just ci"]\n',
+        '[tool.lanes.governor]\nmax_full = 0\nescalate_at = 1\ntest_commands = ["just ci"]\n',
     )
     xdg = tmp_path / "xdg"
     counted = run_hook(payload("PostToolUse", "just ci", cwd=repo), xdg=xdg)

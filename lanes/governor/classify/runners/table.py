@@ -59,6 +59,7 @@ _RULES: dict[str, tuple[str, str]] = {
     "phpunit": ("scripted", "phpunit_rule"),
     "rake": ("scripted", "rake_rule"),
     "rails": ("scripted", "rails_rule"),
+    "lanes": ("lanekit", "lanes_rule"),  # `lanes affected --run`: the selected tests only
 }
 
 # Every program name the table knows (for callers that pre-filter commands).

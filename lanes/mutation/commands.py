@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["affected", "baseline", "check", "matrix_command", "merge", "run"]
 
+_NEW_SURVIVORS_SHOWN = 10
+
 
 def _drive_mutmut(lane: Lane[Any], ns: argparse.Namespace, **kwargs: Any) -> int:  # noqa: ANN401  # drive's keyword pass-through
     """Drive ``lane``; mutmut failing or missing is exit 3 (the lane could not complete)."""
@@ -86,12 +88,12 @@ def _print_check(data: dict[str, Any]) -> None:
         for change in module["drift"]:
             print(f"  drift: {change['field']} {change['baseline']} -> {change['current']}")
         shown = {m["key"] for m in module["regressions"]}
+        fresh = [m for m in module["new_survivors"] if m["key"] not in shown]
         for title, mutants in (
             ("regression: killed in the baseline, survives now", module["regressions"]),
-            (
-                "new survivor",
-                [m for m in module["new_survivors"] if m["key"] not in shown],
-            ),
+            # A first sweep's survivors are all new: the terminal shows the
+            # first few, the report (mutation.html) every one in its file.
+            ("new survivor", fresh[:_NEW_SURVIVORS_SHOWN]),
         ):
             for mutant in mutants:
                 tests = ", ".join(mutant["tests"][:5]) or "none"
@@ -100,6 +102,11 @@ def _print_check(data: dict[str, Any]) -> None:
                 print(f"  {title}: {mutant['path']}:{mutant['line']} in {mutant['function']}")
                 print(f"    key {mutant['key']}; tests that ran: {tests}")
                 print("    " + mutant["diff"].replace("\n", "\n    "))
+        if len(fresh) > _NEW_SURVIVORS_SHOWN:
+            print(
+                f"  ... and {len(fresh) - _NEW_SURVIVORS_SHOWN} more new survivors: "
+                "envelopes/mutation/mutation.html shows every one in its file"
+            )
 
 
 def check(ns: argparse.Namespace) -> int:

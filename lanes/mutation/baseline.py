@@ -8,7 +8,7 @@
         "provenance": {"mutmut": "3.8.1", "lanekit": "0.1.0", "python": "3.11",
                        "registry_hash": "sha256:...", "mutmut_config_hash": "sha256:...",
                        "source_digest": "sha256:..."},
-        "stable_runs": 2,
+        "stable_runs": 2, "sweep": "github-1234-1",
         "mutants": {"<key>": "killed", ...},
         "equivalent": {"<key>": "why no test can tell this mutant from the original"}}}}
 
@@ -56,6 +56,9 @@ class ModuleBaseline:
     stable_runs: int
     mutants: dict[str, str]  # key -> status value
     equivalent: dict[str, str] = field(default_factory=dict)  # key -> reason
+    # The group_id of the sweep these results came from: checking the same
+    # sweep twice must not count two stable runs.
+    sweep: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -66,6 +69,7 @@ class ModuleBaseline:
             "stable_runs": self.stable_runs,
             "mutants": dict(sorted(self.mutants.items())),
             "equivalent": dict(sorted(self.equivalent.items())),
+            "sweep": self.sweep,
         }
 
 
@@ -121,6 +125,9 @@ def _module(path: Path, name: str, raw: object) -> ModuleBaseline:
         k in _STATUSES and isinstance(v, int) and not isinstance(v, bool) for k, v in counts.items()
     ):
         raise _bad(path, f"{where}.counts must map mutmut statuses to integers")
+    sweep = raw.get("sweep", "")
+    if not isinstance(sweep, str):
+        raise _bad(path, f"{where}.sweep must be a string, got {sweep!r}")
     total = raw.get("total", len(mutants))
     if isinstance(total, bool) or not isinstance(total, int) or total < 0:
         raise _bad(path, f"{where}.total must be an integer >= 0, got {total!r}")
@@ -132,6 +139,7 @@ def _module(path: Path, name: str, raw: object) -> ModuleBaseline:
         stable_runs=stable,
         mutants=dict(mutants),
         equivalent=dict(equivalent),
+        sweep=sweep,
     )
 
 

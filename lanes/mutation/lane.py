@@ -196,7 +196,12 @@ class CheckLane:
         modules = {name: MergedModule.from_dict(name, raw) for name, raw in data["modules"].items()}
         baseline = read_baseline(options.baseline)
         required = config.mutation.required_stable_runs
-        verdicts, proposal = ratchet(modules, baseline, required_stable_runs=required)
+        verdicts, proposal = ratchet(
+            modules,
+            baseline,
+            required_stable_runs=required,
+            sweep=str(data.get("shard_group_id", "")),
+        )
         for verdict in verdicts:
             view = _module_view(modules[verdict.name])
             view.update(

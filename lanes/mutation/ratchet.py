@@ -78,7 +78,9 @@ class ModuleVerdict:
         return self.verdict == "regression" and self.gating
 
 
-def _entry(module: MergedModule, stable_runs: int, equivalent: dict[str, str]) -> ModuleBaseline:
+def _entry(
+    module: MergedModule, stable_runs: int, equivalent: dict[str, str], sweep: str
+) -> ModuleBaseline:
     present = {mutant.key for mutant in module.mutants}
     kept = {key: reason for key, reason in equivalent.items() if key in present}
     counts = module.counts
@@ -90,6 +92,7 @@ def _entry(module: MergedModule, stable_runs: int, equivalent: dict[str, str]) -
         stable_runs=stable_runs,
         mutants={mutant.key: mutant.status.value for mutant in module.mutants},
         equivalent=kept,
+        sweep=sweep,
     )
 
 
@@ -98,7 +101,7 @@ def _equivalent_survivors(module: MergedModule, equivalent: dict[str, str]) -> i
 
 
 def _judge(
-    module: MergedModule, old: ModuleBaseline | None, required_stable_runs: int
+    module: MergedModule, old: ModuleBaseline | None, required_stable_runs: int, sweep: str
 ) -> tuple[ModuleVerdict, ModuleBaseline]:
     equivalent = {} if old is None else old.equivalent
     current = score(module.counts, equivalent=_equivalent_survivors(module, equivalent))
@@ -117,13 +120,13 @@ def _judge(
         equivalent_survivors=_equivalent_survivors(module, equivalent),
     )
     if old is None:
-        return verdict, _entry(module, 0, {})
+        return verdict, _entry(module, 0, {}, sweep)
     verdict.drift = drift(
         Provenance.from_dict(old.provenance), Provenance.from_dict(module.provenance)
     )
     if verdict.drift:
         verdict.verdict = "drift"
-        return verdict, _entry(module, 0, equivalent)
+        return verdict, _entry(module, 0, equivalent, sweep)
     verdict.gating = old.stable_runs >= required_stable_runs
     verdict.regressions = [
         survivor_view(m) for m in survivors if old.mutants.get(m.key) in _DETECTED_VALUES
@@ -140,24 +143,34 @@ def _judge(
             stable_runs=0,
             mutants=old.mutants,
             equivalent=old.equivalent,
+            sweep=sweep,
         )
     verdict.verdict = "pass"
-    verdict.stable_runs = old.stable_runs + 1
-    return verdict, _entry(module, verdict.stable_runs, equivalent)
+    # The same sweep checked again is not one more stable run.
+    counted = bool(sweep) and sweep == old.sweep
+    verdict.stable_runs = old.stable_runs + (0 if counted else 1)
+    return verdict, _entry(module, verdict.stable_runs, equivalent, sweep)
 
 
 def ratchet(
-    modules: dict[str, MergedModule], baseline: Baseline, *, required_stable_runs: int
+    modules: dict[str, MergedModule],
+    baseline: Baseline,
+    *,
+    required_stable_runs: int,
+    sweep: str = "",
 ) -> tuple[list[ModuleVerdict], Baseline]:
     """Judge every merged module; return the verdicts and the proposed baseline.
 
     Modules of the baseline that this sweep did not run (a PR job mutates only
-    the affected ones) are carried over unchanged.
+    the affected ones) are carried over unchanged. ``sweep`` (the shards'
+    group_id) keeps a sweep checked twice from counting two stable runs.
     """
     verdicts: list[ModuleVerdict] = []
     proposal = dict(baseline.modules)
     for name in sorted(modules):
-        verdict, entry = _judge(modules[name], baseline.modules.get(name), required_stable_runs)
+        verdict, entry = _judge(
+            modules[name], baseline.modules.get(name), required_stable_runs, sweep
+        )
         verdicts.append(verdict)
         proposal[name] = entry
     return verdicts, Baseline(proposal)

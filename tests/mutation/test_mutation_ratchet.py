@@ -133,3 +133,15 @@ def test_a_damaged_baseline_is_a_typed_error_with_a_hint(
     with pytest.raises(StateError, match=message) as excinfo:
         read_baseline(tmp_path / "b.json")
     assert "lanes mutation baseline" in excinfo.value.hint
+
+
+def test_checking_the_same_sweep_twice_counts_one_stable_run(baseline: Baseline) -> None:
+    verdicts, once = ratchet(
+        {"lock": _module(SAME)}, baseline, required_stable_runs=2, sweep="github-7-1"
+    )
+    _, twice = ratchet({"lock": _module(SAME)}, once, required_stable_runs=2, sweep="github-7-1")
+    _, next_week = ratchet(
+        {"lock": _module(SAME)}, twice, required_stable_runs=2, sweep="github-8-1"
+    )
+    assert verdicts[0].stable_runs == 3
+    assert [b.modules["lock"].stable_runs for b in (once, twice, next_week)] == [3, 3, 4]

@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.governor.state.env import OSEnvironment
-from lanes.governor.state.ledger import LedgerEntry, LedgerError, parse_ledger, read, record
+from lanes.governor.state.ledger import (
+    LedgerEntry,
+    LedgerError,
+    TreeState,
+    freshness,
+    parse_ledger,
+    read,
+    record,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -111,3 +119,20 @@ def test_a_corrupt_or_unreadable_ledger_is_logged_and_read_as_empty(
     assert events[1]["event"] == "ledger-unreadable"
     assert events[1]["path"] == str(unreadable)
     assert events[1]["error"] == f"{unreadable} is not a regular file"
+
+
+def test_an_entry_exactly_max_age_old_is_still_fresh() -> None:
+    entry = LedgerEntry.from_dict("unit", {**GOOD, "dirty_digest": "clean"})
+    tree = TreeState("a" * 40, "clean")
+    assert freshness(entry, tree, now=100.0 + 60, max_age=60) == (True, "fresh")
+    assert freshness(entry, tree, now=100.0 + 60.001, max_age=60) == (False, "too old")
+
+
+def test_a_tree_state_is_a_value() -> None:
+    tree = TreeState("a" * 40, "d1")
+    assert (tree.git_head, tree.dirty_digest) == ("a" * 40, "d1")
+    assert tree == TreeState("a" * 40, "d1")
+    assert tree != TreeState("a" * 40, "d2")
+    assert tree.__eq__("a") is NotImplemented
+    assert len({tree, TreeState("a" * 40, "d1"), TreeState("b" * 40, "d1")}) == 2
+    assert tree.to_dict() == {"git_head": "a" * 40, "dirty_digest": "d1"}

@@ -153,7 +153,11 @@ class _Run:
     def _execute(self, env: SimEnvironment, client: Client, op: Op) -> None:
         world = self.world
         if op.kind == "cycle":
-            self._cycle(env, client, op)
+            try:
+                self._cycle(env, client, op)
+            finally:
+                client.guard_fault = False  # the `no-guard` fault lasts one cycle
+            invariants.check_ledger_seen(world)
         elif op.kind == "sleep":
             world.now += op.amount
         elif op.kind == "wait-lock":
@@ -172,11 +176,13 @@ class _Run:
             self.kernel.record_by_hand(
                 env, self.state_dir, client, op.suite, passed=op.end == "pass"
             )
+            invariants.check_ledger_seen(world)
 
     def _cycle(self, env: SimEnvironment, client: Client, op: Op) -> None:
         world = self.world
         started_now, started_step = world.now, world.step
         client.last_ledger_text = client.last_lock_text = None
+        client.guard_fault = op.end == "no-guard"
         decision = self.kernel.pre_tool_use(env, self.state_dir, client, op.suite, force=op.force)
         invariants.check_decision(
             world,
@@ -194,6 +200,12 @@ class _Run:
             return
         if decision.kind == "held":
             counters.held_blocks += 1
+            return
+        if op.end == "no-guard" and decision.step == "lock-skipped":
+            # Without the guard a stale lock cannot be broken: the run goes
+            # unlocked. Never while a live holder runs: that is a lock ignored.
+            counters.unguarded += 1
+            invariants.check_unguarded(world, client)
             return
         if decision.kind != "allow":
             world.violate(
@@ -222,31 +234,41 @@ class _Run:
         if op.end == "interrupt":
             counters.interrupts += 1
             return
+        self._post(env, client, op)
+
+    def _post(self, env: SimEnvironment, client: Client, op: Op) -> None:
+        """The post hook of a run that ended (pass, fail or a failing write)."""
+        world, counters = self.world, self.world.counters
         env.pause("post " + op.suite)
-        unwritable = op.end == "unwritable"
+        unwritable = op.end in ("unwritable", "leftover-temp")
         client.recording = (
             None
             if unwritable
             else (
                 op.suite,
                 {
-                    "status": "PASS" if op.end == "pass" else "FAIL",
+                    "status": "FAIL" if op.end == "fail" else "PASS",
                     "git_head": client.head,
                     "dirty_digest": client.digest,
                     "session_tail": client.session,
                 },
             )
         )
-        client.ledger_fault = unwritable
+        client.ledger_fault = op.end == "unwritable"
+        client.temp_fault = op.end == "leftover-temp"
         try:
             self.kernel.post_tool_use(
                 env, self.state_dir, client, op.suite, force=op.force, passed=op.end != "fail"
             )
         finally:
             client.recording = None
-            client.ledger_fault = False
+            client.ledger_fault = client.temp_fault = False
+            client.guard_fault = False
         if unwritable:
-            counters.unwritable += 1
+            if op.end == "leftover-temp":
+                counters.leftover_temps += 1
+            else:
+                counters.unwritable += 1
             invariants.check_released(world, client)
 
     def _probe(self, env: SimEnvironment, client: Client) -> None:

@@ -128,6 +128,50 @@ def ledger_written(world: World, client: Client, text: str) -> None:
             )
 
 
+def check_ledger_seen(world: World) -> None:
+    """The ledger on disk is the last one written through the environment.
+
+    Torture sees only the writes that pass through its modelled seam; a
+    writer that bypasses it (a direct, in-place write) would make the lane
+    blind instead of red. So every record is counted as a seen write, and
+    the file must always hold the last of them.
+    """
+    try:
+        with open(world.paths.ledger, encoding="utf-8", errors="replace") as handle:
+            on_disk: str | None = handle.read()
+    except FileNotFoundError:
+        on_disk = None
+    except OSError as exc:
+        world.violate("ledger", f"the ledger cannot be read back: {exc}")
+        return
+    if on_disk != world.ledger_seen:
+        world.violate(
+            "ledger",
+            "the ledger on disk is not the last write the environment saw: "
+            "something wrote it without Environment.replace (in place, not atomically)",
+        )
+
+
+def check_unguarded(world: World, client: Client) -> None:
+    """A run let through unlocked because the guard could not be taken: never
+    past a live holder's lock it read (issue 11, defect 11). A holder that
+    took the lock after the read is the documented cost of running unguarded,
+    as with any run that fails open."""
+    record = lock_record(client.last_lock_text)
+    if record is None:
+        return
+    started = record.get("started_ts")
+    # Modelled time moves only between ops, so "now" is when the lock was read.
+    live = isinstance(started, int | float) and world.now - started < world.ttl
+    holders = [c for c in world.in_cs if c.cs_token == record.get("token")]
+    if live and holders:
+        world.violate(
+            "lock",
+            f"client {client.id} ran unlocked past client {holders[0].id}'s live lock "
+            "because the guard could not be taken",
+        )
+
+
 def check_released(world: World, client: Client) -> None:
     """After a finished run whose ledger write failed: its lock is gone (release
     never depends on recording; issue 11, defect 1)."""

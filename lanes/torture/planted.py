@@ -180,6 +180,33 @@ class _LedgerUnlockedEnv(SimEnvironment):
         return super().locked(path)
 
 
+class _LedgerInPlaceEnv(SimEnvironment):
+    """The ledger written in place (truncate + write), not through the atomic
+    replace the seam reports: the lane must see it, not go blind."""
+
+    def replace(self, path: str, text: str) -> None:
+        if path != self.world.paths.ledger:
+            super().replace(path, text)
+            return
+        self.pause("write ledger in place")
+        with open(path, "w", encoding="utf-8") as handle:  # the bug itself
+            handle.write(text)
+
+
+class _GuardlessIgnoresHolder(GovernorKernel):
+    """The pre-fix behaviour (issue 11, defect 11): when the guard cannot be
+    taken, the lock is ignored, a live holder's too."""
+
+    name = "guardless-ignores-holder"
+
+    def active(self) -> AbstractContextManager[None]:
+        def ignore(env: Environment, lock_path: str, *_args: object, **_kwargs: object) -> object:
+            env.read(lock_path)  # looks, and runs anyway
+            return lock_mod.AcquireResult(acquired=False, holder=None, why="unguarded")
+
+        return _patched(lock_mod, "_acquire_unguarded", ignore)
+
+
 EnvFactory = Callable[["World", "Client", "greenlet"], SimEnvironment]
 
 
@@ -224,6 +251,16 @@ PLANTED: Final = {
             "ledger-unlocked",
             "ledger read-modify-replace without the flock",
             env=_LedgerUnlockedEnv,
+        ),
+        PlantedBug(
+            "ledger-in-place",
+            "the ledger written in place, bypassing the atomic replace",
+            env=_LedgerInPlaceEnv,
+        ),
+        PlantedBug(
+            "guardless-ignores-holder",
+            "a guard that cannot be taken makes acquire ignore a live holder",
+            kernel=_GuardlessIgnoresHolder,
         ),
     )
 }

@@ -14,7 +14,12 @@ Operations:
   TTL, or when the same session comes back — self-reclaim), ``unwritable``
   (the suite passes, but every ledger write of the post hook fails — a full
   disk, a directory at the ledger path: the lock must be released all the
-  same, issue 11 defect 1). ``force`` sets ``LANES_TEST_FORCE=1``.
+  same, issue 11 defect 1), ``no-guard`` (the run lock's guard cannot be
+  opened for the whole cycle: a live holder must still block it, a free lock
+  may still be taken, nothing is broken; issue 11 defect 11) or
+  ``leftover-temp`` (the suite passes, but a killed hook's temp file sits
+  where the post hook's ledger write puts its own: the write fails, the lock
+  is released all the same; issue 11 defect 7). ``force`` sets ``LANES_TEST_FORCE=1``.
 - ``sleep N``: N modelled seconds pass.
 - ``wait-lock OFFSET``: time jumps to the current lock's TTL boundary plus
   OFFSET seconds (-1, 0 or 1): where off-by-one bugs live.
@@ -48,7 +53,7 @@ __all__ = [
 # The modelled suites: name -> max_age (seconds). Two suites with different
 # ages so that "too old" and "another suite holds the lock" both happen.
 SUITES: Final = {"unit": 3600, "slow": 600}
-ENDS: Final = ("pass", "fail", "crash", "interrupt", "unwritable")
+ENDS: Final = ("pass", "fail", "crash", "interrupt", "unwritable", "no-guard", "leftover-temp")
 HEADS: Final = ("h0", "h1", "h2")
 DIGESTS: Final = ("clean", "d1", "d2")
 HOSTS: Final = ("h-local", "h-remote")
@@ -56,6 +61,11 @@ OFFSETS: Final = (-1, 0, 1)
 MAX_DURATION: Final = 10**6
 # The share of programs whose last op is an `unwritable` run.
 _UNWRITABLE_SHARE: Final = 0.5
+# The share of programs whose next-to-last op is a `leftover-temp` run, and
+# of clients that meet a broken guard (`no-guard` for each passing run):
+# from a stream of their own, like `unwritable`.
+_HOSTILE_FS_SHARE: Final = 0.3
+_GUARDLESS_SHARE: Final = 0.4
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,12 @@ def _draw_op(rng: random.Random, ttl: int, previous: Op | None) -> Op:
     return Op("reuse")
 
 
+def _unguarded(op: Op) -> Op:
+    if op.kind != "cycle" or op.end != "pass":
+        return op
+    return Op("cycle", suite=op.suite, end="no-guard", amount=op.amount, force=op.force)
+
+
 def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[ClientSpec, ...]:
     """Every client's host and program for ``seed``."""
     rng = random.Random(seed)
@@ -184,6 +200,7 @@ def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[C
     # program's last op: every run is the same as before it existed up to
     # that op, so each planted bug is still found where it was found.
     faults = random.Random(f"unwritable:{seed}")
+    hostile = random.Random(f"hostile-fs:{seed}")
     specs = []
     for index in range(clients):
         # Client 0 is always local so that every run has same-host contention;
@@ -199,5 +216,14 @@ def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[C
         if program and faults.random() < _UNWRITABLE_SHARE:
             suite = "unit" if faults.random() < 0.7 else "slow"
             program[-1] = Op("cycle", suite=suite, end="unwritable", amount=faults.randint(1, 120))
+        if len(program) >= 2 and hostile.random() < _HOSTILE_FS_SHARE:  # next-to-last
+            suite = "unit" if hostile.random() < 0.7 else "slow"
+            amount = hostile.randint(1, 120)
+            program[-2] = Op("cycle", suite=suite, end="leftover-temp", amount=amount)
+        if index and hostile.random() < _GUARDLESS_SHARE:
+            # A client whose guard is broken (a directory at its path on its
+            # side of a shared mount): every passing run meets it. Never
+            # client 0, so the same-host contention of every run is kept.
+            program = [_unguarded(op) for op in program]
         specs.append(ClientSpec(host=host, program=tuple(program)))
     return tuple(specs)

@@ -133,6 +133,11 @@ class SimEnvironment:
             invariants.lock_overwritten(self.world, self.client, text)
         self._tmp += 1
         tmp = f"{path}.c{self.client.id}.{self._tmp}.tmp"
+        if path == self._ledger and self.client.temp_fault:
+            # A killed hook's leftover under the very name this write takes:
+            # the exclusive create below fails, as it did with pid reuse.
+            with open(tmp, "w", encoding="utf-8") as leftover:
+                leftover.write("half a ledger")
         fd = os.open(tmp, _CREATE, 0o644)
         try:
             os.write(fd, text.encode())
@@ -140,6 +145,7 @@ class SimEnvironment:
             os.close(fd)
         os.replace(tmp, path)
         if path == self._ledger:
+            self.world.ledger_seen = text
             invariants.ledger_written(self.world, self.client, text)
 
     def unlink(self, path: str) -> bool:
@@ -166,6 +172,10 @@ class SimEnvironment:
     @contextmanager
     def _flock(self, path: str) -> Iterator[None]:
         world = self.world
+        if path == world.paths.lock_guard and self.client.guard_fault:
+            # The guard's open fails (a directory at its path): nothing to wait for.
+            self.pause("open guard")
+            raise IsADirectoryError(errno.EISDIR, "Is a directory (modelled guard fault)", path)
         holder = world.mutex.get(path)
         if holder is not None and holder != self.client.id:
             world.counters.flock_waits += 1

@@ -11,7 +11,7 @@ from lanes.governor.state import lock
 from lanes.torture.invariants import check_overlap
 from lanes.torture.kernel import Decision, GovernorKernel
 from lanes.torture.planted import PLANTED
-from lanes.torture.program import ClientSpec, generate_programs
+from lanes.torture.program import ClientSpec, generate_programs, parse_op
 from lanes.torture.scheduler import PCTScheduler, RandomScheduler, pct_bound
 from lanes.torture.sweep import (
     Settings,
@@ -108,6 +108,9 @@ def test_the_planted_bug_list_matches_the_issue() -> None:
         "no-self-reclaim",
         "release-after-record",
         "ledger-unlocked",
+        # issue 11: a ledger written in place is seen; a broken guard never hides a holder.
+        "ledger-in-place",
+        "guardless-ignores-holder",
     }
 
 
@@ -193,3 +196,18 @@ def test_overlap_after_a_holders_ttl_is_counted_once_not_failed() -> None:
     check_overlap(world)
     assert world.violations == []
     assert world.counters.ttl_overlaps == 1
+
+
+def test_the_hostile_filesystem_ends_are_drawn_and_replay() -> None:
+    # issue 11: torture has operations for a guard that cannot be taken and
+    # for a killed hook's leftover temp file; both round-trip as text.
+    ends = {
+        op.end
+        for seed in range(20)
+        for spec in generate_programs(seed, clients=4, ops=20, ttl=TTL)
+        for op in spec.program
+        if op.kind == "cycle"
+    }
+    assert {"no-guard", "leftover-temp"} <= ends
+    for text in ("cycle unit no-guard 5", "cycle slow leftover-temp 9 force"):
+        assert parse_op(text).text() == text

@@ -323,11 +323,20 @@ def _acquire_guarded(
         # an unreadable file is damage, not a holder's half-written record.
         env.unlink(lock_path)
     record = new_record()
-    if not env.create_exclusive(lock_path, record.serialise()):
-        # Only a writer that bypasses the guard gets here; its file wins.
+    if env.create_exclusive(lock_path, record.serialise()):
+        return AcquireResult(acquired=True, holder=None, why=why, record=record)
+    # Only a writer without the guard gets here (one whose guard cannot be
+    # opened: it creates, but never breaks). Its file wins while it holds;
+    # one already stale (written long after its timestamp) is broken here,
+    # under the guard, as any other stale lock would be.
+    raced = _judge(env, _read(env, lock_path), ttl)
+    if raced.status in ("expired", "owner-dead"):
+        env.unlink(lock_path)
+        record = new_record()
+        if env.create_exclusive(lock_path, record.serialise()):
+            return AcquireResult(acquired=True, holder=None, why=raced.status, record=record)
         raced = _judge(env, _read(env, lock_path), ttl)
-        return AcquireResult(acquired=False, holder=raced.record, why="raced")
-    return AcquireResult(acquired=True, holder=None, why=why, record=record)
+    return AcquireResult(acquired=False, holder=raced.record, why="raced")
 
 
 def _acquire_unguarded(
@@ -372,12 +381,15 @@ def release(env: Environment, lock_path: str, guard_path: str, *, token: str) ->
         with env.locked(guard_path):
             entered = True
             return _release_own(env, lock_path, token)
-    except OSError:
+    except OSError as exc:
         if entered:
             raise
-        # The guard cannot be taken: still release our own lock (checked by
-        # token), or it would block every sibling until the TTL.
-        return _release_own(env, lock_path, token)
+        # The guard cannot be taken: leave the lock to its TTL (or to our
+        # session's next run). Deleting it unguarded could delete a sibling's
+        # lock taken between our read and our unlink — the torture lane found
+        # exactly that — and a lock held too long is the safe side.
+        debug_log("lock-release-skipped", path=lock_path, error=str(exc))
+        return False
 
 
 def _release_own(env: Environment, lock_path: str, token: str) -> bool:

@@ -480,7 +480,8 @@ class Ratchet:
             return
         previous = read_last_run(self.config)["history"]
         judgement = judge(slow, measurements, self.pins, previous)
-        if judgement.failures and slow.confirm:
+        interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
+        if judgement.failures and slow.confirm and not interrupted:  # Ctrl-C means stop now
             from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
 
             measured = {j.nodeid: j.seconds for j in judgement.failures}

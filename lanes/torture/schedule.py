@@ -19,6 +19,7 @@ import json
 from dataclasses import dataclass
 from typing import Final
 
+from lanes._jsondoc import loads_object
 from lanes.errors import LanesError, UsageError
 from lanes.torture.program import HOSTS, ClientSpec, parse_op
 
@@ -119,14 +120,7 @@ def load_schedule(text: str) -> Schedule:
     """Parse a schedule file's text; :class:`ScheduleError` for anything else."""
     from lanes.torture.planted import PLANTED  # noqa: PLC0415  # variants import the kernel
 
-    try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        msg = f"not JSON ({str(exc)[:120]})"
-        raise _bad(msg) from None
-    if not isinstance(document, dict):
-        msg = f"expected a JSON object, got {type(document).__name__}"
-        raise _bad(msg)
+    document = loads_object(text, what="the text", fail=_bad)
     missing = [key for key in _KEYS if key not in document]
     if missing:
         msg = f"missing {', '.join(repr(k) for k in missing)}"

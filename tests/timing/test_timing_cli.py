@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import signal
+import subprocess
 import sys
-from typing import TYPE_CHECKING, Any
+import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,9 +18,6 @@ from lanes.cli import main
 from lanes.envelope import validate_envelope
 from lanes.exitcodes import ExitCode
 from lanes.timing.selfcheck import write_planted
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 PYTEST = (
     f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider -p no:hypothesispytest"
@@ -127,3 +129,53 @@ def test_a_bad_max_regression_is_a_usage_error(capsys: pytest.CaptureFixture[str
         main(["timing", "--max-regression", "-5"])
     assert caught.value.code == ExitCode.USAGE
     assert "expected a percentage > 0" in capsys.readouterr().err
+
+
+HANGING = """\
+import os
+import time
+
+
+def test_hangs():
+    with open(os.environ["LANES_TEST_PID_FILE"], "w") as handle:
+        handle.write(str(os.getpid()))
+    time.sleep(120)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for our purpose; /proc says which it is.
+    stat = Path(f"/proc/{pid}/stat")
+    return not stat.exists() or stat.read_text().split(") ")[-1][:1] != "Z"
+
+
+@pytest.mark.integration
+def test_sigterm_leaves_an_error_envelope_and_no_suite_behind(tmp_path: Path) -> None:
+    config = _project(tmp_path)
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_hangs.py").write_text(HANGING, encoding="utf-8")
+    pid_file = tmp_path / "suite.pid"
+    lanes = subprocess.Popen(
+        [sys.executable, "-m", "lanes", "timing", "--config", str(config), "--workers", "0"],
+        env={**os.environ, "LANES_TEST_PID_FILE": str(pid_file), "LANES_PROGRESS": "0"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    # The collect run does not execute the test: the pid appears only once the suite runs.
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    suite_pid = int(pid_file.read_text())
+    lanes.send_signal(signal.SIGTERM)
+    assert lanes.wait(timeout=30) == -signal.SIGTERM
+    envelope = _envelope(tmp_path)
+    assert envelope["stage"] == "error"
+    assert envelope["error"]["type"] == "Terminated"
+    deadline = time.monotonic() + 15
+    while _alive(suite_pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(suite_pid), "the suite outlived the lane"

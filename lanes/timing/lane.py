@@ -8,6 +8,7 @@ table and its notes.
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from lanes.envelope import LaneRun, Seed
     from lanes.timing.measure import Sample
 
-__all__ = ["TimingLane", "TimingOptions", "baseline_path", "cpu_count"]
+__all__ = ["TimingLane", "TimingOptions", "baseline_path", "cpu_count", "measure_all", "plan_for"]
 
 
 @dataclass(frozen=True)
@@ -43,8 +44,7 @@ class TimingOptions:
 
 
 def cpu_count() -> int:
-    import os  # noqa: PLC0415  # one call; keeps the module's imports about the lane
-
+    """The default ``-n`` of the xdist comparison."""
     return os.cpu_count() or 1
 
 

@@ -1,6 +1,9 @@
-"""Run one command and account for its whole process tree: ``python -m lanes.timing.reaper``.
+"""Run one command and account for its whole process tree.
 
-    python -m lanes.timing.reaper RESULT.json -- COMMAND [ARG ...]
+    python -I -S path/to/reaper.py RESULT.json -- COMMAND [ARG ...]
+
+(run by file, isolated and without site: it needs only the standard library,
+and the measured project's directory must not shadow it).
 
 ``getrusage(RUSAGE_CHILDREN)`` counts only descendants that were *waited
 for*: a grandchild whose parent exits first (an xdist worker still shutting
@@ -59,9 +62,7 @@ def _write(path: str, text: str) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 3 or argv[1] != "--":  # RESULT -- COMMAND
-        print(
-            "usage: python -m lanes.timing.reaper RESULT.json -- COMMAND [ARG ...]", file=sys.stderr
-        )
+        print("usage: python -I -S reaper.py RESULT.json -- COMMAND [ARG ...]", file=sys.stderr)
         return 2
     result, command = argv[0], argv[2:]
     subreaper = _become_subreaper()

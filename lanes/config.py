@@ -55,7 +55,7 @@ DEFAULT_MAX_AGE: Final = 3600
 # A pyproject.toml is kilobytes; a larger file is not read into memory.
 _MAX_CONFIG_BYTES: Final = 16 << 20
 # A fuzz target's name: it is part of a file name, so no '/', no leading '.'.
-_SAFE_NAME: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
+_SAFE_NAME: Final = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 SCHEDULERS: Final = ("random", "pct")
 
 

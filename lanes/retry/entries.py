@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from lanes.errors import ConfigError, StateError
+from lanes._jsondoc import load_object
+from lanes.errors import ConfigError
 from lanes.slow.pins import justification_problems
 
 if TYPE_CHECKING:
@@ -99,35 +100,30 @@ def _entry(source: str, index: int, raw: object) -> Entry:
 def load_entries(path: Path) -> tuple[Entry, ...]:
     """The listed files; a missing file lists none (nothing may be retried)."""
     source = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    document = load_object(
+        path,
+        what="the file",
+        fail=lambda why: _bad(source, "the file", why, "fix the JSON, or restore it from git"),
+        follow_symlinks=True,
+    )
+    if document is None:
         return ()
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"retry list {source} cannot be read: {exc}"
-        raise StateError(
-            msg, hint="check the file's permissions and that it is UTF-8 JSON"
-        ) from None
-    try:
-        document = json.loads(text)
-    except (ValueError, RecursionError) as exc:
-        raise _bad(
-            source, "the file", f"is not valid JSON: {exc}", "fix the JSON, or restore it from git"
-        ) from None
     if (
-        not isinstance(document, dict)
-        or document.get("format") != ENTRIES_FORMAT
+        document.get("format") != ENTRIES_FORMAT
         or document.get("version") != _VERSION
         or set(document) - {"format", "version", "entries"}
         or not isinstance(document.get("entries", []), list)
     ):
+        shown = json.dumps(document)[:80]
         raise _bad(
             source,
             "the file",
-            f"is not a retry list: {text[:80]!r}",
+            f"is not a retry list: {shown!r}",
             f"the file looks like {_SHAPE}",
         )
-    return tuple(_entry(source, i, raw) for i, raw in enumerate(document.get("entries", [])))
+    entries = document.get("entries", [])
+    assert isinstance(entries, list)  # noqa: S101  # checked just above
+    return tuple(_entry(source, i, raw) for i, raw in enumerate(entries))
 
 
 def entry_problems(root: Path, entry: Entry, today: dt.date) -> list[str]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from lanes._atomic import flocked_directory, write_atomic
+from lanes._jsondoc import load_object
 from lanes.errors import LanesError
 
 __all__ = [
@@ -99,17 +100,15 @@ def _check_stat(path: Path, suite: str, key: str, value: object) -> None:
 
 def read_baseline(path: Path) -> dict[str, Any] | None:
     """The baseline at ``path``, validated; ``None`` when there is none yet."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    # The one strict reader: a FIFO, a link, a huge or deeply nested file is a
+    # typed error, never a hang or a RecursionError.
+    loaded = load_object(
+        path, what=f"{path}", fail=lambda why: _bad(path, why), follow_symlinks=True
+    )
+    if loaded is None:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _bad(path, f"it cannot be read ({exc})") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _bad(path, f"invalid JSON ({exc})") from None
-    if not isinstance(document, dict) or document.get("format") != BASELINE_FORMAT:
+    document: dict[str, Any] = loaded
+    if document.get("format") != BASELINE_FORMAT:
         raise _bad(path, f"its format is not {BASELINE_FORMAT!r}")
     if document.get("version") != BASELINE_VERSION:
         raise _bad(

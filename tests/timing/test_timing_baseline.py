@@ -184,8 +184,9 @@ def test_recording_keeps_other_suites_only_from_the_same_host(tmp_path: Path) ->
 @pytest.mark.parametrize(
     ("text", "why"),
     [
-        ("{", "invalid JSON"),
-        ("[]", "format"),
+        ("{", "not valid JSON"),
+        ("[" * 3000 + "]" * 3000, "nested too deeply"),
+        ("[]", "must hold a JSON object"),
         (json.dumps({"format": "lanekit.timing-baseline", "version": 99}), "version 99"),
         (
             json.dumps(

@@ -36,11 +36,13 @@ def _root(ns: argparse.Namespace) -> Path:
 
 def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
     """What ``lanes governor install`` would merge, as file changes (for --dry-run)."""
+    from lanes.errors import ConfigError  # noqa: PLC0415
     from lanes.governor.cli.install import (  # noqa: PLC0415
         CLAUDE_COMMAND,
         CLAUDE_EVENTS,
         CODEX_COMMAND,
         CODEX_EVENTS,
+        load_agent_settings,
         merge_hooks,
     )
 
@@ -54,14 +56,11 @@ def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
         path = root / relative
         old = path.read_text(encoding="utf-8") if path.is_file() else None
         try:
-            document = json.loads(old) if old and old.strip() else {}
-        except ValueError:
-            document = None
-        if not isinstance(document, dict):
+            # The reader install uses: a FIFO, a deep or non-object file is refused.
+            document = load_agent_settings(path)
+        except ConfigError as exc:
             changes.append(
-                FileChange(
-                    relative, old, old or "", "kept", "not a JSON object: install will refuse it"
-                )
+                FileChange(relative, old, old or "", "kept", f"install will refuse it: {exc}")
             )
             continue
         added = merge_hooks(document, events, command, path)

@@ -249,3 +249,15 @@ def test_a_bare_distribution_name_is_not_a_source(tmp_path: Path) -> None:
     with pytest.raises(UsageError) as caught:
         source_from_option("lanekit", cwd=tmp_path)  # no ./lanekit here, and no index has it
     assert "a URL or a version" in caught.value.message
+
+
+@pytest.mark.parametrize("settings", ["[" * 3000 + "]" * 3000, '["not", "an object"]', "{"])
+def test_agent_settings_install_would_refuse_are_kept_and_said(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], settings: str
+) -> None:
+    root = _project(tmp_path)
+    (root / ".claude").mkdir()
+    (root / ".claude" / "settings.json").write_text(settings, encoding="utf-8")
+    out = _init(root, capsys, "--dry-run")
+    assert "install will refuse it" in out
+    assert (root / ".claude" / "settings.json").read_text(encoding="utf-8") == settings

@@ -44,7 +44,7 @@ from lanes.errors import ConfigError
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["CLAUDE_EVENTS", "CODEX_EVENTS", "merge_hooks", "run_install"]
+__all__ = ["CLAUDE_EVENTS", "CODEX_EVENTS", "load_agent_settings", "merge_hooks", "run_install"]
 
 CLAUDE_EVENTS: Final = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 CODEX_EVENTS: Final = ("PreToolUse", "PostToolUse")
@@ -66,7 +66,7 @@ def _malformed(path: Path, what: str) -> ConfigError:
     return ConfigError(f"{path} {what}", hint=_hint(path))
 
 
-def _load(path: Path) -> dict[str, Any]:
+def load_agent_settings(path: Path) -> dict[str, Any]:
     """The agent settings file as a JSON object; {} when absent or blank.
 
     Read strictly (:mod:`lanes._jsondoc`): a FIFO or device at the path is
@@ -143,7 +143,7 @@ def merge_hooks(
 
 
 def _install_file(path: Path, events: tuple[str, ...], command: str) -> list[str]:
-    document = _load(path)
+    document = load_agent_settings(path)
     added = merge_hooks(document, events, command, path)
     if added:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -196,7 +196,7 @@ def run_install(ns: argparse.Namespace) -> int:
     # Read and check every file before writing any, so a malformed second file
     # never leaves the first half-installed.
     for path, _events, _command in targets:
-        _load(path)
+        load_agent_settings(path)
     for path, events, command in targets:
         added = _install_file(path, events, command)
         shown = path.relative_to(root)

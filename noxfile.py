@@ -39,13 +39,22 @@ def _install(session: nox.Session, extra: str = LANES) -> None:
     session.install("-e", extra)
 
 
-@nox.session
-def tests(session: nox.Session) -> None:
-    """The unit suite. Extra arguments go to pytest: nox -s tests -- tests/test_config.py -k name."""
+def _install_suite(session: nox.Session) -> None:
+    """Everything this repository's own unit suite imports, for the sessions that run it.
+
+    That is `tests` and the lanes that measure the suite (slow, timing, affected):
+    with `.[lanes]` alone, a fresh clone's `nox -s lanes` failed collection on PyYAML.
+    """
     _install(session, TESTS)
     # Dependency groups are read here rather than with `pip install --group`,
     # which needs pip >= 25.1.
     session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """The unit suite. Extra arguments go to pytest: nox -s tests -- tests/test_config.py -k name."""
+    _install_suite(session)
     args = session.posargs or ["-n", "auto"]
     session.run("pytest", *args)
 
@@ -177,7 +186,7 @@ def slow(session: nox.Session) -> None:
     Extra arguments go to pytest: nox -s slow -- -n 2; nox -s slow -- tests/slow.
     Review pin-list edits with `lanes slow check --base origin/main`.
     """
-    _install(session)
+    _install_suite(session)
     # --self-check first proves the ratchet fails a planted slow test.
     session.run("lanes", "slow", "run", "--self-check", "--", *session.posargs)
 
@@ -199,7 +208,7 @@ def timing(session: nox.Session) -> None:
     Extra arguments go to `lanes timing`: nox -s timing -- --repeat 5; nox -s timing -- --suite unit
     --workers 0; nox -s timing -- --record (then review and commit baselines/timing.json).
     """
-    _install(session)
+    _install_suite(session)
     # --self-check first proves the lane flags a planted regression.
     session.run("lanes", "timing", "--self-check", *session.posargs)
 
@@ -211,7 +220,7 @@ def affected(session: nox.Session) -> None:
     Extra arguments go to `lanes affected`: nox -s affected -- --base origin/main;
     nox -s affected -- --recall 20 (plants 20 bugs, one full suite run each).
     """
-    _install(session)
+    _install_suite(session)
     # --self-check first proves the selector on a project whose answer is known.
     args = session.posargs or ["--self-check", "--run"]
     session.run("lanes", "affected", *args)

@@ -34,7 +34,7 @@ from typing import Final
 
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
 
-__all__ = ["SUITE_TESTS", "instructions", "make_suite", "slow_plugin_overhead"]
+__all__ = ["SUITE_TESTS", "instructions", "make_suite", "slow_plugin_overhead", "warm_up"]
 
 SUITE_TESTS: Final = 2000
 TESTS_PER_MODULE: Final = 50
@@ -96,9 +96,25 @@ def make_suite(root: Path, tests: int = SUITE_TESTS) -> None:
         index += 1
 
 
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
+
+
+def warm_up(python: str, root: Path, args: list[str]) -> None:
+    """One native run: fills the byte-code and assertion-rewrite caches, as any earlier run has.
+
+    pytest rewrites a plugin distribution's modules on first import and caches
+    the result; without a warm-up the first measured run would pay that once
+    and call it the plugin's per-run cost.
+    """
+    subprocess.run(
+        [python, "-m", "pytest", *args], cwd=root, env=_env(), capture_output=True, check=False
+    )
+
+
 def instructions(python: str, root: Path, args: list[str]) -> tuple[int, int]:
     """(instructions executed, pytest exit code) of one fresh ``python -m pytest`` under callgrind."""
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
+    env = _env()
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
         python, "-m", "pytest", *args,
@@ -132,8 +148,11 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     try:
         make_suite(root, SUITE_TESTS)
         base = ["-q", "-p", "no:cacheprovider", "tests"]
+        enabled = [*base, "-p", "lanes.slow", "--slow-ratchet"]
+        for args in (base, enabled):
+            warm_up(ctx.python, root, args)
         off, off_code = instructions(ctx.python, root, base)
-        on, on_code = instructions(ctx.python, root, [*base, "-p", "lanes.slow", "--slow-ratchet"])
+        on, on_code = instructions(ctx.python, root, enabled)
     finally:
         shutil.rmtree(root, ignore_errors=True)
     overhead = on / off - 1

@@ -76,6 +76,8 @@ def run_self_check() -> dict[str, Any]:
     observed = {
         "pytest_exit": proc.returncode,
         "offenders": sorted(o["nodeid"] for o in data.get("offenders", [])),
-        "band": sorted(b["nodeid"] for b in data.get("band", [])),
+        # Reported without failing: in the band, or stretched past the limit by
+        # load and then found under it when re-timed (unconfirmed).
+        "band": sorted(b["nodeid"] for b in [*data.get("band", []), *data.get("unconfirmed", [])]),
     }
     return {"passed": observed == EXPECTED, "expected": dict(EXPECTED), "observed": observed}

@@ -4,36 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from lanes.affected.selfcheck import FILES
 from lanes.cli import main
+from tests.support.git import git, make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@localhost", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
-
-
 @pytest.fixture
 def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The self-check's planted project, committed, as the working directory."""
-    for path, text in FILES.items():
-        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / path).write_text(text, encoding="utf-8")
-    _git(tmp_path, "init", "-q", "-b", "main")
-    _git(tmp_path, "add", "-A")
-    _git(tmp_path, "commit", "-q", "-m", "base")
+    make_repo(tmp_path, FILES, "base")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -71,7 +57,7 @@ def test_committed_staged_and_untracked_changes_all_count(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (project / "pkg/other.py").write_text("def h() -> str:\n    return 'o'\n")
-    _git(project, "commit", "-qam", "other")
+    git(project, "commit", "-qam", "other")
     (project / "tests/test_new.py").write_text("def test_new() -> None:\n    pass\n")
     plan = _plan(capsys, "--base", "HEAD~1")
     assert _tests(plan) == {
@@ -83,8 +69,8 @@ def test_committed_staged_and_untracked_changes_all_count(
 def test_a_rename_selects_the_importers_of_the_old_name(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _git(project, "mv", "pkg/other.py", "pkg/renamed.py")
-    _git(project, "commit", "-qm", "rename")
+    git(project, "mv", "pkg/other.py", "pkg/renamed.py")
+    git(project, "commit", "-qm", "rename")
     plan = _plan(capsys, "--base", "HEAD~1")
     # test_other.py still imports pkg.other: it is exactly the test that will now fail.
     assert "tests/test_other.py" in _tests(plan)
@@ -131,7 +117,7 @@ def test_the_ownership_table_maps_data_to_tests(
         FILES["pyproject.toml"]
         + '\n[tool.lanes.affected.owners]\n"pkg/*.bin" = ["tests/test_other.py"]\n'
     )
-    _git(project, "commit", "-qam", "owners")
+    git(project, "commit", "-qam", "owners")
     (project / "pkg/data.bin").write_bytes(b"\0")
     assert _tests(_plan(capsys)) == {"tests/test_other.py": ["owners"]}
 

@@ -2,26 +2,15 @@
 
 from __future__ import annotations
 
-import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.envelope import Subject, git_subject
+from tests.support.git import git, head, make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-
-def _git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return proc.stdout.strip()
 
 
 @pytest.fixture
@@ -29,24 +18,18 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     # The detached-HEAD fallback reads these; the test machine may be CI.
     monkeypatch.delenv("GITHUB_HEAD_REF", raising=False)
     monkeypatch.delenv("GITHUB_REF_NAME", raising=False)
-    root = tmp_path / "repo"
-    root.mkdir()
-    _git(root, "init", "-q", "-b", "trunk")
-    (root / "a.txt").write_text("a\n", encoding="utf-8")
-    _git(root, "add", "a.txt")
-    _git(root, "commit", "-q", "-m", "one")
-    return root
+    return make_repo(tmp_path / "repo", {"a.txt": "a\n"}, "one", branch="trunk")
 
 
 def test_clean_checkout(repo: Path) -> None:
-    head = _git(repo, "rev-parse", "HEAD")
-    assert git_subject(repo) == Subject(commit=head, dirty=False, branch="trunk")
+    commit = head(repo)
+    assert git_subject(repo) == Subject(commit=commit, dirty=False, branch="trunk")
 
 
 def test_modified_and_untracked_files_are_dirty(repo: Path) -> None:
     (repo / "a.txt").write_text("changed\n", encoding="utf-8")
     assert git_subject(repo).dirty
-    _git(repo, "checkout", "-q", "--", "a.txt")
+    git(repo, "checkout", "-q", "--", "a.txt")
     (repo / "new.txt").write_text("new\n", encoding="utf-8")
     assert git_subject(repo).dirty
 
@@ -54,27 +37,27 @@ def test_modified_and_untracked_files_are_dirty(repo: Path) -> None:
 def test_subdirectory_reports_the_repository(repo: Path) -> None:
     sub = repo / "pkg"
     sub.mkdir()
-    assert git_subject(sub).commit == _git(repo, "rev-parse", "HEAD")
+    assert git_subject(sub).commit == head(repo)
 
 
 def test_detached_head(repo: Path) -> None:
-    head = _git(repo, "rev-parse", "HEAD")
-    _git(repo, "checkout", "-q", "--detach")
-    assert git_subject(repo) == Subject(commit=head, dirty=False, branch=None)
+    commit = head(repo)
+    git(repo, "checkout", "-q", "--detach")
+    assert git_subject(repo) == Subject(commit=commit, dirty=False, branch=None)
 
 
 def test_detached_head_in_github_actions(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _git(repo, "checkout", "-q", "--detach")
+    git(repo, "checkout", "-q", "--detach")
     monkeypatch.setenv("GITHUB_HEAD_REF", "feature/x")
     assert git_subject(repo).branch == "feature/x"
 
 
 def test_repository_without_commits(tmp_path: Path) -> None:
-    _git(tmp_path, "init", "-q")
+    git(tmp_path, "init", "-q")
     assert git_subject(tmp_path) == Subject(commit=None, dirty=False, branch=None)
 
 
-def test_outside_git(tmp_path: Path) -> None:
+def test_outsidegit(tmp_path: Path) -> None:
     assert git_subject(tmp_path) == Subject(commit=None, dirty=False, branch=None)
 
 

@@ -1,14 +1,11 @@
-"""Shared helpers of the gate/ledger/tree tests: scratch git repositories and payloads."""
+"""Helpers of the gate/ledger/tree tests: a scratch repository with suites
+configured, and ``Project``, the gate and ledger driven in-process."""
 
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
-
-from hook_io_helpers import clean_env, git
 
 from lanes.config import Config, load_config
 from lanes.governor.classify.classifier import classify
@@ -19,6 +16,8 @@ from lanes.governor.policy.record import PostResult, decide_post
 from lanes.governor.policy.suites import resolve
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.tree import tree_state
+from tests.support.git import make_repo as git_make_repo
+from tests.support.hooks import DEFAULT_SESSION, payload
 
 PYPROJECT = """\
 [tool.lanes.suites.unit]
@@ -38,55 +37,13 @@ command = "make verify"
 
 def make_repo(path: Path, pyproject: str = PYPROJECT) -> Path:
     """A committed repository with a [tool.lanes] config and a small test tree."""
-    path.mkdir(parents=True, exist_ok=True)
-    git(path, "init", "-q", "-b", "main")
-    (path / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    (path / ".gitignore").write_text("*.log\n", encoding="utf-8")
+    files = {"pyproject.toml": pyproject, ".gitignore": "*.log\n"}
     for sub in ("tests/unit", "tests/integ"):
-        (path / sub).mkdir(parents=True, exist_ok=True)
-        (path / sub / "test_a.py").write_text("def test_a():\n    pass\n", encoding="utf-8")
-    git(path, "add", "-A")
-    git(path, "commit", "-q", "-m", "init")
-    return path
+        files[f"{sub}/test_a.py"] = "def test_a():\n    pass\n"
+    return git_make_repo(path, files)
 
 
-def payload(
-    event: str,
-    command: str,
-    *,
-    cwd: Path,
-    session: str = "session-0000-a1b2",
-    **extra: object,
-) -> dict[str, object]:
-    """A Claude Code hook payload for the Bash tool."""
-    data: dict[str, object] = {
-        "hook_event_name": event,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "session_id": session,
-        "cwd": str(cwd),
-    }
-    data.update(extra)
-    return data
-
-
-def run_hook(
-    data: dict[str, object], *, xdg: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Pipe one payload into a real `lanes hook` process (state in <git common dir>/lanes)."""
-    return subprocess.run(
-        [sys.executable, "-m", "lanes", "hook"],
-        input=json.dumps(data),
-        capture_output=True,
-        text=True,
-        env=clean_env(xdg, **(env or {})),
-        cwd=str(data.get("cwd", ".")),
-        check=False,
-        timeout=60,
-    )
-
-
-SESSION_A = "session-0000-a1b2"
+SESSION_A = DEFAULT_SESSION
 SESSION_B = "session-9999-9f3e"
 
 
@@ -101,9 +58,9 @@ class Project:
         self.env = OSEnvironment()
 
     def hook_payload(self, event: str, command: str, session: str, **extra: object) -> HookPayload:
-        return parse_payload(
-            json.dumps(payload(event, command, cwd=self.root, session=session, **extra))
-        )
+        data = payload(command, event=event, cwd=self.root, session=session)
+        data.update(extra)
+        return parse_payload(json.dumps(data))
 
     def pre(
         self, command: str, *, session: str = SESSION_A, environ: dict[str, str] | None = None

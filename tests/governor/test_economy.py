@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-from hook_io_helpers import advice, git, git_repo, payload, run_hook
 
 from lanes.governor.classify.classifier import classify
 from lanes.governor.context import HookContext
@@ -16,6 +15,8 @@ from lanes.governor.policy import economy
 from lanes.governor.policy.push_gates import ci_systems, local_gates
 from lanes.governor.settings import gate_config
 from lanes.governor.state import economy_store as store
+from tests.support.git import git, git_repo
+from tests.support.hooks import DEFAULT_SESSION, advice, payload, run_hook
 
 FULL = "pytest -q"
 FILTERED = "pytest tests/test_a.py -k smoke"
@@ -28,16 +29,7 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    for name in ("LANES_MAX_FULL", "LANES_ESCALATE_AT", "LANES_DEBUG"):
-        monkeypatch.delenv(name, raising=False)
-    return state
-
-
-def _counters(root: Path, session: str = "session-economy-0001") -> store.SessionCounters | None:
+def _counters(root: Path, session: str = DEFAULT_SESSION) -> store.SessionCounters | None:
     return store.read_session(str(root), session)
 
 
@@ -362,11 +354,14 @@ def test_a_corrupt_store_fails_open_and_is_set_aside(project: Path, xdg: Path) -
     path = xdg / "lanekit" / "economy.json"
     path.parent.mkdir(parents=True)
     path.write_text("{not json", encoding="utf-8")
-    proc = run_hook(payload(FULL, cwd=project), xdg=xdg, LANES_MAX_FULL="0")
-    assert (proc.returncode, proc.stdout) == (0, b"")
+    proc = run_hook(payload(FULL, cwd=project), xdg=xdg, env={"LANES_MAX_FULL": "0"})
+    assert (proc.returncode, proc.stdout) == (0, "")
     assert (xdg / "lanekit" / "economy.json.corrupt").read_text(encoding="utf-8") == "{not json"
     # Counting starts again with the next run.
-    assert advice(run_hook(payload(FULL, cwd=project), xdg=xdg, LANES_MAX_FULL="0")) is not None
+    assert (
+        advice(run_hook(payload(FULL, cwd=project), xdg=xdg, env={"LANES_MAX_FULL": "0"}))
+        is not None
+    )
 
 
 @pytest.mark.parametrize("kind", ["directory", "symlink", "other-version"])
@@ -385,8 +380,8 @@ def test_an_unreadable_store_is_left_alone_and_the_hook_is_silent(
         path.symlink_to(target)
     else:
         path.write_text('{"format": "lanekit.economy", "version": 2}', encoding="utf-8")
-    proc = run_hook(payload(FULL, cwd=project), xdg=xdg, LANES_MAX_FULL="0")
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    proc = run_hook(payload(FULL, cwd=project), xdg=xdg, env={"LANES_MAX_FULL": "0"})
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
     assert not (path.parent / "economy.json.corrupt").exists()
     if kind == "directory":
         assert path.is_dir()
@@ -411,9 +406,9 @@ def test_session_counters_for_status(project: Path, xdg: Path) -> None:
 
 
 def test_debug_log_records_skips_and_fires(project: Path, xdg: Path) -> None:
-    run_hook(payload("ls -la", cwd=project), xdg=xdg, LANES_DEBUG="1")
-    run_hook(payload(FILTERED, cwd=project), xdg=xdg, LANES_DEBUG="1")
-    run_hook(payload(FULL, cwd=project), xdg=xdg, LANES_DEBUG="1", LANES_MAX_FULL="0")
+    run_hook(payload("ls -la", cwd=project), xdg=xdg, env={"LANES_DEBUG": "1"})
+    run_hook(payload(FILTERED, cwd=project), xdg=xdg, env={"LANES_DEBUG": "1"})
+    run_hook(payload(FULL, cwd=project), xdg=xdg, env={"LANES_DEBUG": "1", "LANES_MAX_FULL": "0"})
     records = [
         json.loads(line)
         for line in (xdg / "lanekit" / "debug.jsonl").read_text(encoding="utf-8").splitlines()

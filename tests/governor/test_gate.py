@@ -13,8 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-from governor_helpers import SESSION_A, SESSION_B, Project, make_repo, payload
-from hook_io_helpers import git
 
 from lanes.config import load_config
 from lanes.governor.classify.classifier import classify
@@ -24,16 +22,14 @@ from lanes.governor.policy.gate import decide_pre
 from lanes.governor.policy.suites import resolve
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.lock import inspect, parse_lock
+from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project, make_repo
+from tests.support.git import git
+from tests.support.hooks import payload
 
 DEDUP = re.compile(
     r"^unit green \d+ s ago by claude \(session …a1b2\) on this exact tree — "
     r"reuse that result, or prefix LANES_TEST_FORCE=1 to re-run$"
 )
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "repo")
 
 
 # ----------------------------------------------------------------- 1. full-sweep gate
@@ -117,7 +113,7 @@ def test_the_sweep_gate_holds_outside_git(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()
     config = load_config(cwd=plain)
-    hook = parse_payload(json.dumps(payload("PreToolUse", "pytest", cwd=plain)))
+    hook = parse_payload(json.dumps(payload("pytest", event="PreToolUse", cwd=plain)))
     ctx = HookContext.modelled(
         OSEnvironment(), state_dir=None, settings=config, tree=None, agent="claude", agent_pid=1
     )

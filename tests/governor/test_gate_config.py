@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from governor_helpers import PYPROJECT, make_repo
 
 from lanes.config import Config
 from lanes.governor.settings import CachedConfig, cache_path, gate_config
+from tests.governor.governor_helpers import PYPROJECT, make_repo
 
 
 @pytest.fixture

@@ -11,9 +11,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from governor_helpers import make_repo, payload, run_hook
 
 from lanes.governor.state.lock import parse_lock
+from tests.governor.governor_helpers import make_repo
+from tests.support.hooks import payload, run_hook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -30,7 +31,7 @@ def test_acceptance_scenario(tmp_path: Path) -> None:
     state = repo / ".git" / "lanes"
 
     def hook(event: str, command: str, **extra: Any) -> subprocess.CompletedProcess[str]:
-        return run_hook(payload(event, command, cwd=repo, **extra), xdg=xdg)
+        return run_hook(payload(command, event=event, cwd=repo, **extra), xdg=xdg)
 
     # The first run is allowed and takes the lock.
     first = hook("PreToolUse", UNIT)
@@ -86,7 +87,7 @@ def test_two_hook_processes_racing_for_the_lock_one_wins(tmp_path: Path) -> None
     }
     env["XDG_STATE_HOME"] = str(xdg)
     # Warm the suite-word cache so both racers take the same path.
-    run_hook(payload("PostToolUse", "ls", cwd=repo), xdg=xdg)
+    run_hook(payload("ls", event="PostToolUse", cwd=repo), xdg=xdg)
     for round_ in range(6):
         procs = [
             subprocess.Popen(
@@ -101,7 +102,9 @@ def test_two_hook_processes_racing_for_the_lock_one_wins(tmp_path: Path) -> None
             for _ in range(2)
         ]
         data = [
-            json.dumps(payload("PreToolUse", UNIT, cwd=repo, session=f"s-{round_}-{i}-{side}"))
+            json.dumps(
+                payload(UNIT, event="PreToolUse", cwd=repo, session=f"s-{round_}-{i}-{side}")
+            )
             for i, side in enumerate("ab")
         ]
         # Write both payloads before reading either: the two processes parse,
@@ -127,9 +130,9 @@ def test_a_sigkilled_agents_lock_is_taken_at_once_by_the_next_run(tmp_path: Path
     xdg = tmp_path / "xdg"
     agent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:
-        mine = payload("PreToolUse", UNIT, cwd=repo, session="agent-one-0001")
+        mine = payload(UNIT, event="PreToolUse", cwd=repo, session="agent-one-0001")
         assert run_hook(mine, xdg=xdg, env={"CLAUDE_PID": str(agent.pid)}).returncode == 0
-        sibling = payload("PreToolUse", UNIT, cwd=repo, session="agent-two-0002")
+        sibling = payload(UNIT, event="PreToolUse", cwd=repo, session="agent-two-0002")
         blocked = run_hook(sibling, xdg=xdg)
         assert blocked.returncode == 2
         assert f"pid {agent.pid}" in blocked.stderr

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from hook_io_helpers import advice, clean_env, git_repo, lanes_command, payload, run_hook
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -21,16 +20,11 @@ from lanes.governor.classify.classifier import classify
 from lanes.governor.classify.runners.table import PROGRAMS
 from lanes.governor.screen import prescreen
 from lanes.governor.screen import suite_words as _suite_words
+from tests.support.git import git_repo
+from tests.support.hooks import advice, clean_env, lanes_command, payload, run_hook
 
 FORBIDDEN_KEYS = {"decision", "permissionDecision", "continue", "stopReason"}
 CORPUS_DIR = Path(__file__).parent / "corpus"
-
-
-@pytest.fixture
-def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    state = tmp_path / "state"
-    monkeypatch.setenv("XDG_STATE_HOME", str(state))
-    return state
 
 
 def _raw(
@@ -49,12 +43,14 @@ def test_advice_has_exactly_the_hook_specific_shape(tmp_path: Path, event: str) 
     project = git_repo(tmp_path / "p")
     extra = {"error": "Exit code 1\nfailed"} if event == "PostToolUseFailure" else {}
     proc = run_hook(
-        payload("pytest", cwd=project, event=event, **extra), xdg=tmp_path / "s", LANES_MAX_FULL="0"
+        payload("pytest", cwd=project, event=event, **extra),
+        xdg=tmp_path / "s",
+        env={"LANES_MAX_FULL": "0"},
     )
     text = advice(proc)  # checks {"hookSpecificOutput": {hookEventName, additionalContext}}
     assert text is not None
     assert json.loads(proc.stdout)["hookSpecificOutput"]["hookEventName"] == event
-    assert proc.stderr == b""
+    assert proc.stderr == ""
 
 
 @pytest.mark.integration
@@ -64,7 +60,9 @@ def test_no_path_ever_prints_a_decision(tmp_path: Path) -> None:
     for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
         for command in commands:
             proc = run_hook(
-                payload(command, cwd=project, event=event), xdg=tmp_path / "s", LANES_MAX_FULL="0"
+                payload(command, cwd=project, event=event),
+                xdg=tmp_path / "s",
+                env={"LANES_MAX_FULL": "0"},
             )
             # PreToolUse may block (exit 2, reason on stderr); nothing else may.
             assert proc.returncode in ((0, 2) if event == "PreToolUse" else (0,))
@@ -92,14 +90,16 @@ def test_no_path_ever_prints_a_decision(tmp_path: Path) -> None:
     ],
 )
 def test_invalid_payloads_exit_0_silently(tmp_path: Path, raw: bytes) -> None:
-    proc = run_hook(raw, xdg=tmp_path / "s", LANES_MAX_FULL="0")
-    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+    proc = run_hook(raw, xdg=tmp_path / "s", env={"LANES_MAX_FULL": "0"})
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "", "")
 
 
 def test_codex_argv_payload_is_counted(tmp_path: Path) -> None:
     project = git_repo(tmp_path / "p")
     data = payload(["pytest", "-q"], cwd=project)
-    proc = run_hook(data, xdg=tmp_path / "s", args=("--agent", "codex"), LANES_MAX_FULL="0")
+    proc = run_hook(
+        data, xdg=tmp_path / "s", args=("--agent", "codex"), env={"LANES_MAX_FULL": "0"}
+    )
     assert advice(proc) is not None
 
 
@@ -234,7 +234,7 @@ def test_a_configured_suite_reaches_the_full_path_through_lanes_hook(tmp_path: P
     )
     state = tmp_path / "s"
     for command in ("ls -la", "make verify", "ls -la"):
-        run_hook(payload(command, cwd=project), xdg=state, LANES_DEBUG="1")
+        run_hook(payload(command, cwd=project), xdg=state, env={"LANES_DEBUG": "1"})
     records = [
         json.loads(line)
         for line in (state / "lanekit" / "debug.jsonl").read_text(encoding="utf-8").splitlines()

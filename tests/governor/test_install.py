@@ -7,9 +7,10 @@ import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
-from hook_io_helpers import clean_env, git_repo, lanes_command
 
 from lanes.cli import main
+from tests.support.git import git_repo
+from tests.support.hooks import clean_env, lanes_command
 
 if TYPE_CHECKING:
     from pathlib import Path

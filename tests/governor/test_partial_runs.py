@@ -8,22 +8,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import Project
 
 from lanes.config import parse_config
 from lanes.errors import ConfigError
 from lanes.governor.classify.classifier import classify
 from lanes.governor.screen.prescreen import screen_text
+from tests.governor.governor_helpers import Project, make_repo
+from tests.support.hooks import payload, run_hook
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 UNIT = "pytest tests/unit -q"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "repo")
 
 
 @pytest.mark.parametrize(
@@ -130,29 +126,25 @@ def test_a_configured_test_command_reaches_the_full_path(tmp_path: Path) -> None
 
 @pytest.mark.integration
 def test_the_hook_counts_the_projects_own_test_commands(tmp_path: Path) -> None:
-    from governor_helpers import make_repo, payload, run_hook  # noqa: PLC0415
-
     repo = make_repo(
         tmp_path / "repo",
         '[tool.lanes.governor]\nmax_full = 0\nescalate_at = 1\ntest_commands = ["just ci"]\n',
     )
     xdg = tmp_path / "xdg"
-    counted = run_hook(payload("PostToolUse", "just ci", cwd=repo), xdg=xdg)
+    counted = run_hook(payload("just ci", event="PostToolUse", cwd=repo), xdg=xdg)
     assert counted.returncode == 0
     assert "additionalContext" in counted.stdout  # a full run past max_full: advice
     # The project's list replaces the defaults: tox is no test run here.
-    other = run_hook(payload("PostToolUse", "tox -e py311", cwd=repo, session="s-2"), xdg=xdg)
+    other = run_hook(payload("tox -e py311", event="PostToolUse", cwd=repo, session="s-2"), xdg=xdg)
     assert other.stdout == ""
 
 
 @pytest.mark.integration
 def test_a_broken_config_is_told_once_as_advice(tmp_path: Path) -> None:
-    from governor_helpers import make_repo, payload, run_hook  # noqa: PLC0415
-
     repo = make_repo(tmp_path / "repo", "[tool.lanes.governor]\nmax_fulll = 2\n")
     xdg = tmp_path / "xdg"
     outputs = [
-        run_hook(payload("PostToolUse", "ls -la", cwd=repo, session=f"s-{i}"), xdg=xdg).stdout
+        run_hook(payload("ls -la", event="PostToolUse", cwd=repo, session=f"s-{i}"), xdg=xdg).stdout
         for i in range(3)
     ]
     told = [out for out in outputs if "cannot be loaded" in out]
@@ -161,7 +153,7 @@ def test_a_broken_config_is_told_once_as_advice(tmp_path: Path) -> None:
     # An edit that leaves it broken is a new version: told again, once.
     (repo / "pyproject.toml").write_text("[tool.lanes.governor]\nmax_full = -1\n", "utf-8")
     again = [
-        run_hook(payload("PostToolUse", "ls -la", cwd=repo, session=f"t-{i}"), xdg=xdg).stdout
+        run_hook(payload("ls -la", event="PostToolUse", cwd=repo, session=f"t-{i}"), xdg=xdg).stdout
         for i in range(2)
     ]
     assert sum("cannot be loaded" in out for out in again) == 1, again

@@ -7,23 +7,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from governor_helpers import SESSION_A, SESSION_B, Project
-
 from lanes.governor.classify.classifier import classify
 from lanes.governor.context import StatePaths
 from lanes.governor.payload import parse_payload
 from lanes.governor.policy.gate import decide_pre
 from lanes.governor.policy.record import decide_post
 from lanes.governor.policy.suites import resolve
+from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
 
 UNIT = "pytest tests/unit -q"
 INTEG = "pytest tests/integ -m 'not slow'"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "repo")
 
 
 def test_a_ledger_that_cannot_be_written_still_frees_the_lock(project: Project) -> None:

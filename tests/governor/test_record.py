@@ -6,15 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from governor_helpers import SESSION_A, SESSION_B, Project
 
 from lanes.governor.context import StatePaths
 from lanes.governor.state.ledger import read
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "repo")
+from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
 
 
 def ledger(project: Project) -> dict[str, str]:

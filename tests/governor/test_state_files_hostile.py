@@ -8,13 +8,14 @@ process answers at all, with the same answer as without the planted file.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
-from hook_io_helpers import clean_env, git, git_repo, lanes_command, payload
+
+from tests.support.git import make_repo
+from tests.support.hooks import payload, run_hook
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,30 +33,22 @@ paths = ["tests/unit"]
 
 
 def _project(tmp_path: Path) -> Path:
-    repo = git_repo(tmp_path / "repo")
-    (repo / "pyproject.toml").write_text(_PYPROJECT, encoding="utf-8")
-    for part in ("unit", "e2e"):  # two suites' worth: `pytest tests/unit` is no full sweep
-        (repo / "tests" / part).mkdir(parents=True)
-        test = "def test_a():\n    pass\n"
-        (repo / "tests" / part / "test_a.py").write_text(test, encoding="utf-8")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "init")
-    return repo
+    # Two suites' worth: `pytest tests/unit` is no full sweep.
+    test = "def test_a():\n    pass\n"
+    files = {
+        "pyproject.toml": _PYPROJECT,
+        "tests/unit/test_a.py": test,
+        "tests/e2e/test_a.py": test,
+    }
+    return make_repo(tmp_path / "repo", files)
 
 
 def _run_hook_bounded(
     data: dict[str, object], xdg: Path, **env: str
-) -> subprocess.CompletedProcess[bytes]:
+) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run(
-            [*lanes_command(), "hook"],
-            input=json.dumps(data).encode(),
-            capture_output=True,
-            # The debug log is written too: it is one more file to open.
-            env=clean_env(xdg, LANES_DEBUG="1", **env),
-            check=False,
-            timeout=_HANG,
-        )
+        # The debug log is written too: it is one more file to open.
+        return run_hook(data, xdg=xdg, env={"LANES_DEBUG": "1", **env}, timeout=_HANG)
     except subprocess.TimeoutExpired:
         pytest.fail("the hook hung on a non-regular state file")
 
@@ -83,7 +76,7 @@ def test_a_fifo_in_the_user_state_dir_never_hangs_the_hook(
     proc = _run_hook_bounded(payload(command, cwd=repo, event=event), xdg)
     # Fail open: the command is allowed (or judged as without the cache).
     assert proc.returncode in (0, 2), proc.stderr
-    assert b"Traceback" not in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("name", _STATE_FILES)
@@ -101,7 +94,7 @@ def test_a_fifo_in_the_repository_state_dir_never_hangs_the_hook(
     override = {"LANES_FULL_SWEEP_OK": "1", "LANES_OVERRIDE_REASON": "hostile filesystem test"}
     proc = _run_hook_bounded(data, tmp_path / "xdg", **override)
     assert proc.returncode in (0, 2), proc.stderr
-    assert b"Traceback" not in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_a_fifo_as_an_untracked_file_never_hangs_the_tree_digest(tmp_path: Path) -> None:

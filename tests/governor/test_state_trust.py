@@ -17,22 +17,17 @@ import os
 from pathlib import Path
 
 import pytest
-from governor_helpers import SESSION_B, Project
-from hook_io_helpers import git
 
 from lanes.config import load_config
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.lock import AcquireResult, acquire, inspect, release
+from tests.governor.governor_helpers import SESSION_B, Project
+from tests.support.git import git
 
 REASON = "release candidate check"
 OVERRIDE = {"LANES_FULL_SWEEP_OK": "1", "LANES_OVERRIDE_REASON": REASON}
 UNIT = "pytest tests/unit -q"
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "repo")
 
 
 def _green(project: Project) -> None:

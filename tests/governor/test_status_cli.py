@@ -8,23 +8,17 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import SESSION_A, Project
-from hook_io_helpers import git
 
 from lanes.cli import main
+from tests.governor.governor_helpers import SESSION_A, Project
+from tests.support.git import git
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    project = Project(tmp_path / "repo")
-    monkeypatch.chdir(project.root)
-    for name in ("LANES_STATE_DIR", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    return project
+# The CLI reads the working directory and the environment: run it in the project.
+pytestmark = pytest.mark.usefixtures("in_project")
 
 
 def status_json(capsys: pytest.CaptureFixture[str]) -> dict[str, object]:

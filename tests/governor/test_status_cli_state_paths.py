@@ -7,21 +7,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import Project
 
 from lanes.cli import main
 
+if TYPE_CHECKING:
+    from tests.governor.governor_helpers import Project
 
-@pytest.fixture
-def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Project:
-    project = Project(tmp_path / "repo")
-    monkeypatch.chdir(project.root)
-    for name in ("LANES_STATE_DIR", "CLAUDE_SESSION_ID", "CODEX_SESSION_ID"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
-    return project
+# The CLI reads the working directory and the environment: run it in the project.
+pytestmark = pytest.mark.usefixtures("in_project")
 
 
 def _error(capsys: pytest.CaptureFixture[str]) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import Project
 from hypothesis import given, settings
 
 from lanes.fuzz.adapters import sweep_rule_blocks
@@ -17,13 +16,7 @@ from lanes.governor.classify.runners.keyword import evaluates_true
 from lanes.strategies.shell import sweep_bypass_commands
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Project:
-    return Project(tmp_path / "repo")
-
+    from tests.governor.governor_helpers import Project
 
 BYPASSES = [
     "pytest tests/../tests",

@@ -10,8 +10,6 @@ import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import make_repo, payload
-from hook_io_helpers import clean_env, lanes_command
 
 from lanes.config import GovernorConfig
 from lanes.governor.payload import MAX_PAYLOAD
@@ -20,6 +18,8 @@ from lanes.governor.policy.sweep import (
     DEFAULT_SWEEP_MIN_PATHS,
     last_resort,
 )
+from tests.governor.governor_helpers import make_repo
+from tests.support.hooks import clean_env, lanes_command, payload
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -40,7 +40,7 @@ def hook(raw: bytes, *, xdg: Path, cwd: Path) -> subprocess.CompletedProcess[byt
 
 
 def pre(command: str, cwd: Path) -> bytes:
-    return json.dumps(payload("PreToolUse", command, cwd=cwd)).encode()
+    return json.dumps(payload(command, event="PreToolUse", cwd=cwd)).encode()
 
 
 @pytest.fixture
@@ -78,7 +78,7 @@ def test_a_deeply_nested_pyproject_keeps_the_gate_closed(repo: Path, tmp_path: P
 
 
 def test_a_nul_in_cwd_keeps_the_gate_closed(repo: Path, tmp_path: Path) -> None:
-    raw = json.dumps(payload("PreToolUse", "pytest", cwd=repo)).replace(
+    raw = json.dumps(payload("pytest", event="PreToolUse", cwd=repo)).replace(
         json.dumps(str(repo)), json.dumps(str(repo) + "\0x")
     )
     result = hook(raw.encode(), xdg=tmp_path / "xdg", cwd=repo)
@@ -87,7 +87,7 @@ def test_a_nul_in_cwd_keeps_the_gate_closed(repo: Path, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("quote", ['"', ""], ids=["string", "number"])
 def test_a_huge_exit_code_keeps_the_gate_closed(repo: Path, tmp_path: Path, quote: str) -> None:
-    data = payload("PreToolUse", "pytest", cwd=repo, tool_response={"exit_code": "CODE"})
+    data = payload("pytest", event="PreToolUse", cwd=repo, tool_response={"exit_code": "CODE"})
     raw = json.dumps(data).replace('"CODE"', quote + "9" * 4400 + quote)
     result = hook(raw.encode(), xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 2, result.stderr
@@ -123,7 +123,7 @@ def test_a_long_command_past_the_classifier_cap_is_judged_by_its_text(
 def test_post_events_never_block_even_when_the_full_path_faults(repo: Path, tmp_path: Path) -> None:
     xdg = tmp_path / "xdg"
     _deep_cache(xdg)
-    raw = json.dumps(payload("PostToolUse", "pytest", cwd=repo)).encode()
+    raw = json.dumps(payload("pytest", event="PostToolUse", cwd=repo)).encode()
     assert hook(raw, xdg=xdg, cwd=repo).returncode == 0
 
 

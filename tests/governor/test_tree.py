@@ -5,19 +5,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from governor_helpers import make_repo
-from hook_io_helpers import git
-
 from lanes.governor.state.git import read_head, run_all
 from lanes.governor.state.ledger import CLEAN
 from lanes.governor.state.tree import find_repo, state_dir, tree_state
+from tests.governor.governor_helpers import make_repo
+from tests.support.git import git, head
 
 
 def test_a_clean_tree_is_clean_at_head(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     state = tree_state(str(repo))
     assert state is not None
-    assert state.git_head == git(repo, "rev-parse", "HEAD").strip()
+    assert state.git_head == head(repo)
     assert state.dirty_digest == CLEAN
 
 
@@ -139,7 +138,7 @@ def _head_from_files(repo: Path) -> str | None:
 
 def test_head_is_read_from_loose_packed_and_detached_refs(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
-    expected = git(repo, "rev-parse", "HEAD").strip()
+    expected = head(repo)
     assert _head_from_files(repo) == expected
     git(repo, "pack-refs", "--all", "--prune")
     assert not (repo / ".git" / "refs" / "heads" / "main").exists()
@@ -154,8 +153,8 @@ def test_head_of_a_linked_worktree(tmp_path: Path) -> None:
     (tmp_path / "wt" / "x.py").write_text("x = 1\n", "utf-8")
     git(tmp_path / "wt", "add", "x.py")
     git(tmp_path / "wt", "commit", "-q", "-m", "side")
-    assert _head_from_files(tmp_path / "wt") == git(tmp_path / "wt", "rev-parse", "HEAD").strip()
-    assert _head_from_files(repo) == git(repo, "rev-parse", "HEAD").strip()
+    assert _head_from_files(tmp_path / "wt") == head(tmp_path / "wt")
+    assert _head_from_files(repo) == head(repo)
 
 
 def test_an_unborn_branch_has_no_head(tmp_path: Path) -> None:
@@ -170,7 +169,7 @@ def test_run_all_reports_failure_and_timeout(tmp_path: Path) -> None:
     env = dict(os.environ)
     ok = run_all([["git", "rev-parse", "HEAD"]], cwd=str(repo), env=env, timeout=30)
     assert ok is not None
-    assert ok[0].strip() == git(repo, "rev-parse", "HEAD").strip().encode()
+    assert ok[0].strip() == head(repo).encode()
     failed = [["git", "rev-parse", "HEAD"], ["git", "no-such-command"]]
     assert run_all(failed, cwd=str(repo), env=env, timeout=30) is None
     # A git that outlives the deadline is killed and counts as a failure.

@@ -8,11 +8,11 @@ import os
 from typing import TYPE_CHECKING
 
 import pytest
-from governor_helpers import make_repo
-from hook_io_helpers import git
 
 from lanes.governor.state.ledger import CLEAN
 from lanes.governor.state.tree import tree_state
+from tests.governor.governor_helpers import make_repo
+from tests.support.git import git
 
 if TYPE_CHECKING:
     from pathlib import Path

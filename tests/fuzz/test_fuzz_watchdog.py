@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -16,6 +16,10 @@ from lanes.errors import ConfigError
 from lanes.fuzz.selfcheck import SELF_CHECK_TARGETS
 from lanes.fuzz.targets import Target
 from lanes.fuzz.watchdog import Watchdog
+from tests.support.processes import alive
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 pytestmark = pytest.mark.integration  # every test starts real worker processes
 
@@ -171,20 +175,10 @@ def test_a_wedged_worker_exits_when_its_parent_is_killed() -> None:
         worker = int(parent.stdout.readline())
         parent.kill()
     for _ in range(100):
-        if not _alive(worker):
+        if not alive(worker):
             break
         time.sleep(0.1)
-    assert not _alive(worker)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie still answers kill(0): it is dead, just not reaped (by init).
-    stat = Path(f"/proc/{pid}/stat")
-    return stat.exists() and stat.read_text().split(") ", 1)[1][0] != "Z"
+    assert not alive(worker)
 
 
 _CTRL_C_PARENT = """

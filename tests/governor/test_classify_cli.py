@@ -5,21 +5,27 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.cli import main
+from tests.support.processes import lanes_command
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def _lanes(*args: str, stdin: bytes) -> subprocess.CompletedProcess[bytes]:
-    script = Path(sys.executable).with_name("lanes")
-    command = [str(script)] if script.exists() else [sys.executable, "-m", "lanes"]
     # A strict stdin decoder, as under a UTF-8 locale without surrogateescape.
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
     return subprocess.run(
-        [*command, *args], input=stdin, capture_output=True, timeout=60, check=False, env=env
+        [*lanes_command(), *args],
+        input=stdin,
+        capture_output=True,
+        timeout=60,
+        check=False,
+        env=env,
     )
 
 

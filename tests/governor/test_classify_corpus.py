@@ -6,21 +6,15 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from lanes.governor.classify.classifier import classify
+from tests.support.processes import lanes_command
 
 CORPUS = Path(__file__).parent / "corpus" / "ci_commands.jsonl"
 _RUNNERS_FIELD = "runners"
-
-
-def lanes_command() -> list[str]:
-    """The ``lanes`` console script of this interpreter's environment."""
-    script = Path(sys.executable).with_name("lanes")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "lanes"]
 
 
 def _entries() -> list[dict[str, object]]:

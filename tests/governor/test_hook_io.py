@@ -21,7 +21,8 @@ from lanes.governor.classify.runners.table import PROGRAMS
 from lanes.governor.screen import prescreen
 from lanes.governor.screen import suite_words as _suite_words
 from tests.support.git import git_repo
-from tests.support.hooks import advice, clean_env, lanes_command, payload, run_hook
+from tests.support.hooks import advice, clean_env, payload, run_hook
+from tests.support.processes import lanes_command
 
 FORBIDDEN_KEYS = {"decision", "permissionDecision", "continue", "stopReason"}
 CORPUS_DIR = Path(__file__).parent / "corpus"

@@ -10,7 +10,8 @@ import pytest
 
 from lanes.cli import main
 from tests.support.git import git_repo
-from tests.support.hooks import clean_env, lanes_command
+from tests.support.hooks import clean_env
+from tests.support.processes import lanes_command
 
 if TYPE_CHECKING:
     from pathlib import Path

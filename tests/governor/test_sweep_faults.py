@@ -6,7 +6,6 @@ processes, because the faults live in the process's path to the gate."""
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import TYPE_CHECKING
 
 import pytest
@@ -19,24 +18,12 @@ from lanes.governor.policy.sweep import (
     last_resort,
 )
 from tests.governor.governor_helpers import make_repo
-from tests.support.hooks import clean_env, lanes_command, payload
+from tests.support.hooks import payload, run_hook
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 pytestmark = pytest.mark.integration
-
-
-def hook(raw: bytes, *, xdg: Path, cwd: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [*lanes_command(), "hook"],
-        input=raw,
-        capture_output=True,
-        env=clean_env(xdg),
-        cwd=cwd,
-        check=False,
-        timeout=60,
-    )
 
 
 def pre(command: str, cwd: Path) -> bytes:
@@ -63,17 +50,17 @@ def test_a_deeply_nested_config_cache_keeps_the_gate_closed(repo: Path, tmp_path
     xdg = tmp_path / "xdg"
     _deep_cache(xdg)
     for _ in range(2):  # persistently: the second call meets the same cache
-        result = hook(pre("pytest", repo), xdg=xdg, cwd=repo)
+        result = run_hook(pre("pytest", repo), xdg=xdg, cwd=repo)
         assert result.returncode == 2, result.stderr
-        assert b"full sweep blocked" in result.stderr
+        assert "full sweep blocked" in result.stderr
 
 
 def test_a_deeply_nested_pyproject_keeps_the_gate_closed(repo: Path, tmp_path: Path) -> None:
     _deep_pyproject(repo)
-    result = hook(pre("pytest -q", repo), xdg=tmp_path / "xdg", cwd=repo)
+    result = run_hook(pre("pytest -q", repo), xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 2, result.stderr
     # ...and a filtered run is still allowed: everything else fails open.
-    result = hook(pre("pytest tests/unit/test_a.py", repo), xdg=tmp_path / "xdg", cwd=repo)
+    result = run_hook(pre("pytest tests/unit/test_a.py", repo), xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 0, result.stderr
 
 
@@ -81,7 +68,7 @@ def test_a_nul_in_cwd_keeps_the_gate_closed(repo: Path, tmp_path: Path) -> None:
     raw = json.dumps(payload("pytest", event="PreToolUse", cwd=repo)).replace(
         json.dumps(str(repo)), json.dumps(str(repo) + "\0x")
     )
-    result = hook(raw.encode(), xdg=tmp_path / "xdg", cwd=repo)
+    result = run_hook(raw.encode(), xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 2, result.stderr
 
 
@@ -89,7 +76,7 @@ def test_a_nul_in_cwd_keeps_the_gate_closed(repo: Path, tmp_path: Path) -> None:
 def test_a_huge_exit_code_keeps_the_gate_closed(repo: Path, tmp_path: Path, quote: str) -> None:
     data = payload("pytest", event="PreToolUse", cwd=repo, tool_response={"exit_code": "CODE"})
     raw = json.dumps(data).replace('"CODE"', quote + "9" * 4400 + quote)
-    result = hook(raw.encode(), xdg=tmp_path / "xdg", cwd=repo)
+    result = run_hook(raw.encode(), xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 2, result.stderr
 
 
@@ -99,14 +86,14 @@ def test_a_payload_past_the_cap_that_could_sweep_is_blocked(
 ) -> None:
     command = "RUNNER; : " + "x" * (MAX_PAYLOAD + 1024)
     raw = pre(command, repo).replace(b"RUNNER", spelling)
-    result = hook(raw, xdg=tmp_path / "xdg", cwd=repo)
+    result = run_hook(raw, xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 2
-    assert b"full sweep blocked" in result.stderr
+    assert "full sweep blocked" in result.stderr
 
 
 def test_a_payload_past_the_cap_that_cannot_sweep_runs(repo: Path, tmp_path: Path) -> None:
     command = "echo test && " * ((MAX_PAYLOAD // 13) + 100)
-    result = hook(pre(command, repo), xdg=tmp_path / "xdg", cwd=repo)
+    result = run_hook(pre(command, repo), xdg=tmp_path / "xdg", cwd=repo)
     assert result.returncode == 0, result.stderr[:500]
 
 
@@ -115,16 +102,16 @@ def test_a_long_command_past_the_classifier_cap_is_judged_by_its_text(
 ) -> None:
     xdg = tmp_path / "xdg"
     sweep = "pytest; : " + "word " * 120_000  # ~600 KB: parsed, not lexed
-    assert hook(pre(sweep, repo), xdg=xdg, cwd=repo).returncode == 2
+    assert run_hook(pre(sweep, repo), xdg=xdg, cwd=repo).returncode == 2
     harmless = "echo test && " * 50_000
-    assert hook(pre(harmless, repo), xdg=xdg, cwd=repo).returncode == 0
+    assert run_hook(pre(harmless, repo), xdg=xdg, cwd=repo).returncode == 0
 
 
 def test_post_events_never_block_even_when_the_full_path_faults(repo: Path, tmp_path: Path) -> None:
     xdg = tmp_path / "xdg"
     _deep_cache(xdg)
     raw = json.dumps(payload("pytest", event="PostToolUse", cwd=repo)).encode()
-    assert hook(raw, xdg=xdg, cwd=repo).returncode == 0
+    assert run_hook(raw, xdg=xdg, cwd=repo).returncode == 0
 
 
 def test_the_last_resort_applies_the_configured_defaults() -> None:

@@ -6,22 +6,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tests.support.git import GIT_ENV
+from tests.support.processes import lanes_command
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 DEFAULT_SESSION = "session-0000-a1b2"
-
-
-def lanes_command() -> list[str]:
-    """The console script agents run (``lanes hook``), of this interpreter."""
-    script = Path(sys.executable).parent / "lanes"
-    return [str(script)] if script.is_file() else [sys.executable, "-m", "lanes"]
 
 
 def payload(
@@ -65,14 +59,16 @@ def run_hook(
     xdg: Path,
     args: tuple[str, ...] = (),
     env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
     timeout: float = 60,
 ) -> subprocess.CompletedProcess[str]:
     """Pipe one payload (or raw bytes) into a real ``lanes hook`` process with
     ``env`` added to :func:`clean_env`, run
-    in the payload's ``cwd`` as an agent would; its output decoded as UTF-8
+    in ``cwd``, else the payload's, as an agent would; its output decoded as UTF-8
     (the hook protocol's encoding: bytes that are not are a failure)."""
     raw = data if isinstance(data, bytes) else json.dumps(data).encode()
-    cwd = None if isinstance(data, bytes) else str(data["cwd"])
+    if cwd is None and not isinstance(data, bytes):
+        cwd = Path(str(data["cwd"]))
     done = subprocess.run(
         [*lanes_command(), "hook", *args],
         input=raw,

@@ -9,8 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -18,6 +17,10 @@ from lanes.cli import main
 from lanes.envelope import validate_envelope
 from lanes.exitcodes import ExitCode
 from lanes.timing.selfcheck import write_planted
+from tests.support.processes import alive
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PYTEST = (
     f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider -p no:hypothesispytest"
@@ -143,16 +146,6 @@ def test_hangs():
 """
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # A zombie is gone for our purpose; /proc says which it is.
-    stat = Path(f"/proc/{pid}/stat")
-    return not stat.exists() or stat.read_text().split(") ")[-1][:1] != "Z"
-
-
 @pytest.mark.integration
 def test_sigterm_leaves_an_error_envelope_and_no_suite_behind(tmp_path: Path) -> None:
     config = _project(tmp_path)
@@ -176,6 +169,6 @@ def test_sigterm_leaves_an_error_envelope_and_no_suite_behind(tmp_path: Path) ->
     assert envelope["stage"] == "error"
     assert envelope["error"]["type"] == "Terminated"
     deadline = time.monotonic() + 15
-    while _alive(suite_pid) and time.monotonic() < deadline:
+    while alive(suite_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(suite_pid), "the suite outlived the lane"
+    assert not alive(suite_pid), "the suite outlived the lane"

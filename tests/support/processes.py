@@ -1,0 +1,31 @@
+"""Real processes in tests: the ``lanes`` command of this interpreter, and
+whether a process the code under test should have stopped is still running."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+
+def lanes_command() -> list[str]:
+    """The console script users and agents run (``lanes``), of this interpreter."""
+    script = Path(sys.executable).parent / "lanes"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "lanes"]
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs. A zombie still answers ``kill(pid, 0)``: it
+    is dead, just not reaped, and ``/proc`` says which it is; without ``/proc``
+    (macOS) the signal's answer stands."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    if not Path("/proc").is_dir():
+        return True
+    stat = Path(f"/proc/{pid}/stat")
+    try:
+        return stat.read_text().split(") ", 1)[1][0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):  # gone between the two looks
+        return False

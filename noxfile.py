@@ -85,7 +85,7 @@ def tests_wheel(session: nox.Session) -> None:
         "f'lanes was imported from {lanes.__file__}, not the installed wheel')",
     )
     # pytest's console script does not put the checkout on sys.path either
-    # (rootdir-relative test helpers are found through their own folders).
+    # (importlib mode finds the `tests` package, helpers and all, by its files).
     session.run("pytest", *(session.posargs or ["-n", "auto", "-p", "no:cacheprovider"]))
 
 

@@ -132,16 +132,3 @@ def write_shard_envelope(
             raise RuntimeError(msg)
         run.verdict(passed=True)
     return path
-
-
-def git(repo: Path, *args: str) -> str:
-    import subprocess  # noqa: PLC0415  # only the git-backed tests need it
-
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from mutation_fixtures import MUTATED, NAMES, ORIGINAL
-
 from lanes.mutation.keys import describe_mutants, function_of, qualname_of
+from tests.mutation.mutation_fixtures import MUTATED, NAMES, ORIGINAL
 
 
 def _keys(original: str, mutated: str, names: tuple[str, ...] = NAMES) -> dict[str, str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from mutation_fixtures import mutant, shard_data, write_shard_envelope
 
 from lanes.mutation.merge import collect_envelope_paths, merge_shards
+from tests.mutation.mutation_fixtures import mutant, shard_data, write_shard_envelope
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from mutation_fixtures import git
 
 from lanes.config import parse_config
 from lanes.errors import UsageError
 from lanes.mutation.plan import affected_modules, changed_files, matrix, select_modules
+from tests.support.git import git
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mutation_fixtures import PROVENANCE, mutant
 
 from lanes.errors import StateError
 from lanes.mutation.baseline import Baseline, read_baseline, write_baseline
 from lanes.mutation.merge import MergedModule
 from lanes.mutation.ratchet import ModuleVerdict, ratchet
+from tests.mutation.mutation_fixtures import PROVENANCE, mutant
 
 DATA = Path(__file__).with_name("data")
 

@@ -6,11 +6,11 @@ import tomllib
 from typing import TYPE_CHECKING
 
 import pytest
-from mutation_fixtures import git
 
 from lanes.errors import ConfigError
 from lanes.mutation.settings import MutationModule
 from lanes.mutation.workcopy import copy_tree, mutmut_settings, write_mutmut_settings
+from tests.support.git import git
 
 if TYPE_CHECKING:
     from pathlib import Path

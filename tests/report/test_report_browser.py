@@ -14,8 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from browser import CHROMIUM, check_page
-from lane_payloads import (
+
+from lanes.report.render import build_report
+from tests.report.browser import CHROMIUM, check_page
+from tests.report.lane_payloads import (
     bench_data,
     fuzz_data,
     fuzz_failure,
@@ -25,9 +27,7 @@ from lane_payloads import (
     torture_data,
     violation,
 )
-from report_fixtures import HOSTILE, write_lane
-
-from lanes.report.render import build_report
+from tests.report.report_fixtures import HOSTILE, write_lane
 
 pytestmark = [
     pytest.mark.integration,

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from report_fixtures import write_invalid, write_lane
 
 from lanes.cli import main
+from tests.report.report_fixtures import write_invalid, write_lane
 
 
 @pytest.fixture(autouse=True)

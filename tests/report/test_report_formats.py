@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
-from lane_payloads import (
+
+from lanes.cli import main
+from lanes.report._collect import collect
+from lanes.report._formats import github_annotations
+from lanes.report._view import build_view
+from lanes.report.render import SUMMARY_LIMIT, build_report, fit_markdown
+from tests.report.lane_payloads import (
     bench_data,
     fuzz_data,
     fuzz_failure,
@@ -21,13 +27,7 @@ from lane_payloads import (
     torture_data,
     violation,
 )
-from report_fixtures import HOSTILE, write_lane
-
-from lanes.cli import main
-from lanes.report._collect import collect
-from lanes.report._formats import github_annotations
-from lanes.report._view import build_view
-from lanes.report.render import SUMMARY_LIMIT, build_report, fit_markdown
+from tests.report.report_fixtures import HOSTILE, write_lane
 
 if TYPE_CHECKING:
     from lanes.report.render import Report

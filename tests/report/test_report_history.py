@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from lane_payloads import fuzz_data, offender, slow_data, torture_data
-from report_fixtures import write_lane
 
 from lanes.cli import main
 from lanes.report.render import build_report
+from tests.report.lane_payloads import fuzz_data, offender, slow_data, torture_data
+from tests.report.report_fixtures import write_lane
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -10,9 +10,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from report_fixtures import write_lane
 
 from lanes.cli import main
+from tests.report.report_fixtures import write_lane
 
 if TYPE_CHECKING:
     from pathlib import Path

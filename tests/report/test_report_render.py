@@ -7,12 +7,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from report_fixtures import HOSTILE, write_invalid, write_lane
 
 from lanes.config import parse_config
 from lanes.envelope import lane_run
 from lanes.report._view import data_rows, format_duration
 from lanes.report.render import build_report, markdown_escape
+from tests.report.report_fixtures import HOSTILE, write_invalid, write_lane
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -7,7 +7,9 @@ import re
 from typing import TYPE_CHECKING
 
 import pytest
-from lane_payloads import (
+
+from lanes.report.render import build_report
+from tests.report.lane_payloads import (
     bench_data,
     fuzz_data,
     fuzz_failure,
@@ -19,9 +21,7 @@ from lane_payloads import (
     torture_data,
     violation,
 )
-from report_fixtures import HOSTILE, write_lane
-
-from lanes.report.render import build_report
+from tests.report.report_fixtures import HOSTILE, write_lane
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from slow_helpers import PYPROJECT, THREE_TESTS
 
 from lanes.cli import main
+from tests.slow.slow_helpers import PYPROJECT, THREE_TESTS
+from tests.support.git import git
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -18,15 +18,6 @@ SLOW = "tests/test_three.py::test_slow"
 BAND = "tests/test_three.py::test_band"
 # The collection subprocess does not need Hypothesis's plugin (seconds of import).
 COLLECT = ["--", "-p", "no:hypothesispytest", "-p", "no:cacheprovider"]
-
-
-def _git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def _pin(nodeid: str, **fields: Any) -> dict[str, Any]:
@@ -53,9 +44,9 @@ def repo(tmp_path: Path) -> Path:
     tmp_path.joinpath("tests").mkdir()
     tmp_path.joinpath("tests", "test_three.py").write_text(THREE_TESTS)
     _write_pins(tmp_path, _pin(SLOW))
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", ".")
-    _git(tmp_path, "commit", "-q", "-m", "base")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "base")
     return tmp_path
 
 
@@ -132,9 +123,9 @@ def test_a_base_without_a_pin_file_means_every_pin_is_new(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     tmp_path.joinpath("pyproject.toml").write_text(PYPROJECT.replace("{enabled}", ""))
-    _git(tmp_path, "init", "-q")
-    _git(tmp_path, "add", ".")
-    _git(tmp_path, "commit", "-q", "-m", "no pins yet")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "no pins yet")
     # No pins in the working tree either: nothing to collect, nothing to judge.
     assert _check(tmp_path) == 0
     assert "0 added, 0 removed" in capsys.readouterr().out

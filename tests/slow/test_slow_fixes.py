@@ -14,9 +14,10 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from slow_helpers import make_project, read_json, write_pins
 
 from lanes.cli import main
+from tests.slow.slow_helpers import make_project, read_json, write_pins
+from tests.support.git import git, git_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,25 +58,10 @@ def test_check_rejects_placeholder_and_empty_justifications(
     problem: str,
 ) -> None:
     root = project.path
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    git_repo(root)
     write_pins(project, {"nodeid": SLOW, "ceiling": 1.0, "reason": reason, "tracking": tracking})
     # A repository with one empty commit, so HEAD exists and has no pins.
-    subprocess.run(
-        [
-            "git",
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-q",
-            "--allow-empty",
-            "-m",
-            "base",
-        ],
-        cwd=root,
-        check=True,
-    )
+    git(root, "commit", "-q", "--allow-empty", "-m", "base")
     assert main(["slow", "check", "--base", "HEAD", "--config", str(root / "pyproject.toml")]) == 1
     out = capsys.readouterr().out
     assert f"FAIL unjustified pin {SLOW}" in out

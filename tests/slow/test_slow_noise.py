@@ -13,7 +13,8 @@ import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING
 
 import pytest
-from slow_helpers import PYPROJECT, THREE_TESTS, read_json, write_pins
+
+from tests.slow.slow_helpers import PYPROJECT, THREE_TESTS, read_json, write_pins
 
 if TYPE_CHECKING:
     from pathlib import Path

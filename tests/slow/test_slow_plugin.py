@@ -5,9 +5,16 @@ from __future__ import annotations
 import importlib.metadata
 
 import pytest
-from slow_helpers import BAND_SLEEP, SLOW_SLEEP, make_project, read_json, verdicts, write_pins
 
 from lanes.envelope import validate_envelope
+from tests.slow.slow_helpers import (
+    BAND_SLEEP,
+    SLOW_SLEEP,
+    make_project,
+    read_json,
+    verdicts,
+    write_pins,
+)
 
 SLOW = "tests/test_three.py::test_slow"
 BAND = "tests/test_three.py::test_band"

@@ -6,11 +6,11 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
-from slow_helpers import make_project, read_json, write_pins
 
 from lanes.cli import main
 from lanes.envelope import validate_envelope
 from lanes.slow.selfcheck import EXPECTED, run_self_check
+from tests.slow.slow_helpers import make_project, read_json, write_pins
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from slow_helpers import BAND_SLEEP, SLOW_SLEEP, make_project, read_json, verdicts, write_pins
+
+from tests.slow.slow_helpers import (
+    BAND_SLEEP,
+    SLOW_SLEEP,
+    make_project,
+    read_json,
+    verdicts,
+    write_pins,
+)
 
 
 @pytest.mark.integration

@@ -55,6 +55,10 @@ def test_band():
 def test_slow():
     time.sleep({SLOW_SLEEP})
 """
+# The node ids of THREE_TESTS, planted as tests/test_three.py.
+FAST = "tests/test_three.py::test_fast"
+BAND = "tests/test_three.py::test_band"
+SLOW = "tests/test_three.py::test_slow"
 
 
 def make_project(pytester: pytest.Pytester, *, enabled: str = "") -> None:

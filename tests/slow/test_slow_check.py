@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.cli import main
-from tests.slow.slow_helpers import PYPROJECT, THREE_TESTS
+from tests.slow.slow_helpers import BAND, PYPROJECT, SLOW, THREE_TESTS
 from tests.support.git import git
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-SLOW = "tests/test_three.py::test_slow"
-BAND = "tests/test_three.py::test_band"
 # The collection subprocess does not need Hypothesis's plugin (seconds of import).
 COLLECT = ["--", "-p", "no:hypothesispytest", "-p", "no:cacheprovider"]
 

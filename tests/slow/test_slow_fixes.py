@@ -16,15 +16,11 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.cli import main
-from tests.slow.slow_helpers import make_project, read_json, write_pins
+from tests.slow.slow_helpers import FAST, SLOW, make_project, read_json, write_pins
 from tests.support.git import git, git_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-SLOW = "tests/test_three.py::test_slow"
-BAND = "tests/test_three.py::test_band"
-FAST = "tests/test_three.py::test_fast"
 
 
 @pytest.fixture

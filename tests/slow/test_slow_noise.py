@@ -14,14 +14,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.slow.slow_helpers import PYPROJECT, THREE_TESTS, read_json, write_pins
+from tests.slow.slow_helpers import BAND, FAST, PYPROJECT, SLOW, THREE_TESTS, read_json, write_pins
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-SLOW = "tests/test_three.py::test_slow"
-BAND = "tests/test_three.py::test_band"
-FAST = "tests/test_three.py::test_fast"
 NOISY = "tests/test_noisy.py::test_noisy"
 
 # Slow (0.6 s, 3.3x the 0.18 s limit) on its first run only: what a load spike

@@ -8,17 +8,16 @@ import pytest
 
 from lanes.envelope import validate_envelope
 from tests.slow.slow_helpers import (
+    BAND,
     BAND_SLEEP,
+    FAST,
+    SLOW,
     SLOW_SLEEP,
     make_project,
     read_json,
     verdicts,
     write_pins,
 )
-
-SLOW = "tests/test_three.py::test_slow"
-BAND = "tests/test_three.py::test_band"
-FAST = "tests/test_three.py::test_fast"
 
 
 def test_inert_by_default(pytester: pytest.Pytester) -> None:

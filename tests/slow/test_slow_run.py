@@ -10,12 +10,11 @@ import pytest
 from lanes.cli import main
 from lanes.envelope import validate_envelope
 from lanes.slow.selfcheck import EXPECTED, run_self_check
-from tests.slow.slow_helpers import make_project, read_json, write_pins
+from tests.slow.slow_helpers import SLOW, make_project, read_json, write_pins
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-SLOW = "tests/test_three.py::test_slow"
 # The child pytest does not need Hypothesis's plugin (seconds of import).
 PYTEST = ["--", "-p", "no:hypothesispytest", "-p", "no:cacheprovider", "-q"]
 

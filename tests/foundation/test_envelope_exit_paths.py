@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -212,8 +213,15 @@ def test_sigterm_while_reading_provenance(tmp_path: Path) -> None:
         env=env,
     )
     try:
-        with fifo.open(encoding="utf-8") as started:  # blocks until the fake git runs
-            assert started.readline() == "started\n"
+        # O_RDWR never blocks on a FIFO, so a child that never runs git (a
+        # broken provenance reader) fails this test instead of hanging the suite.
+        fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
+        try:
+            ready, _, _ = select.select([fd], [], [], 60)
+            assert ready, "the lane never ran git for its provenance"
+            assert os.read(fd, 100) == b"started\n"
+        finally:
+            os.close(fd)
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:

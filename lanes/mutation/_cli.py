@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from lanes._cli_config import add_config_option
@@ -49,6 +50,7 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     run.add_argument("--shard", metavar="I/N", help="run shard I of N (default 1/1: every mutant)")
     run.add_argument(
         "--out",
+        type=Path,
         metavar="DIR",
         help="where the shard envelope goes (default envelopes/mutation/shards)",
     )
@@ -79,13 +81,20 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     check = verbs.add_parser("check", help="ratchet the merged scores against the baseline")
     add_config_option(check)
     check.add_argument(
-        "--merged", metavar="FILE", help="merged envelope (default envelopes/mutation/merged.json)"
+        "--merged",
+        type=Path,
+        metavar="FILE",
+        help="merged envelope (default envelopes/mutation/merged.json)",
     )
     check.add_argument(
-        "--baseline", metavar="FILE", help="baseline file (default [tool.lanes.mutation] baseline)"
+        "--baseline",
+        type=Path,
+        metavar="FILE",
+        help="baseline file (default [tool.lanes.mutation] baseline)",
     )
     check.add_argument(
         "--envelope",
+        type=Path,
         metavar="FILE",
         help="where the lane's envelope goes (default envelopes/mutation.json)",
     )
@@ -96,10 +105,16 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     )
     add_config_option(baseline)
     baseline.add_argument(
-        "--envelope", metavar="FILE", help="the check envelope (default envelopes/mutation.json)"
+        "--envelope",
+        type=Path,
+        metavar="FILE",
+        help="the check envelope (default envelopes/mutation.json)",
     )
     baseline.add_argument(
-        "--output", metavar="FILE", help="where to write (default the configured baseline)"
+        "--output",
+        type=Path,
+        metavar="FILE",
+        help="where to write (default the configured baseline)",
     )
     baseline.set_defaults(handler=_verb("baseline"))
 

@@ -112,7 +112,9 @@ def _print_check(data: dict[str, Any]) -> None:
 def check(ns: argparse.Namespace) -> int:
     config = load_config(ns.config)
     code = drive(CheckLane(), ns, config=config)
-    _print_check(read_envelope(config.envelope_path("mutation"))["data"])
+    # The envelope this check wrote, not the default one (an older run's).
+    written = ns.envelope if ns.envelope is not None else config.envelope_path("mutation")
+    _print_check(read_envelope(written)["data"])
     return code
 
 

@@ -136,7 +136,8 @@ def _string_references(strings: list[str], scripts: Mapping[str, str]) -> list[s
     """Module names a file names in strings: tables of lazily imported modules
     (``("affected", "lanes.affected._cli")``), ``"pkg.mod:attr"`` references, and
     console-script names a test runs as a subprocess (``["lanes", "report"]``).
-    Following them costs a few extra selections and closes the commonest blind spot."""
+    Following them costs a few extra selections and closes the commonest blind spot.
+    (Bare leaf names next to a module of that name are followed in :func:`build_graph`.)"""
     names: list[str] = []
     for text in strings:
         if text in scripts:
@@ -185,7 +186,16 @@ def build_graph(
         facts = _scan(tree, path, importer, is_package=is_package)
         script_names = scripts if scripts and runs_scripts and runs_scripts(path) else {}
         referenced = _string_references(facts.strings, script_names)
-        for name in [*facts.imports, *referenced]:
+        # A bare module name in a string, next to a module of that name, is a
+        # lazy import by leaf name (`__import__(f"{package}.{name}")` over a
+        # table of names): the runner table's "jvm" -> runners/jvm.py.
+        package = importer if is_package else importer.rpartition(".")[0]
+        siblings = [
+            f"{package}.{text}" if package else text
+            for text in facts.strings
+            if text.isidentifier() and (f"{package}.{text}" if package else text) in by_module
+        ]
+        for name in [*facts.imports, *referenced, *siblings]:
             # `import a.b.c` also runs a/__init__.py and a/b/__init__.py.
             parts = name.split(".")
             for end in range(1, len(parts) + 1):

@@ -7,6 +7,9 @@ failed with the selector's plan for that one-file change. Recall is the share
 of failing test files the plan selected (goal: 100%); the saving is the share
 of the suite the plan did *not* select. A plant no test notices is counted
 separately: it says something about the suite, nothing about the selector.
+A failing test file outside the selection is confirmed before it counts as a
+miss: run alone, it must fail with the plant and pass without it (a test that
+flakes under load is listed as ``flaky``, not as a miss).
 """
 
 from __future__ import annotations
@@ -89,14 +92,22 @@ def measure_recall(config: Config, count: int) -> dict[str, Any]:
             _plant(clone / path, line)
             plan = build_plan(cloned, "HEAD")
             failing = failing_test_files(clone, *_PYTEST_ARGS) - broken
-            subprocess.run(["git", "checkout", "--", path], cwd=clone, check=True)
             selected = set(plan.tests)
+            # A failure outside the selection is a miss only if the plant
+            # causes it: it fails alone with the plant and passes alone without.
+            # Anything else is a flaky test, which says nothing about the selector.
+            suspects = sorted(failing - selected)
+            still = failing_test_files(clone, *suspects) if suspects else set()
+            subprocess.run(["git", "checkout", "--", path], cwd=clone, check=True)
+            flaky_alone = failing_test_files(clone, *sorted(still)) if still else set()
+            missed = still - flaky_alone
             plants.append(
                 {
                     "file": path,
                     "function": function,
-                    "failing": sorted(failing),
-                    "missed": sorted(failing - selected),
+                    "failing": sorted(failing - (set(suspects) - missed)),
+                    "missed": sorted(missed),
+                    "flaky": sorted(set(suspects) - missed),
                     "selected": len(selected),
                     "full": plan.full,
                 }

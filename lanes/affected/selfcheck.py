@@ -61,7 +61,7 @@ def _git(root: Path, *args: str) -> None:
 
 
 def failing_test_files(root: Path, *extra: str) -> set[str]:
-    """Run the whole suite once (``-rf``) and return the files of the tests that failed.
+    """Run the whole suite (or the tests ``extra`` names) once and return the files of the tests that failed.
 
     The project's own code comes first on ``sys.path`` (``PYTHONPATH=root``), also in
     the subprocesses its tests start: an installed copy must not stand in for it.
@@ -78,7 +78,10 @@ def failing_test_files(root: Path, *extra: str) -> set[str]:
         text=True,
         check=False,
     )
-    return set(_FAILED.findall(proc.stdout))
+    # Only pytest's own summary: a failing test's captured output may quote a
+    # nested pytest's FAILED lines (the self-check's planted project does).
+    _, _, summary = proc.stdout.rpartition("short test summary info")
+    return set(_FAILED.findall(summary))
 
 
 def _selected(root: Path) -> tuple[set[str], bool]:

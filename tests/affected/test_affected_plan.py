@@ -122,6 +122,25 @@ def test_the_ownership_table_maps_data_to_tests(
     assert _tests(_plan(capsys)) == {"tests/test_other.py": ["owners"]}
 
 
+def test_a_module_imported_lazily_by_leaf_name_is_followed(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The governor's runner table names its rule modules ("jvm") and imports them
+    # with __import__(f"{package}.{name}"): a recall run planted a bug in such a
+    # module and no test was selected.
+    (project / "pkg/table.py").write_text(
+        'RULES = {"x": "other"}\n\n\ndef rule(name: str) -> object:\n'
+        '    return __import__(f"pkg.{RULES[name]}", fromlist=["h"])\n'
+    )
+    (project / "tests/test_table.py").write_text(
+        "from pkg.table import rule\n\n\ndef test_rule() -> None:\n    assert rule('x')\n"
+    )
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "table")
+    (project / "pkg/other.py").write_text("def h() -> str:\n    return 'changed'\n")
+    assert sorted(_tests(_plan(capsys))) == ["tests/test_other.py", "tests/test_table.py"]
+
+
 def test_dynamic_imports_are_reported_not_hidden(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

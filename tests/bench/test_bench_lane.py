@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -15,8 +14,8 @@ from lanes.bench import registry
 from lanes.bench._stats import goal_verdict, median_interval
 from lanes.bench.registry import BenchContext, BenchResult
 from lanes.bench.runner import run_bench
-from lanes.envelope import validate_envelope
 from lanes.errors import UsageError
+from tests.support.documents import read_envelope
 
 PYPROJECT = '[tool.lanes]\nenvelope_dir = "out"\n'
 
@@ -34,10 +33,7 @@ def _ns(project: Path, *only: str, iterations: int = 1) -> argparse.Namespace:
 
 
 def _envelope(project: Path) -> dict[str, object]:
-    document = json.loads((project / "out" / "bench.json").read_text(encoding="utf-8"))
-    assert validate_envelope(document) == []
-    assert isinstance(document, dict)
-    return document
+    return read_envelope(project / "out" / "bench.json")
 
 
 @pytest.mark.integration

@@ -8,7 +8,6 @@ blocks on stdin, so there is no sleep and no race.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import signal
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from lanes.envelope import validate_envelope
+from tests.support.documents import read_envelope
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -111,8 +110,7 @@ def _envelope(tmp_path: Path, lane: str = "probe") -> dict[str, Any]:
     directory = tmp_path / "envelopes"
     # Atomic writes leave only finished files: no `.probe.json.<pid>.<n>.tmp`.
     assert [p.name for p in directory.iterdir() if not p.name.endswith(".json")] == []
-    document: dict[str, Any] = json.loads((directory / f"{lane}.json").read_text("utf-8"))
-    assert validate_envelope(document) == []
+    document = read_envelope(directory / f"{lane}.json")
     assert document["lane"] == lane
     return document
 

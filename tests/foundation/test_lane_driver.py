@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, ClassVar
 
 import pytest
 
 from lanes.config import parse_config
-from lanes.envelope import validate_envelope
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
 from lanes.lane import choose, drive
+from tests.support.documents import read_envelope
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,10 +56,7 @@ def _drive(tmp_path: Path, mode: str | None) -> tuple[ExitCode, Path]:
 
 
 def _envelope(path: Path) -> dict[str, object]:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    assert validate_envelope(document) == []
-    assert isinstance(document, dict)
-    return document
+    return read_envelope(path)
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ import pytest
 
 from lanes.cli import main
 from lanes.config import Config, parse_config
-from lanes.envelope import validate_envelope
 from lanes.errors import ConfigError, UsageError
 from lanes.exitcodes import ExitCode
 from lanes.fuzz.artifacts import load_corpus
 from lanes.fuzz.lane import FuzzOptions, corpus_path, replay_corpus, run_fuzz
+from tests.support.documents import read_envelope
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -90,10 +90,9 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, iterations: int
 
 
 def _envelope(config: Config, name: str) -> dict[str, Any]:
-    document = json.loads((config.root / "envelopes" / name).read_text(encoding="utf-8"))
-    assert validate_envelope(document) == []
+    document = read_envelope(config.root / "envelopes" / name)
     assert document["lane"] == "fuzz"
-    return document  # type: ignore[no-any-return]  # JSON object checked by the schema above
+    return document
 
 
 def _run(config: Config, **options: Any) -> tuple[ExitCode, str]:

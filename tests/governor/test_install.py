@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.cli import main
+from tests.support.documents import read_json
 from tests.support.git import git_repo
 from tests.support.hooks import clean_env
 from tests.support.processes import lanes_command
@@ -27,17 +28,11 @@ def _install(root: Path, *extra: str) -> int:
     return main(["governor", "install", "--root", str(root), *extra])
 
 
-def _read(path: Path) -> dict[str, object]:
-    document = json.loads(path.read_text(encoding="utf-8"))
-    assert isinstance(document, dict)
-    return document
-
-
 def test_a_fresh_project_gets_the_three_claude_registrations(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _install(tmp_path) == 0
-    settings = _read(tmp_path / ".claude" / "settings.json")
+    settings = read_json(tmp_path / ".claude" / "settings.json")
     assert settings == {
         "hooks": {
             "PreToolUse": [CLAUDE_HOOK],
@@ -64,7 +59,7 @@ def test_twice_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str
 def test_codex_gets_pre_and_post_only(tmp_path: Path) -> None:
     assert _install(tmp_path, "--codex") == 0
     # Codex sends failed commands to PostToolUse; it has no PostToolUseFailure.
-    assert _read(tmp_path / ".codex" / "hooks.json") == {
+    assert read_json(tmp_path / ".codex" / "hooks.json") == {
         "hooks": {"PreToolUse": [CODEX_HOOK], "PostToolUse": [CODEX_HOOK]}
     }
 
@@ -84,7 +79,7 @@ def test_the_users_settings_and_hooks_are_kept_in_order(tmp_path: Path) -> None:
     path.parent.mkdir()
     path.write_text(json.dumps(original, indent=4), encoding="utf-8")
     assert _install(tmp_path) == 0
-    settings = _read(path)
+    settings = read_json(path)
     assert list(settings) == ["permissions", "hooks", "env"]
     assert settings["permissions"] == original["permissions"]
     assert settings["env"] == original["env"]
@@ -107,7 +102,7 @@ def test_an_existing_registration_inside_a_users_group_is_recognised(tmp_path: P
     path.parent.mkdir()
     path.write_text(json.dumps({"hooks": {"PreToolUse": [shared]}}), encoding="utf-8")
     assert _install(tmp_path) == 0
-    hooks = _read(path)["hooks"]
+    hooks = read_json(path)["hooks"]
     assert isinstance(hooks, dict)
     assert hooks["PreToolUse"] == [shared]
     assert hooks["PostToolUse"] == [CLAUDE_HOOK]

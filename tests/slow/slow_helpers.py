@@ -85,12 +85,6 @@ def write_pins(pytester: pytest.Pytester, *pins: dict[str, Any]) -> Path:
     return path
 
 
-def read_json(path: Path) -> dict[str, Any]:
-    data = json.loads(path.read_text())
-    assert isinstance(data, dict)
-    return data
-
-
 def verdicts(data: dict[str, Any]) -> dict[str, list[str]]:
     """The verdict-bearing part of a result: what two runs must agree on."""
     return {

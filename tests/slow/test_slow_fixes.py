@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.cli import main
-from tests.slow.slow_helpers import FAST, SLOW, make_project, read_json, write_pins
+from tests.slow.slow_helpers import FAST, SLOW, make_project, write_pins
+from tests.support.documents import read_json
 from tests.support.git import git, git_repo
 
 if TYPE_CHECKING:

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tests.slow.slow_helpers import BAND, FAST, PYPROJECT, SLOW, THREE_TESTS, read_json, write_pins
+from tests.slow.slow_helpers import BAND, FAST, PYPROJECT, SLOW, THREE_TESTS, write_pins
+from tests.support.documents import read_json
 
 if TYPE_CHECKING:
     from pathlib import Path

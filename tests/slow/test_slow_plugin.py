@@ -14,10 +14,10 @@ from tests.slow.slow_helpers import (
     SLOW,
     SLOW_SLEEP,
     make_project,
-    read_json,
     verdicts,
     write_pins,
 )
+from tests.support.documents import read_json
 
 
 def test_inert_by_default(pytester: pytest.Pytester) -> None:

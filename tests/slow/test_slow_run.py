@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.cli import main
-from lanes.envelope import validate_envelope
 from lanes.slow.selfcheck import EXPECTED, run_self_check
-from tests.slow.slow_helpers import SLOW, make_project, read_json, write_pins
+from tests.slow.slow_helpers import SLOW, make_project, write_pins
+from tests.support.documents import read_envelope
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -27,9 +27,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _envelope(project: Path) -> dict[str, object]:
-    envelope = read_json(project / "envelopes" / "slow.json")
-    assert validate_envelope(envelope) == []
-    return envelope
+    return read_envelope(project / "envelopes" / "slow.json")
 
 
 @pytest.mark.integration

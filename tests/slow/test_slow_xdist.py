@@ -8,10 +8,10 @@ from tests.slow.slow_helpers import (
     BAND_SLEEP,
     SLOW_SLEEP,
     make_project,
-    read_json,
     verdicts,
     write_pins,
 )
+from tests.support.documents import read_json
 
 
 @pytest.mark.integration

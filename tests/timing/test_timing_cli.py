@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.cli import main
-from lanes.envelope import validate_envelope
 from lanes.exitcodes import ExitCode
 from lanes.timing.selfcheck import write_planted
+from tests.support.documents import read_envelope
 from tests.support.processes import alive
 
 if TYPE_CHECKING:
@@ -36,10 +36,7 @@ def _project(root: Path, command: str = PYTEST, extra: str = "") -> Path:
 
 
 def _envelope(root: Path) -> dict[str, Any]:
-    document = json.loads((root / "envelopes" / "timing.json").read_text(encoding="utf-8"))
-    assert validate_envelope(document) == []
-    assert isinstance(document, dict)
-    return document
+    return read_envelope(root / "envelopes" / "timing.json")
 
 
 def _lanes(config: Path, *args: str) -> int:

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from lanes.cli import main
-from lanes.envelope import validate_envelope
 from lanes.torture.schedule import Schedule, dump_schedule
 from lanes.torture.sweep import Settings, Variant, programs, run_seed
+from tests.support.documents import read_envelope
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,11 +28,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def _envelope(project: Path) -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(
-        (project / "envelopes" / "torture.json").read_text(encoding="utf-8")
-    )
-    assert validate_envelope(document) == []
-    return document
+    return read_envelope(project / "envelopes" / "torture.json")
 
 
 def test_sweep_passes_and_writes_a_valid_envelope(

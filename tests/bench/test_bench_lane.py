@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from lanes.bench.registry import BenchContext, BenchResult
 from lanes.bench.runner import run_bench
 from lanes.errors import UsageError
 from tests.support.documents import read_envelope
+from tests.support.processes import run_lanes
 
 PYPROJECT = '[tool.lanes]\nenvelope_dir = "out"\n'
 
@@ -38,28 +38,19 @@ def _envelope(project: Path) -> dict[str, object]:
 
 @pytest.mark.integration
 def test_lanes_bench_writes_a_valid_envelope(project: Path, tmp_path: Path) -> None:
-    script = Path(sys.executable).parent / "lanes"
-    command = [str(script)] if script.is_file() else [sys.executable, "-m", "lanes"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("LANES_")}
-    proc = subprocess.run(
-        [
-            *command,
-            "bench",
-            "--iterations",
-            "2",
-            "--only",
-            "hook-latency",
-            "--only",
-            "classify-throughput",
-            "--config",
-            str(project / "pyproject.toml"),
-        ],
+    proc = run_lanes(
+        "bench",
+        "--iterations",
+        "2",
+        "--only",
+        "hook-latency",
+        "--only",
+        "classify-throughput",
+        "--config",
+        str(project / "pyproject.toml"),
         cwd=tmp_path,
         env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
     )
     assert proc.returncode in (0, 1), proc.stderr  # a verdict either way; never a crash
     document = _envelope(project)

@@ -6,15 +6,16 @@ import io
 import os
 import pty
 import subprocess
-import sys
 import threading
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.progress import format_duration, progress
+from tests.support.processes import lanes_command, run_lanes
 
-LANES = Path(sys.executable).with_name("lanes")
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def test_a_log_gets_a_plain_line_with_count_rate_and_current_item(
@@ -119,15 +120,7 @@ def test_lanes_fuzz_piped_to_a_file_writes_periodic_lines_on_stderr_only(
 ) -> None:
     project = _project(tmp_path)
     env = {**os.environ, "LANES_PROGRESS_INTERVAL": "0"}
-    done = subprocess.run(
-        [str(LANES), "fuzz", "--target", "ledger", "--iterations", "20"],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_lanes("fuzz", "--target", "ledger", "--iterations", "20", cwd=project, env=env)
     assert done.returncode == 0, done.stderr
     progress_lines = [line for line in done.stderr.splitlines() if line.startswith("fuzz: ")]
     assert progress_lines, done.stderr
@@ -167,7 +160,7 @@ def test_lanes_fuzz_on_a_terminal_draws_a_bar_without_colour_under_no_color(
     env.pop("LANES_PROGRESS_INTERVAL", None)
     env.pop("LANES_PROGRESS", None)
     output = _run_on_a_terminal(
-        [str(LANES), "fuzz", "--target", "ledger", "--iterations", "20"], project, env
+        [*lanes_command(), "fuzz", "--target", "ledger", "--iterations", "20"], project, env
     ).decode("utf-8", "replace")
     assert "20/20" in output  # the bar's done/total column
     assert "ETA" in output

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -28,11 +25,12 @@ from tests.report.lane_payloads import (
     violation,
 )
 from tests.report.report_fixtures import HOSTILE, write_lane
+from tests.support.processes import run_lanes
 
 if TYPE_CHECKING:
-    from lanes.report.render import Report
+    from pathlib import Path
 
-LANES = Path(sys.executable).with_name("lanes")
+    from lanes.report.render import Report
 
 
 @pytest.fixture(autouse=True)
@@ -213,25 +211,9 @@ def test_junit_after_a_failing_slow_lane_holds_the_offender_as_a_failed_case(
     )
     env = {**os.environ, "LANES_PROGRESS": "0"}
     env.pop("GITHUB_ACTIONS", None)
-    run = subprocess.run(
-        [str(LANES), "slow", "run", "--", "tests", "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    run = run_lanes("slow", "run", "--", "tests", "-p", "no:cacheprovider", cwd=tmp_path, env=env)
     assert run.returncode == 1, run.stdout + run.stderr
-    report = subprocess.run(
-        [str(LANES), "report", "--junit", "out.xml"],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    report = run_lanes("report", "--junit", "out.xml", cwd=tmp_path, env=env)
     assert report.returncode == 1, report.stdout + report.stderr
     root = ET.parse(tmp_path / "out.xml").getroot()  # noqa: S314  # our own output
     failed = {

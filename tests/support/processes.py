@@ -4,8 +4,13 @@ whether a process the code under test should have stopped is still running."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 def lanes_command() -> list[str]:
@@ -29,3 +34,19 @@ def alive(pid: int) -> bool:
         return stat.read_text().split(") ", 1)[1][0] != "Z"
     except (FileNotFoundError, ProcessLookupError):  # gone between the two looks
         return False
+
+
+def run_lanes(
+    *args: str, cwd: Path, env: Mapping[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run ``lanes *args`` as a user's shell would, in ``cwd`` (``env``, else
+    this process's environment); never raises on a failing exit."""
+    return subprocess.run(
+        [*lanes_command(), *args],
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=timeout,
+    )

@@ -137,8 +137,11 @@ def pytest_configure(config: pytest.Config) -> None:
     directory = os.environ.get(ENV_DIR)
     if not directory:
         return
-    # xdist names its workers gw0, gw1, ...; the process without one is the controller.
-    role = os.environ.get("PYTEST_XDIST_WORKER", "controller")
+    # xdist hands each worker its id (gw0, gw1, ...) in config.workerinput; the
+    # process without one is the controller. Not PYTEST_XDIST_WORKER from the
+    # environment: a suite started from inside an xdist worker inherits it.
+    workerinput = getattr(config, "workerinput", None)
+    role = str(workerinput["workerid"]) if isinstance(workerinput, dict) else "controller"
     config.pluginmanager.register(_Probe(directory, role), "lanes-timing-probe")
 
 

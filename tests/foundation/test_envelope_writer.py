@@ -71,8 +71,9 @@ def test_group_id_from_github(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_explicit_path(tmp_path: Path) -> None:
-    target = tmp_path / "shards" / "mutation-1.json"
-    with lane_run("mutation", config=parse_config({}, root=tmp_path), path=target) as run:
+    # A lane without a data schema: this is about the path, not any lane's payload.
+    target = tmp_path / "shards" / "probe-1.json"
+    with lane_run("probe", config=parse_config({}, root=tmp_path), path=target) as run:
         run.verdict(passed=False)
     assert _read(target)["result"] == "fail"
     assert not (tmp_path / "envelopes").exists()

@@ -8,7 +8,6 @@ CI keeps).
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from lanes.slow.verdicts import Judged, Judgement, PinState, Verdict, suggested_ceiling
@@ -36,24 +35,37 @@ FIXTURE_NOISE_FLOOR: Final = 0.01
 Style = Literal["fail", "warn", "plain", "good"]
 
 
-@dataclass(frozen=True)
+# Line and FixtureCost are plain slotted classes, not dataclasses: this module
+# is on the enabled plugin's import path, where creating a dataclass costs some
+# 4 M instructions (the bench lane holds the plugin to 2% of a suite's).
+
+
 class Line:
-    text: str
-    style: Style = "plain"
+    """One line of the terminal section, with its colour."""
+
+    __slots__ = ("style", "text")
+
+    def __init__(self, text: str, style: Style = "plain") -> None:
+        self.text = text
+        self.style = style
 
 
-@dataclass(frozen=True)
 class FixtureCost:
     """Setup cost of a fixture wider than function scope: not charged to any test,
     because it lands in whichever test happens to run first (which differs
     between ``-n 0`` and ``-n 2``), so it is reported here instead."""
 
-    name: str
-    scope: str
-    count: int
-    total: float
-    max: float
-    first: str
+    __slots__ = ("count", "first", "max", "name", "scope", "total")
+
+    def __init__(
+        self, *, name: str, scope: str, count: int, total: float, max: float, first: str
+    ) -> None:
+        self.name = name
+        self.scope = scope
+        self.count = count
+        self.total = total
+        self.max = max
+        self.first = first
 
 
 def _s(seconds: float) -> str:

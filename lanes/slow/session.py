@@ -39,7 +39,7 @@ import json
 import math
 import time
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Final
@@ -259,9 +259,10 @@ class Stopwatch:
     def take(self) -> tuple[float, list[tuple[str, str, float]]]:
         """The fixture setup timed since the last call (function seconds, shared setups).
 
-        Called at every phase's report: what the setup phase accumulated is that
-        test's; fixtures requested lazily inside the call are already in the
-        call's duration and are dropped with the call's report.
+        Called at the setup and call reports (a worker's at teardown's too): what
+        the setup phase accumulated is that test's; fixtures requested lazily
+        inside the call are already in the call's duration and are dropped with
+        the call's report.
         """
         taken = self._function, self._shared
         if taken[0] or taken[1]:
@@ -312,13 +313,17 @@ class WorkerStopwatch(Stopwatch):
                 report.__dict__[_SHARED] = shared
 
 
-@dataclass
 class _Shared:
-    scope: str
-    first: str
-    count: int = 0
-    total: float = 0.0
-    max: float = 0.0
+    """One wider-scoped fixture's setups so far (a plain class: cheaper than a dataclass to create)."""
+
+    __slots__ = ("count", "first", "max", "scope", "total")
+
+    def __init__(self, scope: str, first: str) -> None:
+        self.scope = scope
+        self.first = first
+        self.count = 0
+        self.total = 0.0
+        self.max = 0.0
 
 
 class Ratchet:
@@ -387,6 +392,11 @@ class Ratchet:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Hot path (three calls per test): read report.nodeid, a property that
         # builds a string, only where it is needed.
+        when = report.when
+        if when == "teardown":
+            # Nothing to read: teardown is not charged (see the module
+            # docstring), and no fixture is set up during it for take() to drain.
+            return
         extra = report.__dict__
         worker = extra.get("worker_id")
         if worker is None:
@@ -395,7 +405,6 @@ class Ratchet:
         else:
             # Replayed from an xdist worker: its stopwatch wrote onto the report.
             function_s, shared = extra.get(_FIXTURES, 0.0), extra.get(_SHARED, ())
-        when = report.when
         if when == "call":
             nodeid = report.nodeid
             if worker is None:

@@ -17,7 +17,6 @@ directory (``tests/integration`` matches everything under it), the way suite
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -71,12 +70,6 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     return re.compile("".join(out) + r"\Z")
 
 
-@dataclass(frozen=True)
-class _PathRule:
-    tier: str
-    regex: re.Pattern[str]
-
-
 class TierResolver:
     """Resolve a test's tier from its marker names and its root-relative path."""
 
@@ -84,11 +77,13 @@ class TierResolver:
         self.default = slow.default_tier
         # First declaration wins, so build the marker map in table order.
         self._by_marker: dict[str, str] = {}
-        rules: list[_PathRule] = []
+        # (tier, compiled glob) pairs: plain tuples, because a record class on
+        # the enabled plugin's import path costs millions of instructions to create.
+        rules: list[tuple[str, re.Pattern[str]]] = []
         for tier in slow.tiers.values():
             for marker in tier.markers:
                 self._by_marker.setdefault(marker, tier.name)
-            rules.extend(_PathRule(tier.name, compile_glob(p)) for p in tier.paths)
+            rules.extend((tier.name, compile_glob(p)) for p in tier.paths)
         self._rules = tuple(rules)
         self._marker_order = tuple(self._by_marker)
         self._marker_rank = {name: rank for rank, name in enumerate(self._marker_order)}
@@ -101,7 +96,7 @@ class TierResolver:
             ranks = [self._marker_rank[n] for n in marker_names if n in self._marker_rank]
             if ranks:
                 return self._by_marker[self._marker_order[min(ranks)]]
-        for rule in self._rules:
-            if rule.regex.match(path):
-                return rule.tier
+        for tier, regex in self._rules:
+            if regex.match(path):
+                return tier
         return self.default

@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
+import pytest
+
 from lanes.bench import slow as bench_slow
 from lanes.bench.registry import BenchContext, registered
 from lanes.config import parse_config
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-    import pytest
 
 
 def test_the_generated_suite_has_exactly_the_tests_asked_for(pytester: pytest.Pytester) -> None:
@@ -36,3 +36,17 @@ def test_without_valgrind_the_figure_is_a_miss_that_says_why(
     assert result.verdict == "miss"
     assert "valgrind is not installed" in result.note
     assert result.goal == "instruction overhead <= 2% (gating)"
+
+
+@pytest.mark.integration
+def test_the_warm_up_fills_the_byte_code_caches_even_where_the_environment_forbids_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Sandboxes and CI images often export PYTHONDONTWRITEBYTECODE=1: inherited,
+    # it left every measured run compiling and assertion-rewriting from source,
+    # a cost no installed lanekit pays after its first run.
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    bench_slow.make_suite(tmp_path, 3)
+    bench_slow.warm_up(sys.executable, tmp_path, ["-q", "-p", "no:cacheprovider", "tests"])
+    cached = [p.name for p in (tmp_path / "tests" / "__pycache__").glob("*.pyc")]
+    assert any(name.startswith("test_generated_000") for name in cached), cached

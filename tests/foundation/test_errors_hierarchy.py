@@ -5,10 +5,15 @@ from __future__ import annotations
 import multiprocessing
 import pickle
 from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING
 
 import pytest
 
+from lanes.config import parse_config
 from lanes.errors import ConfigError, EnvelopeError, LanesError, StateError, UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ALL = (ConfigError, UsageError, EnvelopeError, StateError)
 
@@ -55,19 +60,23 @@ def test_errors_survive_pickling(cls: type[LanesError]) -> None:
     assert (clone.message, clone.hint, str(clone)) == ("the thing", "do this", "the thing")
 
 
-def _raise_config_error() -> None:
-    msg = "raised in a worker"
-    raise ConfigError(msg, hint="read the parent's traceback")
-
-
 @pytest.mark.integration
-def test_error_from_a_worker_process_keeps_its_type() -> None:
+def test_error_from_a_worker_process_keeps_its_type(tmp_path: Path) -> None:
     # spawn, not fork: forking a multi-threaded process (an xdist worker) is
-    # deprecated from Python 3.12 and warnings are errors in this suite.
+    # deprecated from Python 3.12 and warnings are errors in this suite. The
+    # worker runs lanekit's own strict loader: a spawned child imports the
+    # callable by module name, and a test module is not importable there under
+    # --import-mode=importlib (the suite's mode).
+    bad = {"suites": {"unit": {"max_agee": 1}}}
+    with pytest.raises(ConfigError) as in_process:
+        parse_config(bad, root=tmp_path)
     context = multiprocessing.get_context("spawn")
     with (
         ProcessPoolExecutor(max_workers=1, mp_context=context) as pool,
         pytest.raises(ConfigError) as raised,
     ):
-        pool.submit(_raise_config_error).result(timeout=60)
-    assert raised.value.hint == "read the parent's traceback"
+        pool.submit(parse_config, bad, root=tmp_path).result(timeout=60)
+    assert (raised.value.message, raised.value.hint) == (
+        in_process.value.message,
+        in_process.value.hint,
+    )

@@ -32,7 +32,19 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest("-p", "no:cacheprovider", "-p", "lanes.slow", "--slow-ratchet", *args)
+    # An in-process run that names an already-imported plugin gets pytest's
+    # "cannot be rewritten" warning, or not, depending on which tests ran before
+    # in this worker: ignore it so outcome counts do not depend on test order.
+    return pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "lanes.slow",
+        "--slow-ratchet",
+        *args,
+    )
 
 
 # -- lanes slow check: placeholders ------------------------------------------

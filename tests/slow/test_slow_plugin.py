@@ -230,7 +230,15 @@ def test_dash_p_lanes_slow_works_without_the_entry_point(
     # point; `-p lanes.slow` imports the package, which pulls in the plugin.
     monkeypatch.setattr(importlib.metadata, "distributions", lambda **_: iter([]))
     make_project(pytester)
-    result = pytester.runpytest("-p", "no:cacheprovider", "-p", "lanes.slow", "--slow-ratchet")
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "lanes.slow",
+        "--slow-ratchet",
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([f"FAIL {SLOW} took *"])
     config = pytester.parseconfigure("-p", "lanes.slow")

@@ -35,7 +35,7 @@ def test_without_valgrind_the_figure_is_a_miss_that_says_why(
     result = bench_slow.slow_plugin_overhead(ctx)
     assert result.verdict == "miss"
     assert "valgrind is not installed" in result.note
-    assert result.goal == "instruction overhead <= 2% (gating)"
+    assert result.goal == "instruction overhead <= 2% (tracked)"
 
 
 @pytest.mark.integration

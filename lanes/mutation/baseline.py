@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import flocked_directory, write_atomic
+from lanes._jsondoc import load_object
 from lanes.errors import StateError
 from lanes.mutation.provenance import FIELDS
 from lanes.mutation.statuses import Status
@@ -145,17 +146,14 @@ def _module(path: Path, name: str, raw: object) -> ModuleBaseline:
 
 def read_baseline(path: Path) -> Baseline:
     """The committed baseline; an absent file is an empty baseline (every module is new)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Baseline()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise _bad(path, f"cannot be read: {exc}") from None
-    try:
-        raw = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise _bad(path, f"is not valid JSON: {exc}") from None
-    return parse_baseline(raw, path)
+    # The one strict reader: a FIFO, a huge or deeply nested file is a typed error.
+    raw = load_object(
+        path,
+        what="the file",
+        fail=lambda why: _bad(path, why.removeprefix("the file ")),
+        follow_symlinks=True,
+    )
+    return Baseline() if raw is None else parse_baseline(raw, path)
 
 
 def parse_baseline(raw: object, path: Path) -> Baseline:

@@ -20,6 +20,7 @@ import json
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import write_atomic
+from lanes._jsondoc import load_object
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -40,11 +41,13 @@ def last_run_path(config: Config) -> Path:
 
 def read_last_run(config: Config) -> dict[str, Any]:
     """The last run's ``{"tests": {nodeid: [tier, ms]}, "history": {nodeid: [ms, ...]}}``."""
+    # A record we cannot use (absent, damaged, a FIFO, too deep) is no record:
+    # the next run writes a fresh one.
     try:
-        document = json.loads(last_run_path(config).read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return {"tests": {}, "history": {}}
-    if not isinstance(document, dict) or document.get("format") != LAST_RUN_FORMAT:
+        document = load_object(last_run_path(config), what="last run", fail=ValueError)
+    except ValueError:
+        document = None
+    if document is None or document.get("format") != LAST_RUN_FORMAT:
         return {"tests": {}, "history": {}}
     tests = document.get("tests")
     history = document.get("history")

@@ -17,7 +17,6 @@ Compares the working tree's pin file with the base revision's
 
 from __future__ import annotations
 
-import json
 import shlex
 import subprocess
 import sys
@@ -26,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lanes._jsondoc import load_object
 from lanes.config import Config, load_config
 from lanes.errors import LanesError, UsageError
 from lanes.exitcodes import ExitCode
@@ -125,10 +125,13 @@ def collect_nodeids(root: Path, pytest_args: list[str]) -> set[str]:
 def _removable(config: Config, pins: PinList) -> tuple[tuple[Pin, int, int], ...]:
     """Pins the last ``slow`` envelope found within their tier budget."""
     try:
-        document = json.loads(config.envelope_path("slow").read_text(encoding="utf-8"))
-        entries = document["data"]["pins"]
-    except (OSError, ValueError, KeyError, TypeError):
+        document = load_object(
+            config.envelope_path("slow"), what="the slow envelope", fail=ValueError
+        )
+    except ValueError:
         return ()
+    data = document.get("data") if document is not None else None
+    entries = data.get("pins") if isinstance(data, dict) else None
     out: list[tuple[Pin, int, int]] = []
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict) or entry.get("state") != "removable":

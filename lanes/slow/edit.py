@@ -8,10 +8,10 @@ fails naming the test, you pin it with a reason.
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import TYPE_CHECKING
 
+from lanes._jsondoc import load_object
 from lanes.config import Config, load_config
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
@@ -44,10 +44,13 @@ def last_measurement(config: Config, nodeid: str) -> tuple[str, float] | None:
     if last is not None and _mtime(last_run_path(config)) >= _mtime(path):
         return last[0], last[1] / 1000
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        document = load_object(path, what="the slow envelope", fail=ValueError)
+    except ValueError:
+        document = None
+    if document is None:
         return None if last is None else (last[0], last[1] / 1000)
-    tests = document.get("data", {}).get("tests", []) if isinstance(document, dict) else []
+    data = document.get("data")
+    tests = data.get("tests", []) if isinstance(data, dict) else []
     for entry in tests if isinstance(tests, list) else []:
         if isinstance(entry, dict) and entry.get("nodeid") == nodeid:
             tier, ms = entry.get("tier"), entry.get("ms")

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import flocked_directory, write_atomic
-from lanes._jsondoc import failing_with, loads_object, read_bytes
+from lanes._jsondoc import failing_with, load_object, loads_object, read_bytes
 from lanes.errors import ConfigError, StateError, UsageError
 
 if TYPE_CHECKING:
@@ -379,10 +379,12 @@ def _remove_damaged(path: Path, nodeid: str, damage: ConfigError) -> Pin | None:
     is not JSON, or not a pin file at all, is still refused.
     """
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        document = load_object(path, what="the pin file", fail=ValueError)
+    except ValueError:
         raise damage from None
-    entries = document.get("pins") if isinstance(document, dict) else None
+    if document is None:
+        raise damage
+    entries = document.get("pins")
     if not isinstance(entries, list) or document.get("format") != PINS_FORMAT:
         raise damage
     kept = [e for e in entries if not (isinstance(e, dict) and e.get("nodeid") == nodeid)]

@@ -15,17 +15,17 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import math
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
 from lanes._jsondoc import read_bytes
 from lanes.affected.settings import AffectedConfig, parse_affected
+from lanes.config_table import ConfigTable
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 from lanes.governor.screen.prescreen import walk_pyprojects
@@ -210,171 +210,6 @@ def fingerprint(obj: object) -> str:
 # --------------------------------------------------------------------------- reading
 
 
-# "this key has no default": its hint must not offer one.
-_REQUIRED: Final = object()
-
-
-def _toml(value: object) -> str:
-    """A default as the user would write it in TOML."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, tuple | list):
-        return "[" + ", ".join(_toml(item) for item in value) + "]"
-    return repr(value)
-
-
-class _Table:
-    """One TOML table being validated: every access is checked and recorded,
-    and :meth:`finish` turns whatever was not asked for into an unknown-key error."""
-
-    def __init__(self, name: str, raw: object, known: tuple[str, ...]) -> None:
-        if not isinstance(raw, dict):
-            msg = f"[{name}] must be a table, got {type(raw).__name__} {raw!r}"
-            raise ConfigError(
-                msg,
-                hint=f"write it as a TOML table: [{name}] on its own line followed by key = value lines",
-            )
-        self.name = name
-        self.raw: dict[str, object] = raw
-        self.known = known
-        for key in raw:
-            if key not in known:
-                self._unknown(key)
-
-    def _unknown(self, key: str) -> None:
-        close = difflib.get_close_matches(key, self.known, n=1, cutoff=0.6)
-        suggestion = f" — did you mean {close[0]!r}?" if close else ""
-        allowed = ", ".join(self.known) if self.known else "(no keys)"
-        msg = f"[{self.name}] unknown key {key!r}{suggestion}"
-        raise ConfigError(
-            msg,
-            hint=f"allowed keys in [{self.name}]: {allowed}",
-        )
-
-    def _bad(
-        self, key: str, value: object, allowed: str, *, default: object = _REQUIRED
-    ) -> ConfigError:
-        # A hint that offers "the default" must name it, and only a key that has one.
-        fallback = (
-            "" if default is _REQUIRED else f", or remove it to use the default ({_toml(default)})"
-        )
-        return ConfigError(
-            f"[{self.name}] {key} must be {allowed}, got {value!r}",
-            hint=f"set {key} in [{self.name}] to {allowed}{fallback}",
-        )
-
-    def get(
-        self,
-        key: str,
-        default: T,
-        check: Callable[[object], T | None],
-        allowed: str,
-        *,
-        required: bool = False,
-    ) -> T:
-        """``key``'s checked value; ``default`` when absent (``required``: the caller
-        reports a missing key itself, so a bad value's hint offers no default)."""
-        if key not in self.raw:
-            return default
-        value = self.raw[key]
-        checked = check(value)
-        if checked is None:
-            has_default = not required and default is not None
-            raise self._bad(key, value, allowed, default=default if has_default else _REQUIRED)
-        return checked
-
-    def integer(self, key: str, default: int, *, minimum: int = 0) -> int:
-        def check(value: object) -> int | None:
-            # bool is an int subclass; `max_age = true` is a mistake, not 1.
-            if isinstance(value, int) and not isinstance(value, bool) and value >= minimum:
-                return value
-            return None
-
-        return self.get(key, default, check, f"an integer >= {minimum}")
-
-    def number(
-        self,
-        key: str,
-        default: float,
-        *,
-        minimum: float,
-        inclusive: bool = False,
-        required: bool = False,
-    ) -> float:
-        def check(value: object) -> float | None:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                return None
-            number = float(value)
-            if not math.isfinite(number):
-                return None
-            ok = number >= minimum if inclusive else number > minimum
-            return number if ok else None
-
-        relation = ">=" if inclusive else ">"
-        return self.get(
-            key, default, check, f"a finite number {relation} {minimum:g}", required=required
-        )
-
-    def boolean(self, key: str, *, default: bool) -> bool:
-        def check(value: object) -> bool | None:
-            return value if isinstance(value, bool) else None
-
-        return self.get(key, default, check, "true or false")
-
-    def string(
-        self, key: str, default: str, *, choices: tuple[str, ...] = (), required: bool = False
-    ) -> str:
-        def check(value: object) -> str | None:
-            if not isinstance(value, str) or not value.strip():
-                return None
-            if choices and value not in choices:
-                return None
-            return value
-
-        allowed = (
-            "one of " + ", ".join(repr(c) for c in choices) if choices else "a non-empty string"
-        )
-        return self.get(key, default, check, allowed, required=required)
-
-    def project_path(self, key: str, default: str) -> str:
-        """A path inside the project: relative, without ``..`` (lanekit writes there)."""
-
-        def check(value: object) -> str | None:
-            if not isinstance(value, str) or not value.strip() or "\0" in value:
-                return None
-            parts = PurePosixPath(value).parts
-            if not parts or parts[0] == "/" or ".." in parts:
-                return None
-            return value
-
-        return self.get(key, default, check, "a relative path inside the project (no '..')")
-
-    def strings(
-        self, key: str, default: tuple[str, ...], *, non_empty: bool = False
-    ) -> tuple[str, ...]:
-        def check(value: object) -> tuple[str, ...] | None:
-            if not isinstance(value, list):
-                return None
-            if not all(isinstance(item, str) and item.strip() for item in value):
-                return None
-            if non_empty and not value:
-                return None
-            return tuple(value)
-
-        what = (
-            "a non-empty list of non-empty strings" if non_empty else "a list of non-empty strings"
-        )
-        return self.get(key, default, check, what)
-
-    def table(self, key: str) -> dict[str, object]:
-        value = self.raw.get(key, {})
-        if not isinstance(value, dict):
-            raise self._bad(key, value, "a table")
-        return value
-
-
 def _normalise_path(path: str) -> str:
     """`./tests/unit/` and `tests/unit` name the same selector."""
     while path.startswith("./"):
@@ -384,7 +219,7 @@ def _normalise_path(path: str) -> str:
 
 
 def _parse_suite(name: str, raw: object) -> Suite:
-    table = _Table(
+    table = ConfigTable(
         f"tool.lanes.suites.{name}",
         raw,
         ("paths", "command", "max_age", "tier", "runner", "lock", "timing"),
@@ -417,11 +252,11 @@ def _parse_suite(name: str, raw: object) -> Suite:
 
 
 def _parse_governor(raw: object) -> GovernorConfig:
-    return GovernorSettings.parse(_Table("tool.lanes.governor", raw, GOVERNOR_KEYS))
+    return GovernorSettings.parse(ConfigTable("tool.lanes.governor", raw, GOVERNOR_KEYS))
 
 
 def _parse_slow(raw: object) -> SlowConfig:
-    table = _Table(
+    table = ConfigTable(
         "tool.lanes.slow",
         raw,
         (
@@ -435,7 +270,9 @@ def _parse_slow(raw: object) -> SlowConfig:
     if raw_tiers:
         tiers = {}
         for name, tier_raw in raw_tiers.items():
-            tier = _Table(f"tool.lanes.slow.tiers.{name}", tier_raw, ("budget", "markers", "paths"))
+            tier = ConfigTable(
+                f"tool.lanes.slow.tiers.{name}", tier_raw, ("budget", "markers", "paths")
+            )
             if "budget" not in tier.raw:
                 msg = f"[tool.lanes.slow.tiers.{name}] has no budget"
                 raise ConfigError(
@@ -475,7 +312,7 @@ def _parse_slow(raw: object) -> SlowConfig:
     )
 
 
-def _reference(table: _Table, key: str, default: str | None) -> str:
+def _reference(table: ConfigTable, key: str, default: str | None) -> str:
     """A ``module:attribute`` reference, checked for shape (not imported here)."""
 
     def check(value: object) -> str | None:
@@ -497,7 +334,7 @@ def _reference(table: _Table, key: str, default: str | None) -> str:
 
 
 def _parse_fuzz(raw: object) -> FuzzConfig:
-    table = _Table("tool.lanes.fuzz", raw, ("iterations", "seed", "case_budget", "targets"))
+    table = ConfigTable("tool.lanes.fuzz", raw, ("iterations", "seed", "case_budget", "targets"))
     defaults = FuzzConfig()
     targets: dict[str, FuzzTarget] = {}
     for name, target_raw in table.table("targets").items():
@@ -507,7 +344,7 @@ def _parse_fuzz(raw: object) -> FuzzConfig:
             raise ConfigError(
                 msg, hint="name targets with letters, digits, '_', '-' and '.' (e.g. 'parser')"
             )
-        target = _Table(
+        target = ConfigTable(
             f"tool.lanes.fuzz.targets.{name}",
             target_raw,
             ("callable", "strategy", "error", "hint_attribute"),
@@ -533,7 +370,9 @@ def _parse_fuzz(raw: object) -> FuzzConfig:
 
 
 def _parse_torture(raw: object) -> TortureConfig:
-    table = _Table("tool.lanes.torture", raw, ("runs", "seed_start", "clients", "ops", "scheduler"))
+    table = ConfigTable(
+        "tool.lanes.torture", raw, ("runs", "seed_start", "clients", "ops", "scheduler")
+    )
     defaults = TortureConfig()
     return TortureConfig(
         runs=table.integer("runs", defaults.runs, minimum=1),
@@ -585,7 +424,7 @@ _SECTIONS: Final = (
 
 def parse_config(lanes_table: object, *, root: Path, source: Path | None = None) -> Config:
     """Validate a ``[tool.lanes]`` table (already parsed from TOML)."""
-    table = _Table("tool.lanes", lanes_table, _SECTIONS)
+    table = ConfigTable("tool.lanes", lanes_table, _SECTIONS)
     suites_raw = table.table("suites")
     slow = _parse_slow(table.raw.get("slow", {}))
     suites = {

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Protocol
 
-    from lanes.config import _Table
+    from lanes.config_table import ConfigTable
 
     class SuiteLike(Protocol):
         @property
@@ -114,7 +114,7 @@ class _Setting:
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
-    def parse(self, table: _Table) -> object:
+    def parse(self, table: ConfigTable) -> object:
         """The strictly validated value of this key in ``table`` (or the default)."""
         raise NotImplementedError
 
@@ -133,7 +133,7 @@ class _Int(_Setting):
         value: int = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
         return value
 
-    def parse(self, table: _Table) -> object:
+    def parse(self, table: ConfigTable) -> object:
         return table.integer(self.name, _int(self.default), minimum=self.minimum)
 
     def from_row(self, value: object) -> object:
@@ -154,7 +154,7 @@ class _Runners(_Setting):
         value: tuple[str, ...] = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
         return value
 
-    def parse(self, table: _Table) -> object:
+    def parse(self, table: ConfigTable) -> object:
         from lanes.governor.classify.runners.names import RUNNERS
 
         default = self.from_row(self.default)
@@ -180,7 +180,7 @@ class _Commands(_Setting):
         value: tuple[str, ...] = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
         return value
 
-    def parse(self, table: _Table) -> object:
+    def parse(self, table: ConfigTable) -> object:
         return table.strings(self.name, self.from_row(self.default))
 
     def from_row(self, value: object) -> tuple[str, ...]:
@@ -220,7 +220,7 @@ class GovernorSettings:
         self._values = {row.name: values.get(row.name, row.default) for row in FIELDS}
 
     @classmethod
-    def parse(cls, table: _Table) -> GovernorSettings:
+    def parse(cls, table: ConfigTable) -> GovernorSettings:
         """Validate ``[tool.lanes.governor]`` (``table`` knows :data:`KEYS`)."""
         values = {row.name: row.parse(table) for row in FIELDS}
         settings = cls(**values)

@@ -70,13 +70,13 @@ def parse_mutation(raw: object) -> MutationConfig:
     """Validate ``[tool.lanes.mutation]``; every mistake is a ConfigError with a hint."""
     # lanes.config imports this module while it is itself being imported, so
     # its table reader is fetched when a section is parsed, not at import.
-    from lanes.config import _Table  # noqa: PLC0415  # the one strict TOML reader, shared
+    from lanes.config_table import ConfigTable  # noqa: PLC0415  # the one strict TOML reader, shared
 
-    table = _Table(SECTION, raw, SECTION_KEYS)
+    table = ConfigTable(SECTION, raw, SECTION_KEYS)
     defaults = MutationConfig()
     modules: dict[str, MutationModule] = {}
     for name, module_raw in table.table("modules").items():
-        module = _Table(f"{SECTION}.modules.{name}", module_raw, MODULE_KEYS)
+        module = ConfigTable(f"{SECTION}.modules.{name}", module_raw, MODULE_KEYS)
         if "paths" not in module.raw:
             msg = f"[{module.name}] has no paths"
             raise ConfigError(

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from lanes.config import _Table
+    from lanes.config_table import ConfigTable
 
 __all__ = [
     "AUTO_REPEAT",
@@ -63,14 +63,14 @@ class TimingConfig:
 _SUITE_KEYS: Final = ("repeat", "workers", "max_regression")
 
 
-def _optional_int(table: _Table, key: str, minimum: int) -> int | None:
+def _optional_int(table: ConfigTable, key: str, minimum: int) -> int | None:
     # The strict reader returns the default when the key is absent; -1 stands
     # for "absent" because every valid value is >= 0.
     value = table.integer(key, -1, minimum=minimum)
     return None if value == -1 else value
 
 
-def _optional_percent(table: _Table, key: str) -> float | None:
+def _optional_percent(table: ConfigTable, key: str) -> float | None:
     value = table.number(key, -1.0, minimum=0.0)
     return None if value == -1.0 else value
 
@@ -78,9 +78,9 @@ def _optional_percent(table: _Table, key: str) -> float | None:
 def parse_timing(raw: object) -> TimingConfig:
     """Validate ``[tool.lanes.timing]``."""
     # Imported here: lanes.config imports this module at its top.
-    from lanes.config import _Table  # noqa: PLC0415  # the one strict reader every section uses
+    from lanes.config_table import ConfigTable  # noqa: PLC0415  # the one strict reader every section uses
 
-    table = _Table(
+    table = ConfigTable(
         "tool.lanes.timing",
         raw,
         ("repeat", "workers", "max_regression", "baseline", "offenders"),
@@ -99,9 +99,9 @@ def parse_suite_timing(suite: str, raw: object) -> SuiteTiming | None:
     """Validate ``[tool.lanes.suites.<suite>.timing]``; ``None`` when absent."""
     if raw is None:
         return None
-    from lanes.config import _Table  # noqa: PLC0415  # see parse_timing
+    from lanes.config_table import ConfigTable  # noqa: PLC0415  # see parse_timing
 
-    table = _Table(f"tool.lanes.suites.{suite}.timing", raw, _SUITE_KEYS)
+    table = ConfigTable(f"tool.lanes.suites.{suite}.timing", raw, _SUITE_KEYS)
     return SuiteTiming(
         repeat=_optional_int(table, "repeat", 1),
         workers=_optional_int(table, "workers", 0),

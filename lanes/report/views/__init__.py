@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from lanes.report.views._blocks import Callout, Detail, Facts
+from lanes.report.views.affected import affected_view
 from lanes.report.views.bench import bench_view
 from lanes.report.views.fuzz import fuzz_view
 from lanes.report.views.mutation import mutation_view
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = ["SIDE_MODES", "VIEWS", "lane_detail", "side_kind"]
 
 VIEWS: Mapping[str, Callable[[Mapping[str, Any]], Detail]] = {
+    "affected": affected_view,
     "bench": bench_view,
     "fuzz": fuzz_view,
     "mutation": mutation_view,

@@ -1,0 +1,59 @@
+"""The affected lane's view: the plan's counts and rules, what ran, the self-check."""
+
+from __future__ import annotations
+
+from lanes.report.views import lane_detail
+from lanes.report.views._blocks import Callout, Facts, Table
+
+DATA = {
+    "plan": {
+        "base": "main",
+        "full": True,
+        "full_reasons": [{"rule": "full", "changed": "pyproject.toml", "detail": "packaging"}],
+        "changed": [
+            {
+                "path": "pyproject.toml",
+                "change": "modified",
+                "rule": "full",
+                "detail": "packaging",
+                "tests": 0,
+            }
+        ],
+        "tests": [],
+        "suites": [],
+        "gates": [],
+        "blind_spots": [],
+        "counts": {"selected": 4, "total": 4, "share": 1.0},
+    },
+    "runs": [
+        {"what": "suite unit", "command": ["pytest", "tests"], "exit_code": 1, "duration_ms": 900}
+    ],
+    "self_check": {
+        "passed": True,
+        "checks": [
+            {
+                "name": "conftest selects its subtree",
+                "expected": ["t/a.py"],
+                "observed": ["t/a.py"],
+                "passed": True,
+            }
+        ],
+    },
+}
+
+
+def test_the_view_answers_what_was_selected_why_and_what_ran() -> None:
+    detail = lane_detail("affected", DATA)
+    assert detail is not None
+    facts = next(b for b in detail.blocks if isinstance(b, Facts))
+    assert ("selected", "4 of 4 test files (100.0%)") in facts.items
+    callouts = [b.text for b in detail.blocks if isinstance(b, Callout)]
+    assert "full set: pyproject.toml — packaging" in callouts
+    tables = {b.caption: b for b in detail.blocks if isinstance(b, Table)}
+    ran = tables["What ran (each selected suite once, then the gates)"]
+    assert ran.rows == (("suite unit", "pytest tests", "1", "900 ms"),)
+    assert ran.status == ("fail",)
+    check = tables["Self-check on a project whose answer is known"]
+    assert check.rows == (("conftest selects its subtree", "t/a.py", "t/a.py"),)
+    assert [f.name for f in detail.findings if f.failed] == ["suite unit"]
+    assert detail.figures == {"selected share": 1.0}

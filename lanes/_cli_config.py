@@ -1,14 +1,31 @@
-"""``lanes config show``."""
+"""``lanes config show``, and the small pieces every subcommand's parser shares."""
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import argparse
+    from collections.abc import Callable
 
-__all__ = ["add_config_option", "add_parser"]
+__all__ = ["add_config_option", "add_parser", "whole_number"]
+
+
+def whole_number(minimum: int, what: str = "a whole number") -> Callable[[str], int]:
+    """An argparse ``type`` accepting integers ``>= minimum``; the error names the value."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = minimum - 1
+        if value < minimum:
+            msg = f"expected {what} >= {minimum}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    return parse
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:

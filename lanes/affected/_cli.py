@@ -5,15 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from lanes._cli_config import whole_number
+
 __all__ = ["add_parser"]
-
-
-def _limit(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        msg = f"--limit must be at least 1, got {value}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     parser.add_argument("--json", action="store_true", help="the complete plan as JSON")
     parser.add_argument(
         "--limit",
-        type=_limit,
+        type=whole_number(1),
         default=10,
         metavar="N",
         help="entries shown per group in the text output (default 10; --json shows all)",

@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lanes._cli_config import add_config_option
+from lanes._cli_config import add_config_option, whole_number
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["add_parser"]
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        msg = f"must be at least 1, got {value}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        msg = f"must be 0 or more, got {value}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubParsersAction type
@@ -40,13 +26,13 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     add_config_option(fuzz)
     fuzz.add_argument(
         "--iterations",
-        type=_positive,
+        type=whole_number(1),
         metavar="N",
         help="cases per target (default: [tool.lanes.fuzz] iterations, 2000)",
     )
     fuzz.add_argument(
         "--seed",
-        type=_non_negative,
+        type=whole_number(0),
         metavar="S",
         help="Hypothesis seed (default: [tool.lanes.fuzz] seed, 1)",
     )

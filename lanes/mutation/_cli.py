@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from lanes._cli_config import add_config_option
+from lanes._cli_config import add_config_option, whole_number
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["add_parser"]
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        msg = f"must be at least 1, got {value}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubParsersAction type
@@ -56,7 +50,7 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     )
     run.add_argument(
         "--max-children",
-        type=_positive,
+        type=whole_number(1),
         metavar="N",
         help="mutmut's parallel workers (default: CPU count)",
     )
@@ -68,7 +62,7 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     add_config_option(merge)
     merge.add_argument(
         "--expect-shards",
-        type=_positive,
+        type=whole_number(1),
         required=True,
         metavar="N",
         help="how many (module, shard) pairs the matrix ran",

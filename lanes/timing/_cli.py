@@ -5,33 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from lanes._cli_config import add_config_option
+from lanes._cli_config import add_config_option, whole_number
 
 __all__ = ["add_parser"]
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        msg = f"expected a whole number >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
-    if value < 1:
-        msg = f"expected a whole number >= 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def _workers(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        msg = f"expected a worker count >= 0 (0 = no xdist comparison), got {text!r}"
-        raise argparse.ArgumentTypeError(msg) from None
-    if value < 0:
-        msg = f"expected a worker count >= 0 (0 = no xdist comparison), got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
 
 
 def _percent(text: str) -> float:
@@ -60,14 +36,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     timing.add_argument(
         "--repeat",
-        type=_positive,
+        type=whole_number(1),
         metavar="N",
         help="runs per arm (default: [tool.lanes.timing] repeat, else 3 for a suite "
         "under a minute and 1 otherwise)",
     )
     timing.add_argument(
         "--workers",
-        type=_workers,
+        type=whole_number(0, "a worker count (0 = no xdist comparison)"),
         metavar="N",
         help="the -n of the xdist comparison (default: the CPU count; 0 skips it)",
     )

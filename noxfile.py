@@ -229,7 +229,8 @@ def affected(session: nox.Session) -> None:
 # The main job's lanes, in the order `nox -s lanes` runs them. A lane that
 # belongs in the main job adds its session name here; the report always runs
 # last, over whatever envelopes the lanes left (pass, fail or crash). Not the
-# mutation lane: a sweep of the registry takes about an hour on 2 cores, so it
+# mutation lane: a sweep of the registry takes 12 minutes on a quiet 2-core
+# machine and about an hour under load, so it
 # runs weekly (weekly-mutation.yml) and by hand (`nox -s mutation`).
 LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz", "torture", "slow", "timing", "affected")
 

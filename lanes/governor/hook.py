@@ -102,7 +102,6 @@ def _last_resort(raw: bytes, fault: str) -> int:
 
 
 def _dispatch(raw: bytes, agent: str) -> int:
-    from lanes.governor.classify.classifier import classify
     from lanes.governor.context import HookContext
     from lanes.governor.payload import PayloadError, parse_payload
     from lanes.governor.screen.suite_words import refresh
@@ -127,6 +126,10 @@ def _dispatch(raw: bytes, agent: str) -> int:
         # changed, refresh its suite words so the next unrelated command takes
         # the fast path.
         _guarded("suite-words", refresh, payload.cwd)
+        # Imported only now: loading the classifier is the hook's largest
+        # import, and git (started above) runs meanwhile.
+        from lanes.governor.classify.classifier import classify
+
         # The cwd as a string: classify takes any path-like, and pathlib (with
         # re behind it) would cost half an interpreter start on every test command.
         classification = classify(payload.command, payload.cwd, _test_commands(ctx))

@@ -121,3 +121,63 @@ def test_a_test_command_does_not_import_pathlib(tmp_path: Path, event: str, comm
             timeout=60,
         )
     assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout + proc.stderr
+
+
+def test_a_dedup_hit_imports_neither_re_nor_json(tmp_path: Path) -> None:
+    # The gate's busiest answer: a suite command whose PASS is fresh on this
+    # tree, in a real repository. `re` (with enum, functools and collections
+    # behind it) cost half an interpreter start there, loaded by the shell
+    # lexer's four character-class regexes; json would bring re back.
+    import json  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    from tests.support.git import make_repo  # noqa: PLC0415
+    from tests.support.hooks import clean_env, payload  # noqa: PLC0415
+
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "pyproject.toml": '[tool.lanes.suites.unit]\npaths = ["tests/unit"]\n'
+            'command = "pytest tests/unit -q"\n',
+            "tests/unit/test_a.py": "def test_a():\n    pass\n",
+            "tests/integ/test_b.py": "def test_b():\n    pass\n",
+        },
+    )
+    source = Path(__file__).resolve().parents[2]
+    env = {**clean_env(tmp_path / "xdg"), "PYTHONPATH": str(source)}
+    post = payload("pytest tests/unit -q", cwd=repo, event="PostToolUse")
+    subprocess.run(
+        [sys.executable, "-S", "-m", "lanes", "hook"],
+        input=json.dumps(post),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=repo,
+        check=True,
+        timeout=60,
+    )
+    code = (
+        "import sys\n"
+        "from lanes.cli import main\n"
+        "status = main(['hook'])\n"
+        "print(status, sorted(m for m in ('re', 'json', 'enum') if m in sys.modules))\n"
+    )
+
+    def pre(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-S", "-c", code],
+            input=json.dumps(payload(command, cwd=repo, event="PreToolUse")),
+            capture_output=True,
+            text=True,
+            env={**env, "PATH": os.environ.get("PATH", "")},
+            cwd=repo,
+            check=False,
+            timeout=60,
+        )
+
+    hit = pre("pytest tests/unit -q")
+    assert "unit green" in hit.stderr, hit.stderr
+    assert hit.stdout.strip().splitlines()[-1] == "2 []", hit.stdout + hit.stderr
+    # A -k selector is read by the keyword evaluator, which used a regex too.
+    focused = pre("pytest tests/unit -q -k 'not slow'")
+    assert focused.stdout.strip().splitlines()[-1].endswith(" []"), focused.stdout + focused.stderr

@@ -21,10 +21,6 @@ the text, as an interactive shell would keep reading.
 
 from __future__ import annotations
 
-# re is loaded on the hook's full path already (json imports it): its C loops
-# scan runs of plain characters, which a Python loop paid ~0.2 us apiece for.
-import re
-
 __all__ = ["Budget", "SimpleCommand", "TooComplex", "Word", "split_commands"]
 
 # Nesting bound for $(...) and backticks inside each other; deeper text is
@@ -42,10 +38,12 @@ _NESTED_LEXER_COST = 8
 _WORD_BREAK = frozenset(" \t\n;&|()<>")
 _WORD_SPECIAL = frozenset(" \t\n;&|()<>\\'\"$`")
 _DQUOTE_SPECIAL = frozenset('\\"$`')
-_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>\\'\"$`]+")
-_DQUOTE_RUN = re.compile(r'[^\\"$`]+')
-_BALANCE_SPECIAL = {"(": re.compile(r"[\\'\"()]"), "{": re.compile(r"[\\'\"{}]")}
-_DQUOTE_END = re.compile(r'[\\"]')
+# The characters each scan stops at (see _Text): a plain word's, inside
+# double quotes, inside $(( / ${ when balancing, at a double quote's end.
+_PLAIN_STOPS = " \t\n;&|()<>\\'\"$`"
+_DQUOTE_STOPS = '\\"$`'
+_BALANCE_STOPS = {"(": "\\'\"()", "{": "\\'\"{}"}
+_DQUOTE_END_STOPS = '\\"'
 _NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _NAME_CHARS = _NAME_START | frozenset("0123456789")
 _SPECIAL_PARAMS = frozenset("?#@*!-$0123456789")
@@ -126,6 +124,41 @@ class _Token:
         self.body: str | None = None
 
 
+class _Text:
+    """A command text, and where the next character of a set occurs in it.
+
+    A regex character class would find it in a C loop, but importing :mod:`re`
+    (enum and functools behind it) costs half an interpreter start on every
+    suite command the hook sees. Instead the text is translated once per set,
+    lazily, so that each character of the set becomes NUL (and a NUL of the
+    text itself something else): ``str.find`` then runs the same C loop.
+    Nested ``$(...)`` lexers share their parent's text, so each set is
+    translated at most once per text.
+    """
+
+    __slots__ = ("_marked", "n", "src")
+
+    def __init__(self, src: str) -> None:
+        self.src = src
+        self.n = len(src)
+        self._marked: dict[str, str] = {}
+
+    def next_stop(self, stops: str, pos: int) -> int:
+        """Index of the first character of ``stops`` at or after ``pos``;
+        the text's length when there is none."""
+        marked = self._marked.get(stops)
+        if marked is None:
+            marked = self._marked[stops] = self.src.translate(_stop_table(stops))
+        at = marked.find("\0", pos)
+        return self.n if at < 0 else at
+
+
+def _stop_table(stops: str) -> dict[int, int]:
+    table = {ord(c): 0 for c in stops}
+    table[0] = 1  # the text's own NUL is an ordinary character
+    return table
+
+
 class SimpleCommand:
     """The words of one simple command, its source text and any stdin text.
 
@@ -159,10 +192,11 @@ def _is_assignment(raw: str) -> bool:
 class _Lexer:
     """Turns shell text into tokens; command substitutions go to ``subs``."""
 
-    def __init__(self, src: str, pos: int, depth: int, budget: Budget) -> None:
+    def __init__(self, text: _Text, pos: int, depth: int, budget: Budget) -> None:
         self.budget = budget
-        self.src = src
-        self.n = len(src)
+        self.text = text
+        self.src = text.src
+        self.n = text.n
         self.pos = pos
         self.depth = depth
         self.tokens: list[_Token] = []
@@ -250,7 +284,7 @@ class _Lexer:
             pos = self.pos
             c = src[pos]
             if c not in _WORD_SPECIAL:
-                end = _PLAIN_RUN.match(src, pos).end()  # type: ignore[union-attr]  # c itself matches
+                end = self.text.next_stop(_PLAIN_STOPS, pos)
                 parts.append(src[pos:end])
                 self.pos = end
             elif c in "<>" and src.startswith("(", pos + 1) and not parts:
@@ -259,7 +293,7 @@ class _Lexer:
                 parts.append(src[pos : self.pos])
                 dynamic = True
             elif c == "(" and parts and parts[-1].endswith("=") and _is_assignment(src[start:pos]):
-                self.pos = _skip_balanced(src, pos + 1, "(", ")")  # array assignment a=(x y)
+                self.pos = _skip_balanced(self.text, pos + 1, "(", ")")  # array assignment a=(x y)
                 parts.append(src[pos : self.pos])
             elif c in _WORD_BREAK:
                 break
@@ -321,7 +355,7 @@ class _Lexer:
             pos = self.pos
             c = src[pos]
             if c not in _DQUOTE_SPECIAL:
-                end = _DQUOTE_RUN.match(src, pos).end()  # type: ignore[union-attr]  # c itself matches
+                end = self.text.next_stop(_DQUOTE_STOPS, pos)
                 parts.append(src[pos:end])
                 self.pos = end
             elif c == '"':
@@ -365,13 +399,13 @@ class _Lexer:
         src, pos = self.src, self.pos
         nxt = src[pos + 1 : pos + 2]
         if src.startswith("((", pos + 1):
-            self.pos = _skip_balanced(src, pos + 3, "(", ")")
+            self.pos = _skip_balanced(self.text, pos + 3, "(", ")")
             self.pos = min(self.n, self.pos + 1) if src.startswith(")", self.pos) else self.pos
         elif nxt == "(":
             self.pos = pos + 2
             self._substitute_until_close()
         elif nxt == "{":
-            self.pos = _skip_balanced(src, pos + 2, "{", "}")
+            self.pos = _skip_balanced(self.text, pos + 2, "{", "}")
         elif nxt and (nxt in _NAME_START or nxt in _SPECIAL_PARAMS):
             end = pos + 2
             if nxt in _NAME_START:
@@ -389,10 +423,10 @@ class _Lexer:
         """Lex a ``$(...)`` body in place; its commands run, so keep them."""
         if self.depth >= _MAX_DEPTH:
             self.budget.opaque = f"command substitutions nested more than {_MAX_DEPTH} deep"
-            self.pos = _skip_balanced(self.src, self.pos, "(", ")")
+            self.pos = _skip_balanced(self.text, self.pos, "(", ")")
             return
         self.budget.spend(_NESTED_LEXER_COST)
-        child = _Lexer(self.src, self.pos, self.depth + 1, self.budget)
+        child = _Lexer(self.text, self.pos, self.depth + 1, self.budget)
         child.run(until_close=True)
         self.pos = child.pos
         self.subs.append(child.tokens)
@@ -418,7 +452,7 @@ class _Lexer:
         else:
             self.budget.spend(_NESTED_LEXER_COST)
             text = "".join(inner)
-            child = _Lexer(text, 0, self.depth + 1, self.budget)
+            child = _Lexer(_Text(text), 0, self.depth + 1, self.budget)
             child.run(until_close=False)
             self.subs.append(child.tokens)
             self.sub_sources.append(text)
@@ -426,19 +460,18 @@ class _Lexer:
             self.sub_sources.extend(child.sub_sources)
 
 
-def _skip_balanced(src: str, pos: int, open_: str, close: str) -> int:
+def _skip_balanced(text: _Text, pos: int, open_: str, close: str) -> int:
     """Index just past the ``close`` matching an already-consumed ``open_``.
 
     Quotes are honoured so that ``${x:-")"}`` does not end early; an
     unbalanced text runs to its end.
     """
-    n, depth = len(src), 1
-    special = _BALANCE_SPECIAL[open_]
+    src, n, depth = text.src, text.n, 1
+    stops = _BALANCE_STOPS[open_]
     while pos < n:
-        found = special.search(src, pos)
-        if found is None:
+        pos = text.next_stop(stops, pos)
+        if pos >= n:
             return n
-        pos = found.start()
         c = src[pos]
         if c == "\\":
             pos += 2
@@ -448,7 +481,7 @@ def _skip_balanced(src: str, pos: int, open_: str, close: str) -> int:
             pos = n if end < 0 else end + 1
             continue
         if c == '"':
-            pos = _past_double_quote(src, pos + 1)
+            pos = _past_double_quote(text, pos + 1)
             continue
         if c == open_:
             depth += 1
@@ -460,18 +493,18 @@ def _skip_balanced(src: str, pos: int, open_: str, close: str) -> int:
     return n
 
 
-def _past_double_quote(src: str, pos: int) -> int:
+def _past_double_quote(text: _Text, pos: int) -> int:
     """Index just past the ``"`` closing a double-quoted span that starts at
     ``pos`` (backslash escapes honoured); past the end when it is unclosed."""
-    n = len(src)
+    n = text.n
     while pos < n:
-        found = _DQUOTE_END.search(src, pos)
-        if found is None:
+        found = text.next_stop(_DQUOTE_END_STOPS, pos)
+        if found >= n:
             return n + 1
-        if src[found.start()] == "\\":
-            pos = found.start() + 2
+        if text.src[found] == "\\":
+            pos = found + 2
             continue
-        return found.start() + 1
+        return found + 1
     return pos + 1
 
 
@@ -575,7 +608,7 @@ def split_commands(src: str, depth: int = 0, budget: Budget | None = None) -> li
     Raises :class:`TooComplex` when lexing would spend more than ``budget``
     (a fresh :class:`Budget` when not given).
     """
-    lexer = _Lexer(src, 0, depth, Budget() if budget is None else budget)
+    lexer = _Lexer(_Text(src), 0, depth, Budget() if budget is None else budget)
     lexer.run(until_close=False)
     commands: list[SimpleCommand] = []
     for sub_tokens, sub_src in zip(lexer.subs, lexer.sub_sources, strict=True):

@@ -24,28 +24,41 @@ unbounded time on it).
 
 from __future__ import annotations
 
-import re  # loaded already on the hook's full path (json imports it)
-
 __all__ = ["MAX_TOKENS", "evaluates_true"]
 
 MAX_TOKENS = 10_000
 _OPERATORS = {"or": 1, "and": 2, "not": 3}
 _CLOSE = ")"
-# pytest's identifier: (\w|:|\+|-|\.|\[|\]|\\|/)+; anything else is an error.
-_TOKEN = re.compile(r"\s*(?:([()])|([\w:+\-.\[\]\\/]+)|(\S))")
+# pytest's identifier is (\w|:|\+|-|\.|\[|\]|\\|/)+; anything else is an
+# error. Read by hand, not by a regex: the hook's path stays free of re.
+_IDENT_PUNCTUATION = frozenset(":+-.[]\\/")
+
+
+def _is_ident_char(ch: str) -> bool:
+    # re's Unicode \w is str.isalnum() plus the underscore.
+    return ch.isalnum() or ch == "_" or ch in _IDENT_PUNCTUATION
 
 
 def _tokens(expression: str) -> list[str] | None:
     tokens: list[str] = []
-    for match in _TOKEN.finditer(expression):
-        paren, ident, other = match.groups()
-        if other is not None:
+    pos, n = 0, len(expression)
+    while pos < n:
+        ch = expression[pos]
+        if ch.isspace():
+            pos += 1
+            continue
+        if ch in "()":
+            end = pos + 1
+        elif _is_ident_char(ch):
+            end = pos + 1
+            while end < n and _is_ident_char(expression[end]):
+                end += 1
+        else:
             return None
-        token = paren or ident
-        if token:
-            tokens.append(token)
-            if len(tokens) > MAX_TOKENS:
-                return ["not", "everything"]  # too long to read: treated as everything
+        tokens.append(expression[pos:end])
+        if len(tokens) > MAX_TOKENS:
+            return ["not", "everything"]  # too long to read: treated as everything
+        pos = end
     return tokens
 
 

@@ -487,7 +487,9 @@ class Ratchet:
             self.judgement = judgement
             self._write_json(judgement)
             return
-        previous = read_last_run(self.config)["history"]
+        # The history is only ever pins' (write_last_run keeps no other):
+        # without pins, no read of the whole last-run record.
+        previous = read_last_run(self.config)["history"] if len(self.pins) else {}
         judgement = judge(slow, measurements, self.pins, previous)
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         if judgement.failures and slow.confirm and not interrupted:  # Ctrl-C means stop now

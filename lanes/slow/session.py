@@ -181,10 +181,13 @@ class Stopwatch:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         resolver = self._resolver
         budgets = self.budgets
+        # Whether a node above the items (module, class, package) carries the
+        # marker, decided once per node: `BUDGET_MARKER in item.keywords` or
+        # get_closest_marker walk the whole chain for every test, a fifth of
+        # the plugin's cost per test on a suite of fast tests.
+        marked_above: dict[pytest.Item | pytest.Collector, bool] = {}
         for item in session.items:
-            # keywords first: a dict lookup per node, where get_closest_marker
-            # walks and lists the node chain for every test.
-            if BUDGET_MARKER in item.keywords:
+            if _carries_budget(item) or _marked_above(item.parent, marked_above):
                 marker = item.get_closest_marker(BUDGET_MARKER)
                 if marker is not None:
                     budgets[item.nodeid] = _marker_budget(item.nodeid, marker)
@@ -269,6 +272,25 @@ class Stopwatch:
             self._function = 0.0
             self._shared = []
         return taken
+
+
+def _carries_budget(node: pytest.Item | pytest.Collector) -> bool:
+    # own_markers: what get_closest_marker reads on each node of the chain
+    # (decorators, a module's pytestmark, parametrize marks, add_marker).
+    return any(mark.name == BUDGET_MARKER for mark in node.own_markers)
+
+
+def _marked_above(
+    node: pytest.Item | pytest.Collector | None,
+    known: dict[pytest.Item | pytest.Collector, bool],
+) -> bool:
+    """Whether ``node`` or a node above it carries the budget marker (memoised in ``known``)."""
+    if node is None:
+        return False
+    found = known.get(node)
+    if found is None:
+        found = known[node] = _carries_budget(node) or _marked_above(node.parent, known)
+    return found
 
 
 def _marker_budget(nodeid: str, marker: pytest.Mark) -> float:

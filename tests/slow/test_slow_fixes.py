@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.cli import main
-from tests.slow.slow_helpers import FAST, SLOW, make_project, write_pins
+from tests.slow.slow_helpers import BAND, FAST, SLOW, make_project, write_pins
 from tests.support.documents import read_json
 from tests.support.git import git, git_repo
 
@@ -245,6 +245,51 @@ def test_a_marked_test_is_judged_against_its_own_budget(project: pytest.Pytester
     assert [o["nodeid"] for o in data["offenders"]] == [SLOW]
     marked = {t["nodeid"]: t for t in data["tests"]}["tests/test_marked.py::test_own_budget"]
     assert marked["ms"] >= 600
+
+
+MARKED_ABOVE = """
+import time, pytest
+
+pytestmark = pytest.mark.slow_budget(0.3)
+
+def test_module_marked():
+    time.sleep(0.6)
+
+@pytest.mark.slow_budget(1.0)
+class TestClassMarked:
+    def test_in_class(self):
+        time.sleep(0.6)
+
+def test_marked_by_conftest():
+    time.sleep(0.6)
+"""
+
+CONFTEST_MARKS = """
+import pytest
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.name == "test_marked_by_conftest":
+            item.add_marker(pytest.mark.slow_budget(1.0))
+"""
+
+
+def test_a_budget_marker_on_a_module_class_or_added_by_a_hook_is_honoured(
+    project: pytest.Pytester,
+) -> None:
+    # The marker is found once per module and class node, not per test: every
+    # place get_closest_marker reads must still count.
+    project.path.joinpath("tests", "test_marked_above.py").write_text(MARKED_ABOVE)
+    project.path.joinpath("tests", "conftest.py").write_text(CONFTEST_MARKS)
+    out = project.path / "slow.json"
+    _run(project, f"--slow-json={out}")
+    data = read_json(out)
+    # Unmarked, each 0.6 s test would be past the unit limit (0.18 s).
+    assert [o["nodeid"] for o in data["offenders"]] == [SLOW]
+    # The module's 0.3 s budget puts its test in the band; the class's closer
+    # 1.0 s marker and the hook's keep theirs within budget.
+    band = {b["nodeid"] for b in data["band"]}
+    assert band == {BAND, "tests/test_marked_above.py::test_module_marked"}
 
 
 def test_a_bad_budget_marker_is_a_usage_error(project: pytest.Pytester) -> None:

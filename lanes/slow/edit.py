@@ -50,13 +50,35 @@ def last_measurement(config: Config, nodeid: str) -> tuple[str, float] | None:
     if document is None:
         return None if last is None else (last[0], last[1] / 1000)
     data = document.get("data")
-    tests = data.get("tests", []) if isinstance(data, dict) else []
-    for entry in tests if isinstance(tests, list) else []:
-        if isinstance(entry, dict) and entry.get("nodeid") == nodeid:
-            tier, ms = entry.get("tier"), entry.get("ms")
-            if isinstance(tier, str) and isinstance(ms, int):
-                return tier, ms / 1000
+    data = data if isinstance(data, dict) else {}
+    # A re-timed test holds its slowest re-timing (verdicts.held_seconds),
+    # not its time in a loaded suite.
+    for key in ("offenders", "unconfirmed"):
+        entry = _entry(data.get(key), nodeid)
+        if entry is None:
+            continue
+        tier, samples = entry.get("tier"), entry.get("samples_ms")
+        if (
+            isinstance(tier, str)
+            and isinstance(samples, list)
+            and samples
+            and all(isinstance(ms, int) for ms in samples)
+        ):
+            return tier, max(samples) / 1000
+    entry = _entry(data.get("tests"), nodeid)
+    if entry is not None:
+        tier, ms = entry.get("tier"), entry.get("ms")
+        if isinstance(tier, str) and isinstance(ms, int):
+            return tier, ms / 1000
     return None if last is None else (last[0], last[1] / 1000)
+
+
+def _entry(entries: object, nodeid: str) -> dict[str, object] | None:
+    """The dict of ``entries`` (an envelope list) for ``nodeid``, if any."""
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, dict) and entry.get("nodeid") == nodeid:
+            return entry
+    return None
 
 
 def _pins_path(config: Config) -> Path:
@@ -96,7 +118,10 @@ def run_pin(ns: argparse.Namespace) -> int:
         f"{verb} {pin.nodeid} (tier {pin.tier!r}, ceiling {pin.ceiling:g} s, fails past "
         f"{pin.ceiling * config.slow.fail_factor:g} s) in {config.slow.pins}"
     )
-    print(f"commit {config.slow.pins} with the change; `lanes slow check` reviews new pins")
+    print(
+        f"commit {config.slow.pins} with the change; `lanes slow check` reviews new pins "
+        "against origin/main (`lanes slow check --base HEAD` before you commit)"
+    )
     return ExitCode.OK
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import write_atomic
 from lanes._jsondoc import load_object
+from lanes.slow.verdicts import held_seconds
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
@@ -87,8 +88,10 @@ def write_last_run(
         "version": _VERSION,
         "pytest_args": list(pytest_args),
         "partial": partial,
+        # What `lanes slow pin` defaults a ceiling from: a re-timed test's
+        # slowest re-timing, not its time in a loaded suite (held_seconds).
         "tests": {
-            j.nodeid: [j.measurement.tier, round(j.seconds * 1000)] for j in judgement.judged
+            j.nodeid: [j.measurement.tier, round(held_seconds(j) * 1000)] for j in judgement.judged
         },
         "history": {k: v for k, v in sorted(history.items()) if k in pinned},
     }

@@ -10,7 +10,14 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from lanes.slow.verdicts import Judged, Judgement, PinState, Verdict, suggested_ceiling
+from lanes.slow.verdicts import (
+    Judged,
+    Judgement,
+    PinState,
+    Verdict,
+    held_seconds,
+    suggested_ceiling,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -93,7 +100,7 @@ def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
     """What failed, by how much, and the three ways to fix it."""
     m = judged.measurement
     quoted = shlex.quote(m.nodeid)
-    ceiling = suggested_ceiling(judged.seconds)
+    ceiling = suggested_ceiling(held_seconds(judged))
     if judged.pin is not None:
         head = (
             f"{m.nodeid} took {_s(judged.seconds)}: past {slow.fail_factor:g} × its pin ceiling "
@@ -127,11 +134,42 @@ def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
             'and markers = ["<marker>"], and mark the test'
         )
     fix.append("  or pin it with a reason:")
-    fix.append(
-        f"  lanes slow pin {quoted} --reason '<why it is slow>' --tracking '<issue>' "
+    fix.append(_pin_command(quoted, ceiling))
+    return [head, *fix]
+
+
+def _pin_command(quoted_nodeid: str, ceiling: float) -> str:
+    return (
+        f"  lanes slow pin {quoted_nodeid} --reason '<why it is slow>' --tracking '<issue>' "
         f"--ceiling {ceiling:g}"
     )
-    return [head, *fix]
+
+
+def unconfirmed_message(judged: Judged) -> list[str]:
+    """What an offender's re-timings said, when they did not all stay past its limit.
+
+    Samples on both sides of the limit mean the test's own duration sits at
+    the limit (a property test drawing new examples each run): its verdict
+    would flip from run to run whatever the load, so the fix is the same as a
+    failure's. Samples all under it mean the suite's load made it look slow.
+    """
+    head = (
+        f"unconfirmed {judged.nodeid} took {_s(judged.seconds)} (limit {_s(judged.limit)}), "
+        f"then {_samples(judged.samples)} when re-timed alone"
+    )
+    past = sum(sample > judged.limit for sample in judged.samples)
+    if past:
+        return [
+            (
+                f"{head}: past the limit in {past} of {len(judged.samples)} re-timings — its own "
+                "duration sits at the limit, so its verdict will flip between runs; not failed, "
+                "but pin it or move it to a slower tier:"
+            ),
+            _pin_command(shlex.quote(judged.nodeid), suggested_ceiling(held_seconds(judged))),
+        ]
+    if max(judged.samples, default=0.0) > judged.allowance:
+        return [f"{head}: within the band when re-timed alone, not failed"]
+    return [f"{head}: noise (the suite's load), not failed"]
 
 
 def terminal_lines(
@@ -151,14 +189,10 @@ def terminal_lines(
                 Line(f"     confirmed: re-timed at {_samples(judged.samples)}, all past the limit")
             )
         lines.extend(Line(f"     {text}") for text in rest)
-    lines.extend(
-        Line(
-            f"unconfirmed {judged.nodeid} took {_s(judged.seconds)} (limit {_s(judged.limit)}), "
-            f"then {_samples(judged.samples)} when re-timed alone: noise, not failed",
-            "warn",
-        )
-        for judged in judgement.unconfirmed
-    )
+    for judged in judgement.unconfirmed:
+        head, *rest = unconfirmed_message(judged)
+        lines.append(Line(head, "warn"))
+        lines.extend(Line(f"     {text.strip()}") for text in rest)
     for judged in judgement.band:
         over = (
             "its pin ceiling"

@@ -1,7 +1,7 @@
 """Was this a run of the whole suite? The reasons a ratchet run is *partial*.
 
 A run over a subset (``lanes slow run -- tests/test_x.py``, ``-k``, ``-m``,
-``--lf``, ``-x`` stopping early) judges only part of the suite: its "pass"
+``--deselect``, ``--lf``, ``-x`` stopping early) judges only part of the suite: its "pass"
 says nothing about the rest, so the envelope records the pytest arguments and
 is marked partial, and the terminal and the report say so.
 """
@@ -52,7 +52,12 @@ def partial_reasons(config: pytest.Config, session: pytest.Session, deselected: 
         reasons.append(f"-m {markexpr}")
     if config.getoption("lf", False):
         reasons.append("--last-failed")
-    if deselected and not (keyword or markexpr):
+    # Named by the option, not only counted: under xdist the workers collect
+    # and deselect, and the controller judging the run never hears of it.
+    deselect = config.getoption("deselect", None) or []
+    if deselect:
+        reasons.append("--deselect " + " ".join(deselect))
+    elif deselected and not (keyword or markexpr):
         reasons.append(f"{deselected} deselected")
     if session.shouldstop or session.shouldfail:
         reasons.append(f"stopped early: {session.shouldstop or session.shouldfail}")

@@ -564,6 +564,8 @@ class Ratchet:
         )
         self.json_path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.json_path, json.dumps(data, indent=1) + "\n")
+        # The session finished: the marker that says it started is answered.
+        self.json_path.with_name(self.json_path.name + ".started").unlink(missing_ok=True)
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         judgement = self.judgement

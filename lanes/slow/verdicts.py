@@ -47,6 +47,7 @@ __all__ = [
     "TightenHint",
     "Verdict",
     "confirm",
+    "held_seconds",
     "judge",
     "round_up",
     "suggested_ceiling",
@@ -224,6 +225,14 @@ ordinary jitter does not put a freshly pinned test straight into the band."""
 def suggested_ceiling(seconds: float) -> float:
     """The ceiling ``lanes slow pin`` defaults to (and failure messages suggest)."""
     return round_up(seconds * CEILING_HEADROOM)
+
+
+def held_seconds(judged: Judged) -> float:
+    """The duration a pin of this test should hold: its slowest re-timing when
+    it was re-timed alone (serially, CPU wait taken out), else what the suite
+    measured. A ceiling taken from a run under load is loose by the load's
+    factor (an attrs test measured 3.0 s in the suite, 0.76 s re-timed)."""
+    return max(judged.samples) if judged.samples else judged.seconds
 
 
 def _percentile(ordered: list[float], share: float) -> float:

@@ -140,6 +140,9 @@ def test_a_full_run_is_not_partial(project: pytest.Pytester) -> None:
     out = project.path / "slow.json"
     _run(project, f"--slow-json={out}", "tests")
     assert read_json(out)["partial"] is False
+    # The session-started marker (read only when pytest dies mid-session) goes
+    # once the result is written: it used to pile up beside every envelope.
+    assert sorted(p.name for p in out.parent.glob("slow.json*")) == ["slow.json"]
     _run(project, f"--slow-json={out}", "-k", "fast")
     assert read_json(out)["partial_reasons"] == ["-k fast"]
 

@@ -59,3 +59,24 @@ def test_same_verdicts_with_and_without_workers(pytester: pytest.Pytester) -> No
     parallel.stdout.fnmatch_lines(
         ["*created: 2/2 workers*", "FAIL tests/test_three.py::test_slow took *"]
     )
+
+
+@pytest.mark.integration
+def test_a_deselected_test_makes_the_run_partial_with_workers_too(
+    pytester: pytest.Pytester,
+) -> None:
+    # Deselection happens where collection does: on the workers under xdist,
+    # where the controller's ratchet never hears of it (found on attrs: `-n 2
+    # --deselect X` was reported as a full run).
+    make_project(pytester)
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "xdist")
+    deselect = "--deselect=tests/test_three.py::test_band"
+    for workers in ("0", "2"):
+        out = pytester.path / f"run-{workers}.json"
+        result = pytester.runpytest_subprocess(
+            *quiet, deselect, "-n", workers, f"--slow-json={out}"
+        )
+        data = read_json(out)
+        assert data["partial"] is True, (workers, data["partial_reasons"])
+        assert data["partial_reasons"] == ["--deselect tests/test_three.py::test_band"]
+        result.stdout.fnmatch_lines(["*PARTIAL run (--deselect tests/test_three.py::test_band)*"])

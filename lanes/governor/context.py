@@ -205,9 +205,17 @@ class HookContext:
         repo = self.repo
         if repo is None:
             return
-        from lanes.governor.state.tree import start_tree_state
+        from lanes.governor.state.tree import lanekit_writes, start_tree_state
 
-        exclude = None if self.state is None else self.state.directory
+        state = None if self.state is None else self.state.directory
+        try:
+            settings = self.settings
+            exclude = lanekit_writes(state, settings.root, settings.envelope_dir)
+        except Exception as exc:  # noqa: BLE001  # fail open: the tree without the envelope dir left out
+            from lanes.governor.state.debug import debug_log
+
+            debug_log("tree-exclusions", error=f"{type(exc).__name__}: {exc}")
+            exclude = [] if state is None else [state]
         self._probe = start_tree_state(repo.top, exclude=exclude)
 
     @property

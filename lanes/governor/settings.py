@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Protocol
 
+    from lanes.config import Config
     from lanes.config_table import ConfigTable
 
     class SuiteLike(Protocol):
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
         def suites(self) -> Mapping[str, SuiteLike]: ...
         @property
         def governor(self) -> GovernorSettings: ...
+        @property
+        def envelope_dir(self) -> str: ...
 
 
 __all__ = [
@@ -59,6 +62,7 @@ __all__ = [
     "CachedConfig",
     "GovernorSettings",
     "cache_path",
+    "cache_row",
     "gate_config",
     "reference",
     "refresh",
@@ -69,7 +73,8 @@ CACHE_FILE = "gate-config.json"
 # (suite-words.tsv) are written together under it.
 _LOCK_FILE = "config-cache.lock"
 _FORMAT = "lanekit.gate-config"
-_VERSION = 1
+# 2: rows carry envelope_dir (what lanekit writes is left out of the tree).
+_VERSION = 2
 # Enough for every checkout a user works in; the oldest rows are dropped.
 _MAX_PROJECTS = 32
 
@@ -279,14 +284,20 @@ def _int(value: object) -> int:
 class CachedConfig:
     """The gate's view of a validated config, rebuilt from the cache."""
 
-    __slots__ = ("governor", "root", "suites")
+    __slots__ = ("envelope_dir", "governor", "root", "suites")
 
     def __init__(self, data: dict[str, object]) -> None:
         suites = data["suites"]
         governor = data["governor"]
-        if not isinstance(suites, dict) or not isinstance(governor, dict):
+        envelope_dir = data["envelope_dir"]
+        if (
+            not isinstance(suites, dict)
+            or not isinstance(governor, dict)
+            or not isinstance(envelope_dir, str)
+        ):
             raise TypeError(data)
         self.root = str(data["root"])
+        self.envelope_dir = envelope_dir
         self.suites = {str(name): _Suite(raw) for name, raw in suites.items()}
         self.governor = GovernorSettings.from_dict(governor)
 
@@ -357,13 +368,13 @@ def _load(path: str | None, cwd: str) -> tuple[ConfigLike, dict[str, object] | N
     except LanesError as exc:
         debug_log("config-error", error=exc.message)
         return parse_config({}, root=Path(cwd)), None, [EVERYTHING]
+    return config, cache_row(config), words_of(config)
+
+
+def cache_row(config: Config) -> dict[str, object]:
+    """What the gate keeps of a validated config (JSON-ready; :class:`CachedConfig` reads it)."""
     view = config.to_dict()
-    row: dict[str, object] = {
-        "root": view["root"],
-        "suites": view["suites"],
-        "governor": view["governor"],
-    }
-    return config, row, words_of(config)
+    return {key: view[key] for key in ("root", "suites", "governor", "envelope_dir")}
 
 
 def refresh(

@@ -143,3 +143,27 @@ def test_a_sigkilled_agents_lock_is_taken_at_once_by_the_next_run(tmp_path: Path
     finally:
         agent.kill()
         agent.wait()
+
+
+def test_a_configured_envelope_dir_never_stales_a_pass(tmp_path: Path) -> None:
+    # A lane run writes its envelope into the project's envelope_dir; with a
+    # directory of the user's choosing (not the default envelopes/, and not
+    # git-ignored) every PASS used to turn stale, and the suite ran again.
+    config = '[tool.lanes]\nenvelope_dir = "reports/lanes"\n\n' + PYPROJECT
+    repo = make_repo(tmp_path / "repo", config)
+    xdg = tmp_path / "xdg"
+
+    def hook(event: str, **extra: Any) -> subprocess.CompletedProcess[str]:
+        return run_hook(payload(UNIT, event=event, cwd=repo, **extra), xdg=xdg)
+
+    assert hook("PreToolUse").returncode == 0
+    assert hook("PostToolUse", tool_response={"stdout": "1 passed"}).returncode == 0
+    lane_output = repo / "reports" / "lanes" / "slow.json"
+    lane_output.parent.mkdir(parents=True)
+    lane_output.write_text("{}", encoding="utf-8")
+    again = hook("PreToolUse")
+    assert again.returncode == 2, again.stderr
+    assert again.stderr.startswith("unit green ")
+    # Anything else in reports/ is the user's own: it still changes the tree.
+    (repo / "reports" / "notes.txt").write_text("mine", encoding="utf-8")
+    assert hook("PreToolUse").returncode == 0

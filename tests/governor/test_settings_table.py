@@ -16,6 +16,7 @@ from lanes.governor.settings import (
     KEYS,
     CachedConfig,
     GovernorSettings,
+    cache_row,
     reference,
 )
 
@@ -49,13 +50,10 @@ def test_the_cache_row_round_trips_every_field() -> None:
         {"governor": {"lock_ttl": 77, "sweep_min_paths": 9, "gate_runners": ["pytest"]}},
         root=Path("/project"),
     )
-    view = config.to_dict()
     # Through JSON, as the cache file stores it.
-    row = json.loads(
-        json.dumps({"root": view["root"], "suites": view["suites"], "governor": view["governor"]})
-    )
-    cached = CachedConfig(row)
+    cached = CachedConfig(json.loads(json.dumps(cache_row(config))))
     assert cached.governor == config.governor
+    assert (cached.root, cached.envelope_dir) == (str(config.root), config.envelope_dir)
 
 
 def test_the_environment_overrides_are_the_rows_that_name_one() -> None:

@@ -19,7 +19,7 @@ from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.shown import shown, shown_fields
-from lanes.governor.state.tree import find_repo, state_dir, tree_state
+from lanes.governor.state.tree import find_repo, lanekit_writes, state_dir, tree_state
 from lanes.governor.state.trust import distrust_state
 
 if TYPE_CHECKING:
@@ -48,7 +48,8 @@ def _where(config: Config) -> tuple[str, str | None, TreeState | None]:
     cwd = os.getcwd()
     state = state_dir(str(config.root), os.environ)
     repo = find_repo(str(config.root))
-    tree = None if repo is None else tree_state(repo.top, exclude=state)
+    exclude = lanekit_writes(state, config.root, config.envelope_dir)
+    tree = None if repo is None else tree_state(repo.top, exclude=exclude)
     return cwd, state, tree
 
 

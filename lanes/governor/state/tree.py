@@ -38,6 +38,7 @@ __all__ = [
     "Repo",
     "TreeProbe",
     "find_repo",
+    "lanekit_writes",
     "start_tree_state",
     "state_dir",
     "tree_state",
@@ -190,6 +191,15 @@ def _dirty_submodules(top: str, depth: int, timeout: float) -> list[tuple[str, T
         if state is None or state.dirty_digest != CLEAN:
             found.append((path, state))
     return found
+
+
+def lanekit_writes(state: str | None, root: str | os.PathLike[str], envelope_dir: str) -> list[str]:
+    """The directories besides :data:`LANEKIT_OUTPUTS` that lanekit writes into a
+    project: the governor's state dir (``LANES_STATE_DIR`` may put it inside the
+    work tree) and the configured ``envelope_dir`` of the project at ``root``.
+    The hook and every CLI command leave out the same ones (``exclude``)."""
+    written = [os.path.join(root, envelope_dir)]
+    return written if state is None else [state, *written]
 
 
 def tree_state(

@@ -98,12 +98,6 @@ def test_a_test_command_does_not_import_pathlib(tmp_path: Path, event: str, comm
             "tool_input": {"command": command},
         }
     )
-    code = (
-        "import sys\n"
-        "from lanes.cli import main\n"
-        "main(['hook'])\n"
-        "print(sorted(m for m in ('pathlib', 'subprocess', 'dataclasses') if m in sys.modules))\n"
-    )
     env = {
         "PYTHONPATH": str(repo),
         "XDG_STATE_HOME": str(tmp_path / "xdg"),
@@ -111,16 +105,32 @@ def test_a_test_command_does_not_import_pathlib(tmp_path: Path, event: str, comm
         "PATH": os.environ.get("PATH", ""),
     }
     for _warm_then_measure in range(2):
-        proc = subprocess.run(
-            [sys.executable, "-S", "-c", code],
-            input=payload,
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-            timeout=60,
-        )
-    assert proc.stdout.strip().splitlines()[-1] == "[]", proc.stdout + proc.stderr
+        proc = _hook_loading(payload, env, None, ("pathlib", "subprocess", "dataclasses"))
+    assert proc.stdout.strip().splitlines()[-1].endswith(" []"), proc.stdout + proc.stderr
+
+
+def _hook_loading(
+    data: str, env: dict[str, str], cwd: Path | None, modules: tuple[str, ...]
+) -> subprocess.CompletedProcess[str]:
+    """One ``lanes hook`` call in a fresh interpreter (``-S`` keeps site and an
+    editable install's finder out); it prints its exit status and which of
+    ``modules`` it loaded."""
+    code = (
+        "import sys\n"
+        "from lanes.cli import main\n"
+        "status = main(['hook'])\n"
+        f"print(status, sorted(m for m in {modules!r} if m in sys.modules))\n"
+    )
+    return subprocess.run(
+        [sys.executable, "-S", "-c", code],
+        input=data,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        check=False,
+        timeout=60,
+    )
 
 
 def test_a_dedup_hit_imports_neither_re_nor_json(tmp_path: Path) -> None:
@@ -156,24 +166,11 @@ def test_a_dedup_hit_imports_neither_re_nor_json(tmp_path: Path) -> None:
         check=True,
         timeout=60,
     )
-    code = (
-        "import sys\n"
-        "from lanes.cli import main\n"
-        "status = main(['hook'])\n"
-        "print(status, sorted(m for m in ('re', 'json', 'enum') if m in sys.modules))\n"
-    )
+    env["PATH"] = os.environ.get("PATH", "")
 
     def pre(command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-S", "-c", code],
-            input=json.dumps(payload(command, cwd=repo, event="PreToolUse")),
-            capture_output=True,
-            text=True,
-            env={**env, "PATH": os.environ.get("PATH", "")},
-            cwd=repo,
-            check=False,
-            timeout=60,
-        )
+        data = json.dumps(payload(command, cwd=repo, event="PreToolUse"))
+        return _hook_loading(data, env, repo, ("re", "json", "enum"))
 
     hit = pre("pytest tests/unit -q")
     assert "unit green" in hit.stderr, hit.stderr

@@ -155,18 +155,10 @@ def test_a_dedup_hit_imports_neither_re_nor_json(tmp_path: Path) -> None:
     )
     source = Path(__file__).resolve().parents[2]
     env = {**clean_env(tmp_path / "xdg"), "PYTHONPATH": str(source)}
-    post = payload("pytest tests/unit -q", cwd=repo, event="PostToolUse")
-    subprocess.run(
-        [sys.executable, "-S", "-m", "lanes", "hook"],
-        input=json.dumps(post),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=repo,
-        check=True,
-        timeout=60,
-    )
     env["PATH"] = os.environ.get("PATH", "")
+    post = payload("pytest tests/unit -q", cwd=repo, event="PostToolUse")
+    recorded = _hook_loading(json.dumps(post), env, repo, ())
+    assert recorded.stdout.strip() == "0 []", recorded.stdout + recorded.stderr
 
     def pre(command: str) -> subprocess.CompletedProcess[str]:
         data = json.dumps(payload(command, cwd=repo, event="PreToolUse"))

@@ -139,7 +139,6 @@ def test_a_dedup_hit_imports_neither_re_nor_json(tmp_path: Path) -> None:
     # behind it) cost half an interpreter start there, loaded by the shell
     # lexer's four character-class regexes; json would bring re back.
     import json  # noqa: PLC0415
-    import os  # noqa: PLC0415
 
     from tests.support.git import make_repo  # noqa: PLC0415
     from tests.support.hooks import clean_env, payload  # noqa: PLC0415
@@ -155,7 +154,6 @@ def test_a_dedup_hit_imports_neither_re_nor_json(tmp_path: Path) -> None:
     )
     source = Path(__file__).resolve().parents[2]
     env = {**clean_env(tmp_path / "xdg"), "PYTHONPATH": str(source)}
-    env["PATH"] = os.environ.get("PATH", "")
     post = payload("pytest tests/unit -q", cwd=repo, event="PostToolUse")
     recorded = _hook_loading(json.dumps(post), env, repo, ())
     assert recorded.stdout.strip() == "0 []", recorded.stdout + recorded.stderr

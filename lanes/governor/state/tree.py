@@ -3,7 +3,8 @@
 :func:`tree_state` is the ONE definition of "this exact tree", used by the
 hook and by every CLI command, so that what records a PASS and what checks it
 can never drift: ``git_head`` (HEAD's 40-hex id) plus ``dirty_digest``, a
-sha256 over ``git diff HEAD --binary`` and every untracked, non-ignored file's
+sha256 over ``git diff-index -p --binary HEAD`` (the patch ``git diff HEAD
+--binary`` shows, without the user's diff settings) and every untracked, non-ignored file's
 path, permission bits *and content* — editing an untracked test file must
 invalidate a PASS as surely as editing a tracked one. ``"clean"`` when nothing
 differs from HEAD. Three places ``git diff`` does not look are covered too:
@@ -246,16 +247,11 @@ class TreeProbe:
         self._head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
         specs = _pathspecs(top, excluded)
         argvs = [
-            [
-                "git",
-                "diff",
-                "HEAD",
-                "--binary",
-                "--no-ext-diff",
-                "--no-textconv",
-                "--no-color",
-                *specs,
-            ],
+            # Plumbing, not `git diff`: no user diff settings (prefixes,
+            # algorithm, renames, colour, external drivers) shape its output,
+            # and it skips porcelain set-up (~15% of the call at 5,000 files).
+            # A file whose stat changed but content did not prints nothing.
+            ["git", "diff-index", "-p", "--binary", "HEAD", *specs],
             # Tracked entries with their tags (to find the files git diff skips)
             # and untracked, non-ignored files ("?"), in one listing.
             ["git", "ls-files", "-v", "--cached", "--others", "--exclude-standard", "-z", *specs],

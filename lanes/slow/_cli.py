@@ -59,7 +59,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--ceiling",
         type=_seconds,
         metavar="SECONDS",
-        help="the test's own budget (default: its last measurement + 25%%, rounded up)",
+        help="the test's own budget (default: its last measurement — its slowest re-timing "
+        "when it was re-timed — + 25%%, rounded up)",
     )
     pin.add_argument(
         "--tier",

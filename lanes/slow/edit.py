@@ -1,7 +1,7 @@
 """``lanes slow pin`` and ``lanes slow unpin``: edit the pin list.
 
 Without ``--ceiling`` or ``--tier``, ``pin`` takes the test's last measurement
-from the newer of the ``slow`` envelope (``lanes slow run`` writes it) and the
+(its slowest re-timing when the ratchet re-timed it) from the newer of the ``slow`` envelope (``lanes slow run`` writes it) and the
 last-run record every enabled pytest run writes, so the usual flow is: the run
 fails naming the test, you pin it with a reason.
 """

@@ -3,8 +3,9 @@
 One wall-clock sample is not a verdict on a loaded machine: the same test was
 measured at 1.8 s and 6.3 s in two runs of one suite. So after the suite, on
 the controller, only the offenders run again — serially, in a fresh child
-pytest with ``-n 0``, ``confirm`` times — and a test fails only if it stays
-past its limit in **every** sample. A test that sleeps or waits on real time
+pytest with ``-n 0``, ``confirm`` times, every other time in reverse order (so
+no test pays the child's warm-up in every sample) — and a test fails only if
+it stays past its limit in **every** sample. A test that sleeps or waits on real time
 is confirmed as readily as one that computes: wall-clock is what the budget
 measures. But CPU contention is taken out of the samples
 (:mod:`lanes.slow.runqueue`: wall-clock minus the time the test waited for a
@@ -83,9 +84,13 @@ def retime(
     with tempfile.TemporaryDirectory(prefix="lanes-slow-retime-") as tmp:
         for sample in range(samples):
             out = Path(tmp) / f"sample-{sample}.json"
+            # Every other run in reverse: the first test of a child pays its
+            # warm-up (imports, caches), and in node-id order the same test
+            # would pay it in every sample and be confirmed for it (attrs).
+            order = nodeids if sample % 2 == 0 else nodeids[::-1]
             try:
                 subprocess.run(
-                    _command(config, out, nodeids),
+                    _command(config, out, order),
                     cwd=config.rootpath,
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,

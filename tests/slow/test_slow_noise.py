@@ -168,6 +168,49 @@ def test_a_test_retimed_over_its_budget_is_told_to_be_pinned_too(project: pytest
     assert result.ret == pytest.ExitCode.OK
 
 
+# Whichever test runs first in a process pays a warm-up (0.6 s), as the
+# first test of a confirmation child does for imports and caches; both are
+# slow in the suite's own run.
+FIRST_PAYS = """
+import pathlib, time
+
+_ran = []
+
+def _pace(name):
+    counter = pathlib.Path(__file__).with_name(name + ".runs")
+    run = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(run + 1))
+    if run == 0 or not _ran:
+        time.sleep(0.6)
+    _ran.append(name)
+
+def test_a():
+    _pace("a")
+
+def test_b():
+    _pace("b")
+"""
+
+
+@pytest.mark.integration
+def test_the_first_test_of_a_retiming_run_is_not_always_the_same(
+    project: pytest.Pytester,
+) -> None:
+    # Found on attrs: the confirmation runs went in node-id order, so the same
+    # test paid every child's warm-up in every sample and was confirmed slow
+    # in runs where a test sorting before it was an offender too.
+    project.path.joinpath("tests", "test_first.py").write_text(FIRST_PAYS)
+    out = project.path / "slow.json"
+    result = _run(project, "--deselect", SLOW, f"--slow-json={out}")
+    data = read_json(out)
+    assert data["offenders"] == [], result.stdout.str()
+    samples = {u["nodeid"]: u["samples_ms"] for u in data["unconfirmed"]}
+    first, second = "tests/test_first.py::test_a", "tests/test_first.py::test_b"
+    # Each paid the warm-up in one of the two re-timings, not both.
+    assert [ms >= 600 for ms in samples[first]] == [True, False]
+    assert [ms >= 600 for ms in samples[second]] == [False, True]
+
+
 @pytest.mark.integration
 def test_a_pin_holds_the_retimed_duration_not_the_loaded_one(
     project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch

@@ -147,25 +147,33 @@ def _pin_command(judged: Judged, ceiling: float) -> str:
     )
 
 
+NEAR_LIMIT = 0.75
+"""A re-timing at three quarters of the limit or more is *near* it: a test
+whose own duration moves by a third from run to run (property tests drawing
+new examples do) will cross it. On attrs, tests re-timed at 0.15-0.19 s
+against a 0.2 s limit failed in later runs; one re-timed at 0.1 s never did."""
+
+
 def unconfirmed_message(judged: Judged) -> list[str]:
     """What an offender's re-timings said, when they did not all stay past its limit.
 
-    Re-timings past the limit, or over the test's budget, mean its own
-    duration sits near the limit (a property test drawing new examples each
-    run): its verdict will flip from run to run, so the fix is a failure's —
-    found on attrs, where tests re-timed at 0.19 s against a 0.2 s limit
-    failed in some later runs. Re-timings within budget mean the suite's load
-    made it look slow.
+    Re-timings past the limit, or near it (:data:`NEAR_LIMIT`), mean the
+    test's own duration sits at the limit: its verdict will flip from run to
+    run, so the fix is a failure's. Re-timings well under it mean the suite's
+    load made the test look slow.
     """
     head = (
         f"unconfirmed {judged.nodeid} took {_s(judged.seconds)} (limit {_s(judged.limit)}), "
         f"then {_samples(judged.samples)} when re-timed alone"
     )
+    slowest = max(judged.samples, default=0.0)
     past = sum(sample > judged.limit for sample in judged.samples)
     if past:
         why = f"past the limit in {past} of {len(judged.samples)} re-timings"
-    elif max(judged.samples, default=0.0) > judged.allowance:
-        why = f"over its {'pin ceiling' if judged.pin else 'budget'} when re-timed alone"
+    elif slowest >= NEAR_LIMIT * judged.limit:
+        why = f"re-timed at {slowest / judged.limit:.0%} of the limit"
+    elif slowest > judged.allowance:
+        return [f"{head}: within the band when re-timed alone, not failed"]
     else:
         return [f"{head}: noise (the suite's load), not failed"]
     return [

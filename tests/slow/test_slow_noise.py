@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from fnmatch import fnmatch
 from typing import TYPE_CHECKING
 
 import pytest
@@ -148,23 +149,32 @@ def test_a_test_whose_retimings_straddle_the_limit_is_told_to_be_pinned(
 
 
 @pytest.mark.integration
-def test_a_test_retimed_over_its_budget_is_told_to_be_pinned_too(project: pytest.Pytester) -> None:
-    # Re-timed in the band (0.06 s: over the 0.02 s budget, under the 0.18 s
-    # limit) after 0.6 s in the suite: on attrs such tests, re-timed at 0.19 s
-    # against a 0.2 s limit, failed in later runs; the advice must come now.
-    _paced(project, 0.6, 0.06)
-    result = _run(project, "--deselect", SLOW)
-    result.stdout.fnmatch_lines(
-        [
+@pytest.mark.parametrize(
+    ("retimed", "verdict"),
+    [
+        # 83% of the 0.18 s limit: near it. On attrs such tests (re-timed at
+        # 0.15-0.19 s against 0.2 s) failed in later runs: the advice must come now.
+        (
+            0.15,
             (
-                f"unconfirmed {PACED} took * s (limit 0.18 s), then * s, * s when re-timed alone: "
-                "over its budget when re-timed alone — its own duration sits near the limit, so "
-                "its verdict will flip between runs; not failed, but pin it or move it to a "
-                "slower tier:"
+                "re-timed at * of the limit — its own duration sits near the limit, so its "
+                "verdict will flip between runs; not failed, but pin it or move it to a slower tier:"
             ),
-            f"     lanes slow pin {PACED} --reason '<why it is slow>' --tracking '<issue>' *",
-        ]
-    )
+        ),
+        # A third of the limit, over the 0.02 s budget: in the band, no advice
+        # (an attrs test re-timed at half its limit was told to pin, and never flipped).
+        (0.06, "within the band when re-timed alone, not failed"),
+    ],
+)
+def test_a_retimed_test_is_told_to_pin_only_near_the_limit(
+    project: pytest.Pytester, retimed: float, verdict: str
+) -> None:
+    _paced(project, 0.6, retimed)
+    result = _run(project, "--deselect", SLOW)
+    head = f"unconfirmed {PACED} took * s (limit 0.18 s), then * s, * s when re-timed alone: "
+    result.stdout.fnmatch_lines([head + verdict])
+    pin_line = f"     lanes slow pin {PACED} --reason*"
+    assert any(fnmatch(line, pin_line) for line in result.outlines) == verdict.endswith(":")
     assert result.ret == pytest.ExitCode.OK
 
 

@@ -10,9 +10,10 @@ with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
   classification, the tree digest and the ledger, the whole read path. The
   *lock path* finds a stale PASS and takes the run lock (its own session's
   lock, reclaimed each time): the read path plus the guarded write. Goal:
-  median ratio ≤ 2.0 for the dedup hit, **tracked**: measured 2.65× (2.53 to
-  2.73) on this 2-core VM, from 3.24× before the hook stopped importing ``re``
-  and started git before loading the classifier. What is left: git's stat of
+  median ratio ≤ 2.0 for the dedup hit, **tracked**: measured 2.76× (2.69 to
+  2.85) on this 2-core VM against 3.35× for the previous release's code in
+  the same run (the hook stopped importing ``re`` and starts git before
+  loading the classifier). What is left: git's stat of
   5,000 files costs ~9 ms of CPU here (``git diff-files``), nearly one
   interpreter start (~11 ms), and the hook's own imports and work (~10 ms)
   share the two cores with it. A miss is reported as ``miss``.

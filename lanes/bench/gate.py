@@ -11,7 +11,7 @@ with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
   *lock path* finds a stale PASS and takes the run lock (its own session's
   lock, reclaimed each time): the read path plus the guarded write. Goal:
   median ratio ≤ 2.0 for the dedup hit, **tracked**: measured 2.76× (2.69 to
-  2.85) on this 2-core VM against 3.35× for the previous release's code in
+  2.85) on this 2-core VM against 3.35× for the previous stop's code in
   the same run (the hook stopped importing ``re`` and starts git before
   loading the classifier). What is left: git's stat of
   5,000 files costs ~9 ms of CPU here (``git diff-files``), nearly one

@@ -154,7 +154,7 @@ new examples do) will cross it. On attrs, tests re-timed at 0.15-0.19 s
 against a 0.2 s limit failed in later runs; one re-timed at 0.1 s never did."""
 
 
-def unconfirmed_message(judged: Judged) -> list[str]:
+def _unconfirmed_message(judged: Judged) -> list[str]:
     """What an offender's re-timings said, when they did not all stay past its limit.
 
     Re-timings past the limit, or near it (:data:`NEAR_LIMIT`), mean the
@@ -184,7 +184,10 @@ def unconfirmed_message(judged: Judged) -> list[str]:
 
 def _near_limit_advice(judged: Judged) -> str:
     fix = "raise its ceiling:" if judged.pin else "pin it or move it to a slower tier:"
-    return f"its own duration sits near the limit, so its verdict will flip between runs; not failed, but {fix}"
+    return (
+        "its own duration sits near the limit, so its verdict will flip between runs; "
+        f"not failed, but {fix}"
+    )
 
 
 def terminal_lines(
@@ -205,7 +208,7 @@ def terminal_lines(
             )
         lines.extend(Line(f"     {text}") for text in rest)
     for judged in judgement.unconfirmed:
-        head, *rest = unconfirmed_message(judged)
+        head, *rest = _unconfirmed_message(judged)
         lines.append(Line(head, "warn"))
         lines.extend(Line(f"     {text.strip()}") for text in rest)
     for judged in judgement.band:

@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
+
+    Column = tuple[str, str, Callable[[object], str]]
+    """One column of a table read from JSON objects: (heading, key, format)."""
 
 __all__ = [
     "MAX_TABLE_ROWS",
@@ -30,6 +33,7 @@ __all__ = [
     "Facts",
     "Finding",
     "Table",
+    "entry_table",
     "items",
     "mapping",
     "num",
@@ -208,5 +212,26 @@ def table(
         code=frozenset(code),
         omitted=max(0, len(rows) - MAX_TABLE_ROWS),
         note=note,
+        state_column=state_column,
+    )
+
+
+def entry_table(
+    caption: str,
+    entries: Sequence[Mapping[str, Any]],
+    columns: Sequence[Column],
+    *,
+    status: Sequence[str] = (),
+    code: Sequence[int] = (),
+    state_column: bool = True,
+) -> Table:
+    """A :func:`table` with a row per entry (an envelope's JSON object) and a
+    column per ``(heading, key, format)``: the shape most lane views read."""
+    return table(
+        caption,
+        [heading for heading, _key, _show in columns],
+        [tuple(show(entry.get(key)) for _heading, key, show in columns) for entry in entries],
+        status=status,
+        code=code,
         state_column=state_column,
     )

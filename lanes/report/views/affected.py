@@ -10,6 +10,7 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
+    entry_table,
     items,
     mapping,
     ms,
@@ -55,19 +56,16 @@ def _plan_blocks(plan: Mapping[str, Any]) -> list[Block]:
     changed = items(plan.get("changed"))
     if changed:
         blocks.append(
-            table(
+            entry_table(
                 "Changed paths and the rule that judged each",
-                ("path", "change", "rule", "why", "tests"),
-                [
-                    (
-                        text(c.get("path")),
-                        text(c.get("change")),
-                        text(c.get("rule")),
-                        text(c.get("detail")),
-                        text(c.get("tests")),
-                    )
-                    for c in changed
-                ],
+                changed,
+                (
+                    ("path", "path", text),
+                    ("change", "change", text),
+                    ("rule", "rule", text),
+                    ("why", "detail", text),
+                    ("tests", "tests", text),
+                ),
                 code=(0,),
                 state_column=False,
             )
@@ -75,10 +73,10 @@ def _plan_blocks(plan: Mapping[str, Any]) -> list[Block]:
     spots = items(plan.get("blind_spots"))
     if spots:
         blocks.append(
-            table(
+            entry_table(
                 "Not seen by the import graph (check by hand)",
-                ("file", "line", "what"),
-                [(text(s.get("file")), text(s.get("line")), text(s.get("what"))) for s in spots],
+                spots,
+                (("file", "file", text), ("line", "line", text), ("what", "what", text)),
                 code=(0,),
                 state_column=False,
             )

@@ -14,6 +14,7 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
+    entry_table,
     items,
     mapping,
     ms,
@@ -77,19 +78,16 @@ def _failures(failures: list[Mapping[str, Any]], mode: str) -> list[Block]:
     if not failures:
         return []
     blocks: list[Block] = [
-        table(
+        entry_table(
             "Failures (shrunk)",
-            ("target", "kind", "error", "message", "input"),
-            [
-                (
-                    text(f.get("target")),
-                    text(f.get("kind")),
-                    text(f.get("error_type")),
-                    text(f.get("message")),
-                    text(f.get("input_preview")),
-                )
-                for f in failures
-            ],
+            failures,
+            (
+                ("target", "target", text),
+                ("kind", "kind", text),
+                ("error", "error_type", text),
+                ("message", "message", text),
+                ("input", "input_preview", text),
+            ),
             status=["fail"] * len(failures),
             code=(4,),
         )
@@ -152,31 +150,19 @@ def fuzz_view(data: Mapping[str, Any]) -> Detail:
         blocks.append(chart)
     if targets:
         blocks.append(
-            table(
+            entry_table(
                 "Targets",
+                targets,
                 (
-                    "target",
-                    "cases",
-                    "failures",
-                    "stalls",
-                    "restarts",
-                    "cases/s",
-                    "slowest case",
-                    "time",
+                    ("target", "name", text),
+                    ("cases", "cases", text),
+                    ("failures", "failures", text),
+                    ("stalls", "stalls", text),
+                    ("restarts", "worker_restarts", text),
+                    ("cases/s", "cases_per_second", text),
+                    ("slowest case", "slowest_case_ms", ms),
+                    ("time", "duration_ms", ms),
                 ),
-                [
-                    (
-                        text(t.get("name")),
-                        text(t.get("cases")),
-                        text(t.get("failures")),
-                        text(t.get("stalls")),
-                        text(t.get("worker_restarts")),
-                        text(t.get("cases_per_second")),
-                        ms(t.get("slowest_case_ms")),
-                        ms(t.get("duration_ms")),
-                    )
-                    for t in targets
-                ],
                 status=["fail" if (num(t.get("failures")) or 0) else "pass" for t in targets],
             )
         )

@@ -14,6 +14,7 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
+    entry_table,
     items,
     mapping,
     ms,
@@ -26,7 +27,18 @@ from lanes.slow.verdicts import suggested_ceiling
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from lanes.report.views._blocks import Column
+
 __all__ = ["slow_view"]
+
+# A judged test's row, as the offender and band tables show it.
+_JUDGED_COLUMNS: tuple[Column, ...] = (
+    ("test", "nodeid", text),
+    ("tier", "tier", text),
+    ("took", "ms", ms),
+    ("budget", "budget_ms", ms),
+    ("limit", "limit_ms", ms),
+)
 
 # Where a test sits against its tier's budget: the buckets of the distribution chart.
 _BUCKETS: tuple[tuple[str, float, str], ...] = (
@@ -122,20 +134,10 @@ def _offenders(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
     if not offenders:
         return blocks, findings
     blocks.append(
-        table(
+        entry_table(
             "Past the limit (the run fails)",
-            ("test", "tier", "took", "budget", "limit", "pinned"),
-            [
-                (
-                    text(o.get("nodeid")),
-                    text(o.get("tier")),
-                    ms(o.get("ms")),
-                    ms(o.get("budget_ms")),
-                    ms(o.get("limit_ms")),
-                    text(o.get("pinned")),
-                )
-                for o in offenders
-            ],
+            offenders,
+            (*_JUDGED_COLUMNS, ("pinned", "pinned", text)),
             status=["fail"] * len(offenders),
             code=(0,),
         )
@@ -247,21 +249,18 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
     tiers = items(data.get("tiers"))
     if tiers:
         blocks.append(
-            table(
+            entry_table(
                 "Tiers",
-                ("tier", "budget", "tests", "p50", "p90", "max", "slowest"),
-                [
-                    (
-                        text(t.get("name")),
-                        ms(t.get("budget_ms")),
-                        text(t.get("count")),
-                        ms(t.get("p50_ms")),
-                        ms(t.get("p90_ms")),
-                        ms(t.get("max_ms")),
-                        text(t.get("slowest")),
-                    )
-                    for t in tiers
-                ],
+                tiers,
+                (
+                    ("tier", "name", text),
+                    ("budget", "budget_ms", ms),
+                    ("tests", "count", text),
+                    ("p50", "p50_ms", ms),
+                    ("p90", "p90_ms", ms),
+                    ("max", "max_ms", ms),
+                    ("slowest", "slowest", text),
+                ),
                 code=(6,),
             )
         )
@@ -270,19 +269,10 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
     band = items(data.get("band"))
     if band:
         blocks.append(
-            table(
+            entry_table(
                 "In the band (over budget, under the limit: reported, not failing)",
-                ("test", "tier", "took", "budget", "limit"),
-                [
-                    (
-                        text(b.get("nodeid")),
-                        text(b.get("tier")),
-                        ms(b.get("ms")),
-                        ms(b.get("budget_ms")),
-                        ms(b.get("limit_ms")),
-                    )
-                    for b in band
-                ],
+                band,
+                _JUDGED_COLUMNS,
                 status=["warn"] * len(band),
                 code=(0,),
             )

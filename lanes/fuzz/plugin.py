@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Final
 
 import pytest
 
+from lanes._pytest_project import pyproject_of
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -63,17 +65,6 @@ def _mode(config: pytest.Config) -> str:
         msg = f"ini lanes_fuzz_corpus must be one of {', '.join(MODES)}, got {value!r}"
         raise pytest.UsageError(msg)
     return value
-
-
-def _pyproject(config: pytest.Config) -> Path | None:
-    inipath = config.inipath
-    if inipath is not None and inipath.name == "pyproject.toml":
-        return inipath
-    for directory in (config.rootpath, *config.rootpath.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
 
 
 def _corpus_path(pyproject: Path | None, rootpath: Path) -> Path:
@@ -118,7 +109,7 @@ def pytest_collection_modifyitems(
         return
     if config.getoption("collectonly") and mode == "auto":
         return
-    pyproject = _pyproject(config)
+    pyproject = pyproject_of(config)
     corpus = _corpus_path(pyproject, config.rootpath)
     if not corpus.is_file():
         return

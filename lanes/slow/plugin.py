@@ -17,6 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lanes._pytest_project import pyproject_of
+
 if TYPE_CHECKING:
     import pytest
 
@@ -74,23 +76,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _pyproject(config: pytest.Config) -> Path | None:
-    """The pyproject.toml whose ``[tool.lanes]`` applies: pytest's own, else the nearest.
-
-    The same upward search as :func:`lanes.config.find_pyproject`, repeated here
-    because importing :mod:`lanes.config` would cost every pytest run of every
-    project that merely has lanekit installed.
-    """
-    inipath = config.inipath
-    if inipath is not None and inipath.name == "pyproject.toml":
-        return inipath
-    for directory in (config.rootpath, *config.rootpath.parents):
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            return candidate
-    return None
-
-
 def _mentions_enabled(pyproject: Path | None) -> bool:
     """Whether ``[tool.lanes.slow]`` sets ``enabled`` at all (its value is validated later).
 
@@ -125,7 +110,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if collect_to and not is_worker:
         config.pluginmanager.register(_NodeIdWriter(Path(collect_to)), "lanes-slow-collect")
     explicit = bool(config.getoption("slow_ratchet") or config.getoption("slow_json"))
-    pyproject = _pyproject(config)
+    pyproject = pyproject_of(config)
     if config.getoption("collectonly") or not (explicit or _mentions_enabled(pyproject)):
         return
     from lanes.slow.session import start  # noqa: PLC0415  # only an enabled ratchet pays for it

@@ -17,6 +17,8 @@ from tests.report.report_fixtures import write_lane
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from lanes.report.render import Report
+
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
@@ -69,17 +71,22 @@ def _current(tmp_path: Path, *, cases_per_second: float = 330.0) -> Path:
     return root / "envelopes"
 
 
-def test_three_earlier_runs_give_each_figure_a_trend_and_a_delta(
-    tmp_path: Path, history: Path
-) -> None:
-    envelopes = _current(tmp_path)
-    report = build_report(
+def _report(envelopes: Path, history: Path | None) -> Report:
+    """The report of ``envelopes`` at :data:`NOW`, beside them, with ``history``."""
+    return build_report(
         envelopes,
         out_md=envelopes / "summary.md",
         out_html=envelopes / "index.html",
         history=history,
         now=NOW,
     )
+
+
+def test_three_earlier_runs_give_each_figure_a_trend_and_a_delta(
+    tmp_path: Path, history: Path
+) -> None:
+    envelopes = _current(tmp_path)
+    report = _report(envelopes, history)
     fuzz = next(lane for lane in report.view.lanes if lane.lane == "fuzz")
     assert fuzz.history is not None
     assert fuzz.history.runs == 3
@@ -104,13 +111,7 @@ def test_a_changed_config_or_tool_version_is_drift(tmp_path: Path, history: Path
     document["config_hash"] = "sha256:" + "f" * 64
     document["generated_by"]["tools"]["hypothesis"] = "99.0.0"
     fuzz.write_text(json.dumps(document), encoding="utf-8")
-    report = build_report(
-        envelopes,
-        out_md=envelopes / "summary.md",
-        out_html=envelopes / "index.html",
-        history=history,
-        now=NOW,
-    )
+    report = _report(envelopes, history)
     lane = next(lane for lane in report.view.lanes if lane.lane == "fuzz")
     assert lane.history is not None
     assert any(
@@ -126,9 +127,7 @@ def test_a_changed_config_or_tool_version_is_drift(tmp_path: Path, history: Path
 def test_freshness_flags_evidence_older_than_the_cadence(tmp_path: Path) -> None:
     envelopes = _current(tmp_path)
     _stamp(envelopes / "slow.json", NOW - timedelta(days=4))
-    report = build_report(
-        envelopes, out_md=envelopes / "summary.md", out_html=envelopes / "index.html", now=NOW
-    )
+    report = _report(envelopes, None)
     slow = next(lane for lane in report.view.lanes if lane.lane == "slow")
     fuzz = next(lane for lane in report.view.lanes if lane.lane == "fuzz")
     assert (slow.freshness, slow.stale) == ("4 d old, runs daily", True)
@@ -140,13 +139,7 @@ def test_a_lane_missing_from_this_run_is_named(tmp_path: Path, history: Path) ->
     root = tmp_path / "now"
     write_lane(root, "torture", "pass", torture_data())
     envelopes = root / "envelopes"
-    report = build_report(
-        envelopes,
-        out_md=envelopes / "summary.md",
-        out_html=envelopes / "index.html",
-        history=history,
-        now=NOW,
-    )
+    report = _report(envelopes, history)
     assert (
         "fuzz (fuzz.json) did not run this time; its last envelope is from 24 h ago"
         in report.view.notes
@@ -172,13 +165,7 @@ def test_the_history_ignores_invalid_files_and_this_runs_own_envelopes(
     envelopes = _current(tmp_path)
     (history / "run-1" / "garbage.json").write_text("{nope", encoding="utf-8")
     shutil.copy(envelopes / "fuzz.json", history / "run-1" / "fuzz-copy.json")
-    report = build_report(
-        envelopes,
-        out_md=envelopes / "summary.md",
-        out_html=envelopes / "index.html",
-        history=history,
-        now=NOW,
-    )
+    report = _report(envelopes, history)
     assert report.view.history is not None
     assert report.view.history.invalid == 1
     fuzz = next(lane for lane in report.view.lanes if lane.lane == "fuzz")

@@ -16,22 +16,21 @@ import difflib
 import hashlib
 import json
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final, TypeVar
 
-from lanes._jsondoc import read_bytes
 from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.config_table import ConfigTable
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
-from lanes.governor.screen.prescreen import walk_pyprojects
 from lanes.governor.settings import KEYS as GOVERNOR_KEYS
 from lanes.governor.settings import GovernorSettings
 from lanes.mutation.settings import MutationConfig, parse_mutation
+from lanes.pyproject import LANES_KEYS, find_pyproject, read_lanes_table
+from lanes.slow.settings import SlowConfig, Tier, parse_slow
 from lanes.timing.settings import SuiteTiming, TimingConfig, parse_suite_timing, parse_timing
 
 __all__ = [
@@ -52,8 +51,6 @@ __all__ = [
 T = TypeVar("T")
 
 DEFAULT_MAX_AGE: Final = 3600
-# A pyproject.toml is kilobytes; a larger file is not read into memory.
-_MAX_CONFIG_BYTES: Final = 16 << 20
 # A fuzz target's name: it is part of a file name, so no '/', no leading '.'.
 _SAFE_NAME: Final = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
 SCHEDULERS: Final = ("random", "pct")
@@ -81,40 +78,6 @@ class Suite:
 # [tool.lanes.governor]: one row per setting in the governor's own table (its
 # type, bounds, default, environment override, parse, cache row and docs).
 GovernorConfig = GovernorSettings
-
-
-@dataclass(frozen=True)
-class Tier:
-    name: str
-    budget: float
-    markers: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-
-
-def _default_tiers() -> Mapping[str, Tier]:
-    return MappingProxyType({"unit": Tier(name="unit", budget=2.5)})
-
-
-@dataclass(frozen=True)
-class SlowConfig:
-    enabled: bool = False
-    fail_factor: float = 2.0
-    default_tier: str = "unit"
-    # A tier whose slowest test uses less than this share of its budget gets a
-    # tighten hint: a budget nobody approaches protects nothing.
-    tighten_below: float = 0.25
-    pins: str = "baselines/slow-tests.json"
-    tiers: Mapping[str, Tier] = field(default_factory=_default_tiers)
-    # Offenders are re-timed this many times, serially, after the suite; a
-    # test fails only if every sample stays past its limit (0 = no re-timing).
-    confirm: int = 2
-    # A pin is removable after this many consecutive runs within its tier budget.
-    removable_after: int = 3
-    slowest: int = 10
-    slowest_per_tier: int = 3
-    # A hard stop at hard_stop_factor x fail_factor x budget through
-    # pytest-timeout (when installed); 0 = off.
-    hard_stop_factor: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -255,63 +218,6 @@ def _parse_governor(raw: object) -> GovernorConfig:
     return GovernorSettings.parse(ConfigTable("tool.lanes.governor", raw, GOVERNOR_KEYS))
 
 
-def _parse_slow(raw: object) -> SlowConfig:
-    table = ConfigTable(
-        "tool.lanes.slow",
-        raw,
-        (
-            "enabled", "fail_factor", "default_tier", "tighten_below", "pins", "tiers",
-            "confirm", "removable_after", "slowest", "slowest_per_tier", "hard_stop_factor",
-        ),
-    )  # fmt: skip
-    defaults = SlowConfig()
-    tiers: dict[str, Tier] = dict(defaults.tiers)
-    raw_tiers = table.table("tiers")
-    if raw_tiers:
-        tiers = {}
-        for name, tier_raw in raw_tiers.items():
-            tier = ConfigTable(
-                f"tool.lanes.slow.tiers.{name}", tier_raw, ("budget", "markers", "paths")
-            )
-            if "budget" not in tier.raw:
-                msg = f"[tool.lanes.slow.tiers.{name}] has no budget"
-                raise ConfigError(
-                    msg,
-                    hint=f"add budget = <seconds> to [tool.lanes.slow.tiers.{name}], e.g. budget = 2.5",
-                )
-            tiers[name] = Tier(
-                name=name,
-                budget=tier.number("budget", 0.0, minimum=0.0, required=True),
-                markers=tier.strings("markers", ()),
-                paths=tier.strings("paths", ()),
-            )
-    default_tier = table.string("default_tier", defaults.default_tier)
-    if default_tier not in tiers:
-        msg = (
-            f"[tool.lanes.slow] default_tier {default_tier!r} is not a configured tier "
-            f"(tiers: {', '.join(sorted(tiers))})"
-        )
-        raise ConfigError(
-            msg,
-            hint=f"add [tool.lanes.slow.tiers.{default_tier}] with a budget, or set default_tier to one of the tiers",
-        )
-    return SlowConfig(
-        enabled=table.boolean("enabled", default=defaults.enabled),
-        fail_factor=table.number("fail_factor", defaults.fail_factor, minimum=1.0, inclusive=True),
-        default_tier=default_tier,
-        tighten_below=table.number("tighten_below", defaults.tighten_below, minimum=0.0),
-        pins=table.project_path("pins", defaults.pins),
-        tiers=MappingProxyType(tiers),
-        confirm=table.integer("confirm", defaults.confirm, minimum=0),
-        removable_after=table.integer("removable_after", defaults.removable_after, minimum=1),
-        slowest=table.integer("slowest", defaults.slowest, minimum=0),
-        slowest_per_tier=table.integer("slowest_per_tier", defaults.slowest_per_tier, minimum=0),
-        hard_stop_factor=table.number(
-            "hard_stop_factor", defaults.hard_stop_factor, minimum=0.0, inclusive=True
-        ),
-    )
-
-
 def _reference(table: ConfigTable, key: str, default: str | None) -> str:
     """A ``module:attribute`` reference, checked for shape (not imported here)."""
 
@@ -408,25 +314,11 @@ def _suite_tier(suite: Suite, raw: object, slow: SlowConfig) -> Suite:
     )
 
 
-_SECTIONS: Final = (
-    "suites",
-    "governor",
-    "slow",
-    "fuzz",
-    "torture",
-    "timing",
-    "mutation",
-    "affected",
-    "envelope_dir",
-    "baseline_dir",
-)
-
-
 def parse_config(lanes_table: object, *, root: Path, source: Path | None = None) -> Config:
     """Validate a ``[tool.lanes]`` table (already parsed from TOML)."""
-    table = ConfigTable("tool.lanes", lanes_table, _SECTIONS)
+    table = ConfigTable("tool.lanes", lanes_table, LANES_KEYS)
     suites_raw = table.table("suites")
-    slow = _parse_slow(table.raw.get("slow", {}))
+    slow = parse_slow(table.raw.get("slow", {}))
     suites = {
         name: _suite_tier(_parse_suite(name, raw), raw, slow) for name, raw in suites_raw.items()
     }
@@ -452,13 +344,6 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
     )
 
 
-def find_pyproject(start: Path) -> Path | None:
-    """The nearest ``pyproject.toml`` at or above ``start`` (the governor's walk:
-    the hook and every ``lanes`` command agree on which file governs)."""
-    found, _complete = walk_pyprojects(str(start), first=True)
-    return Path(found[0][0]) if found else None
-
-
 def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
     """Load ``[tool.lanes]`` from ``path`` or the nearest ``pyproject.toml`` upward.
 
@@ -472,37 +357,5 @@ def load_config(path: Path | None = None, *, cwd: Path | None = None) -> Config:
             return parse_config({}, root=start)
         path = found
     path = path.resolve()
-    try:
-        # Never blocks and never reads without bound: a FIFO or /dev/zero
-        # given as --config is refused, not waited on.
-        data = read_bytes(path, max_bytes=_MAX_CONFIG_BYTES, follow_symlinks=True)
-        text = None if data is None else data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"config file {str(path)!r} cannot be read: {exc}"
-        raise ConfigError(
-            msg,
-            hint="pass a regular UTF-8 text file you can read (a pyproject.toml)",
-        ) from None
-    if text is None:
-        msg = f"config file {str(path)!r} does not exist"
-        raise ConfigError(
-            msg,
-            hint="pass --config with the path of an existing pyproject.toml, or omit it to search upward",
-        )
-    try:
-        document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = f"{path} is not valid TOML: {exc}"
-        raise ConfigError(
-            msg,
-            hint="fix the TOML syntax at the line and column shown (a TOML linter such as taplo helps)",
-        ) from None
-    except RecursionError:
-        # tomllib recurses per nesting level of arrays and inline tables.
-        msg = f"{path} nests arrays or inline tables too deeply to be a config"
-        raise ConfigError(
-            msg, hint="flatten the deeply nested value; no [tool.lanes] key nests more than twice"
-        ) from None
-    tool = document.get("tool", {})
-    lanes_table = tool.get("lanes", {}) if isinstance(tool, dict) else {}
+    lanes_table = read_lanes_table(path)
     return parse_config(lanes_table, root=path.parent, source=path)

@@ -26,9 +26,19 @@ from lanes.slow.verdicts import held_seconds
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
     from pathlib import Path
+    from typing import Protocol
 
-    from lanes.config import Config
     from lanes.slow.verdicts import Judgement
+
+    class Project(Protocol):
+        """Where a project keeps its envelopes: a :class:`lanes.config.Config`,
+        or the plugin's :class:`lanes.slow.settings.SlowProject`."""
+
+        @property
+        def root(self) -> Path: ...
+        @property
+        def envelope_dir(self) -> str: ...
+
 
 __all__ = ["LAST_RUN_FORMAT", "last_run_path", "read_last_run", "write_last_run"]
 
@@ -36,11 +46,11 @@ LAST_RUN_FORMAT: Final = "lanekit.slow-last-run"
 _VERSION: Final = 1
 
 
-def last_run_path(config: Config) -> Path:
+def last_run_path(config: Project) -> Path:
     return config.root / config.envelope_dir / ".slow-last-run.json"
 
 
-def read_last_run(config: Config) -> dict[str, Any]:
+def read_last_run(config: Project) -> dict[str, Any]:
     """The last run's ``{"tests": {nodeid: [tier, ms]}, "history": {nodeid: [ms, ...]}}``."""
     # A record we cannot use (absent, damaged, a FIFO, too deep) is no record:
     # the next run writes a fresh one.
@@ -70,7 +80,7 @@ def read_last_run(config: Config) -> dict[str, Any]:
 
 
 def write_last_run(
-    config: Config,
+    config: Project,
     judgement: Judgement,
     *,
     pytest_args: Iterable[str],

@@ -39,7 +39,6 @@ import json
 import math
 import time
 from collections import Counter
-from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Final
@@ -47,14 +46,15 @@ from typing import TYPE_CHECKING, Any, Final
 import pytest
 
 from lanes._atomic import write_atomic
-from lanes.config import Config, find_pyproject, load_config
 from lanes.errors import LanesError, UsageError
+from lanes.pyproject import find_pyproject
 from lanes.slow import ci
 from lanes.slow.lastrun import read_last_run, write_last_run
 from lanes.slow.overrides import apply_overrides
 from lanes.slow.pins import PinList, load_pins
 from lanes.slow.report import FixtureCost, envelope_data, failure_message, terminal_lines
 from lanes.slow.selection import partial_reasons
+from lanes.slow.settings import SlowProject, load_slow_project
 from lanes.slow.tiers import TierResolver
 from lanes.slow.verdicts import Judged, Judgement, Measurement, Verdict, confirm, judge
 
@@ -99,7 +99,7 @@ def start(
     try:
         if not is_worker:
             _check_project(config, pyproject)
-        lanes_config = load_config(pyproject, cwd=config.rootpath)
+        lanes_config = load_slow_project(pyproject, cwd=config.rootpath)
         if not explicit and not lanes_config.slow.enabled:
             return
         slow = apply_overrides(
@@ -108,7 +108,7 @@ def start(
             fail_factor=config.getoption("slow_fail_factor"),
             confirm=config.getoption("slow_confirm"),
         )
-        lanes_config = replace(lanes_config, slow=slow)
+        lanes_config = lanes_config._replace(slow=slow)
         pins = load_pins(lanes_config.root / lanes_config.slow.pins, slow=lanes_config.slow)
     except LanesError as exc:
         msg = f"{exc.message}\nhint: {exc.hint}"
@@ -164,7 +164,7 @@ def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
 class Stopwatch:
     """Runs where tests run: tiers from the collected items, fixture setup timing."""
 
-    def __init__(self, config: Config, pins: PinList) -> None:
+    def __init__(self, config: SlowProject, pins: PinList) -> None:
         self._root = config.root
         self._slow = config.slow
         self._pins = pins
@@ -352,7 +352,7 @@ class Ratchet:
     """Judges on the controller; fails the session past the limits."""
 
     def __init__(
-        self, config: Config, pins: PinList, stopwatch: Stopwatch, json_path: Path | None
+        self, config: SlowProject, pins: PinList, stopwatch: Stopwatch, json_path: Path | None
     ) -> None:
         self.config = config
         self.pins = pins

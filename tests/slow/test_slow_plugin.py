@@ -223,6 +223,24 @@ def test_a_bad_tier_table_is_a_usage_error(
     result.stderr.fnmatch_lines([f"ERROR: {message}", "hint: *"])
 
 
+def test_another_lanes_broken_section_does_not_stop_the_test_run(
+    pytester: pytest.Pytester,
+) -> None:
+    # The plugin reads [tool.lanes]'s keys, its own section and envelope_dir;
+    # a typo in the fuzz lane's section is the fuzz lane's error, not a reason
+    # to refuse every pytest run. A misspelt section name is still refused.
+    enabled = "[tool.lanes.slow]\nenabled = true\n[tool.lanes.slow.tiers.unit]\nbudget = 5\n"
+    pytester.makepyfile(test_one="def test_one():\n    pass\n")
+    pytester.makepyprojecttoml(enabled + "[tool.lanes.fuzz]\niteratons = 5\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.stdout.fnmatch_lines(["slow-test ratchet passed: 1 tests judged*"])
+    pytester.makepyprojecttoml(enabled + "[tool.lanes.slwo]\nconfirm = 0\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ?tool.lanes? unknown key 'slwo'*"])
+
+
 def test_dash_p_lanes_slow_works_without_the_entry_point(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -216,7 +216,7 @@ class HookContext:
 
             debug_log("tree-exclusions", error=f"{type(exc).__name__}: {exc}")
             exclude = [] if state is None else [state]
-        self._probe = start_tree_state(repo.top, exclude=exclude)
+        self._probe = start_tree_state(repo.top, exclude=exclude, repo=repo)
 
     @property
     def tree(self) -> TreeState | None:

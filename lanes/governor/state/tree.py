@@ -239,11 +239,14 @@ class TreeProbe:
 
     __slots__ = ("_depth", "_done", "_head", "_started", "_top")
 
-    def __init__(self, top: str, excluded: Sequence[str], depth: int) -> None:
+    def __init__(
+        self, top: str, excluded: Sequence[str], depth: int, repo: Repo | None = None
+    ) -> None:
         self._top = top
         self._depth = depth
         self._done = False
-        repo = find_repo(top)
+        if repo is None or repo.top != top:
+            repo = find_repo(top)
         self._head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
         specs = _pathspecs(top, excluded)
         argvs = [
@@ -281,10 +284,15 @@ class TreeProbe:
         self._done = True
 
 
-def start_tree_state(top: str, *, exclude: str | Sequence[str] | None = None) -> TreeProbe:
-    """:func:`tree_state` in two halves: git starts now, ``.result()`` reads it."""
+def start_tree_state(
+    top: str, *, exclude: str | Sequence[str] | None = None, repo: Repo | None = None
+) -> TreeProbe:
+    """:func:`tree_state` in two halves: git starts now, ``.result()`` reads it.
+
+    ``repo``: the work tree at ``top`` when the caller has found it already
+    (the hook has), so ``.git`` is not read a second time."""
     extra = [exclude] if isinstance(exclude, str) else list(exclude or ())
-    return TreeProbe(top, [*LANEKIT_OUTPUTS, *extra], 0)
+    return TreeProbe(top, [*LANEKIT_OUTPUTS, *extra], 0, repo)
 
 
 def _tree_state(

@@ -5,25 +5,29 @@ with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
 
 - ``gate-latency``: ``lanes hook`` on a PreToolUse payload of ``pytest
   tests/unit -q`` against ``python -c pass`` of the same interpreter, in
-  alternating triples (baseline, dedup hit, lock path) so machine load hits all
-  sides alike. The *dedup hit* finds a fresh PASS and blocks (exit 2): config,
-  classification, the tree digest and the ledger, the whole read path. The
-  *lock path* finds a stale PASS and takes the run lock (its own session's
-  lock, reclaimed each time): the read path plus the guarded write. Goal:
-  median ratio ≤ 2.0 for the dedup hit, **tracked**: measured 2.76× (2.69 to
-  2.85) on this 2-core VM against 3.35× for the previous stop's code in
-  the same run (the hook stopped importing ``re`` and starts git before
-  loading the classifier). What is left: git's stat of
-  5,000 files costs ~9 ms of CPU here (``git diff-files``), nearly one
-  interpreter start (~11 ms), and the hook's own imports and work (~10 ms)
-  share the two cores with it. A miss is reported as ``miss``.
+  alternating rounds (baseline, dedup hit, lock path, git floor) so machine
+  load hits all sides alike. The *dedup hit* finds a fresh PASS and blocks
+  (exit 2): config, classification, the tree digest and the ledger, the whole
+  read path. The *lock path* finds a stale PASS and takes the run lock (its
+  own session's lock, reclaimed each time): the read path plus the guarded
+  write. The *git floor* is an interpreter that runs exactly the hook's git
+  commands (:func:`lanes.governor.state.tree.git_argvs`) and nothing else: no
+  hook built on a git digest can be faster.
+
+  Two goals. **Gating**: the hook's own cost — dedup hit minus floor, paired
+  within each round — at most one interpreter start (measured ~0.7 at load
+  ~1, ~0.95 with a busy neighbour). **Tracked**: the dedup hit ≤ 2.0× the
+  interpreter, as the issue asked; out of reach on a 2-core machine, because
+  the floor alone measures 2.0–2.4× here (git stats every tracked file and
+  spawns up to ten preload threads; 5,000 stats cost ~9 ms of CPU, nearly one
+  interpreter start). A miss of the tracked goal is reported as ``miss`` with
+  the floor beside it.
 - ``gate-latency-50k``: the same in a repository of 50,000 tracked files
-  (the tree digest is the only part that grows with it). Goal ≤ 3.0, tracked,
-  and out of reach without a file-system monitor: git must stat every tracked
-  file, and 50,000 stats cost 75 to 90 ms of CPU on this VM (``git diff-files``:
-  48 ms wall with two threads) against a whole budget of ~34 ms (3 × 11 ms).
-  Only git's ``core.fsmonitor`` (no daemon on Linux in git 2.39) makes the
-  digest sublinear.
+  (the tree digest is the only part that grows with it). Tracked goal ≤ 3.0,
+  out of reach without a file-system monitor: the floor alone is several
+  times that (50,000 stats cost 75 to 90 ms of CPU here); only git's
+  ``core.fsmonitor`` (no daemon on Linux in git 2.39) makes the digest
+  sublinear. The own-cost goal gates it as it gates 5,000 files.
   With ``LANES_BENCH_BEFORE=<checkout>`` both also time that checkout's hook
   on the same dedup hit, paired with the same baseline runs: the
   ``before_*`` figures are the "before" column of a before/after table.
@@ -44,7 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes.bench._stats import goal_verdict, median_interval
-from lanes.bench.registry import BenchContext, BenchResult, benchmark
+from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,6 +64,9 @@ __all__ = [
 
 TRACKED_FILES: Final = 5000
 LATENCY_GOAL: Final = 2.0
+# What the hook's own code may add over interpreter start + its git
+# processes, in interpreter starts (gating; module docstring).
+OWN_COST_GOAL: Final = 1.0
 COMMAND: Final = "pytest tests/unit -q"
 _WARMUP: Final = 3
 _GIT_ENV: Final = {
@@ -172,8 +179,8 @@ def _hook_argv(python: str) -> list[str]:
 
 
 # The big-repository case: the tree digest is the only part of the hook that
-# grows with the repository. Its goal is tracked: a stat-every-file digest
-# cannot meet it (see the module docstring).
+# grows with the repository. Its ratio goal is tracked: a stat-every-file
+# digest cannot meet it (see the module docstring); the own-cost goal gates it.
 BIG_TRACKED_FILES: Final = 50_000
 BIG_LATENCY_GOAL: Final = 3.0
 # A checkout of an earlier lanekit to measure beside this one (the "before" of
@@ -186,8 +193,7 @@ BEFORE_VARIABLE: Final = "LANES_BENCH_BEFORE"
     f"lanes hook PreToolUse `{COMMAND}` in a {TRACKED_FILES}-file repo vs python -c pass",
 )
 def gate_latency(ctx: BenchContext) -> BenchResult:
-    # Tracked, not gating: see the module docstring for what stands between it and 2x.
-    return _gate_latency(ctx, TRACKED_FILES, LATENCY_GOAL, gating=False)
+    return _gate_latency(ctx, TRACKED_FILES, LATENCY_GOAL)
 
 
 @benchmark(
@@ -196,7 +202,7 @@ def gate_latency(ctx: BenchContext) -> BenchResult:
 )
 def gate_latency_big(ctx: BenchContext) -> BenchResult:
     # A quarter of the samples: building the repository alone takes a minute.
-    return _gate_latency(ctx, BIG_TRACKED_FILES, BIG_LATENCY_GOAL, share=0.25, gating=False)
+    return _gate_latency(ctx, BIG_TRACKED_FILES, BIG_LATENCY_GOAL, share=0.25)
 
 
 def _before_argv(ctx: BenchContext) -> tuple[list[str], str] | None:
@@ -212,8 +218,55 @@ def _before_argv(ctx: BenchContext) -> tuple[list[str], str] | None:
     return [ctx.python, "-c", code], str(Path(checkout).resolve())
 
 
+def _floor_argv(python: str, repo: Path, state: Path) -> list[str]:
+    """``python -c`` that runs exactly the hook's git commands and nothing else.
+
+    Interpreter start plus the tree state's git processes, run and read the
+    way the hook runs them: the floor under any hook built on a git digest.
+    What the hook costs above it is its own code (imports, classification,
+    config, ledger), the part the gating goal holds.
+    """
+    from lanes.governor.state.tree import (  # noqa: PLC0415  # the bench only
+        LANEKIT_OUTPUTS,
+        git_argvs,
+        lanekit_writes,
+    )
+
+    excluded = [*LANEKIT_OUTPUTS, *lanekit_writes(str(state), repo, "envelopes")]
+    argvs = git_argvs(str(repo), excluded, head_known=True)
+    code = f"""\
+import os, select, sys
+sys.stdin.buffer.read()
+env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+reads = []
+for argv in {argvs!r}:
+    read_end, write_end = os.pipe()
+    os.posix_spawnp(
+        argv[0], [argv[0], "-C", {str(repo)!r}, *argv[1:]], env,
+        file_actions=[
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, write_end, 1),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_CLOSE, read_end),
+        ],
+    )
+    os.close(write_end)
+    reads.append(read_end)
+while reads:
+    for fd in select.select(reads, [], [])[0]:
+        if not os.read(fd, 1 << 16):
+            reads.remove(fd)
+while True:
+    try:
+        os.wait()
+    except ChildProcessError:
+        break
+"""
+    return [python, "-c", code]
+
+
 def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to bottom
-    ctx: BenchContext, files: int, goal_ratio: float, *, share: float = 1.0, gating: bool = True
+    ctx: BenchContext, files: int, goal_ratio: float, *, share: float = 1.0
 ) -> BenchResult:
     scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-gate-"))
     before = _before_argv(ctx)
@@ -241,6 +294,7 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
         stale_env = {**env, "LANES_STATE_DIR": str(stale_state)}
         hook = _hook_argv(ctx.python)
         baseline = [ctx.python, "-c", "pass"]
+        floor = _floor_argv(ctx.python, repo, fresh_state)
         hit_payload = _payload(repo, "bench-session-0001")
         lock_payload = _payload(repo, "bench-session-0002")
         # The earlier checkout keeps its own config cache: the two versions'
@@ -254,23 +308,30 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
             _timed(hook, hit_payload, env, repo)
             _timed(hook, lock_payload, stale_env, repo)
             _timed(baseline, b"", env, repo)
+            _timed(floor, hit_payload, env, repo)
             if before is not None and before_env is not None:
                 _timed(before[0], hit_payload, before_env, repo)
         hit_ratios: list[float] = []
         lock_ratios: list[float] = []
+        floor_ratios: list[float] = []
+        own_costs: list[float] = []
         before_ratios: list[float] = []
         base_times: list[float] = []
         hit_times: list[float] = []
         lock_times: list[float] = []
+        floor_times: list[float] = []
         misbehaved = ""
         for _ in range(max(int(ctx.iterations * share), 3)):
             base, _, _ = _timed(baseline, b"", env, repo)
             hit, hit_code, hit_err = _timed(hook, hit_payload, env, repo)
             locked, lock_code, lock_err = _timed(hook, lock_payload, stale_env, repo)
+            bottom, floor_code, floor_err = _timed(floor, hit_payload, env, repo)
             if hit_code != 2 or not hit_err.startswith(b"unit green"):
                 misbehaved = f"dedup hit exited {hit_code}: {hit_err[:200]!r}"
             if lock_code != 0 or lock_err:
                 misbehaved = f"lock path exited {lock_code}: {lock_err[:200]!r}"
+            if floor_code != 0:
+                misbehaved = f"the git floor exited {floor_code}: {floor_err[-200:]!r}"
             if before is not None and before_env is not None:
                 earlier, before_code, before_err = _timed(before[0], hit_payload, before_env, repo)
                 if before_code != 2:
@@ -279,20 +340,34 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
             base_times.append(base)
             hit_times.append(hit)
             lock_times.append(locked)
+            floor_times.append(bottom)
             hit_ratios.append(hit / base)
             lock_ratios.append(locked / base)
+            floor_ratios.append(bottom / base)
+            # The hook's own code, in interpreter starts: what it adds over
+            # interpreter + git, paired within the round.
+            own_costs.append((hit - bottom) / base)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     median, low, high = median_interval(hit_ratios)
+    floor_median, floor_low, floor_high = median_interval(floor_ratios)
+    own_median, own_low, own_high = median_interval(own_costs)
     figures: dict[str, float | int | str | bool | None] = {
         "tracked_files": files,
-        "triples": len(hit_ratios),
+        "rounds": len(hit_ratios),
         "dedup_hit_ratio_median": round(median, 3),
         "dedup_hit_ratio_ci95_low": round(low, 3),
         "dedup_hit_ratio_ci95_high": round(high, 3),
+        "git_floor_ratio_median": round(floor_median, 3),
+        "git_floor_ratio_ci95_low": round(floor_low, 3),
+        "git_floor_ratio_ci95_high": round(floor_high, 3),
+        "own_cost_starts_median": round(own_median, 3),
+        "own_cost_starts_ci95_low": round(own_low, 3),
+        "own_cost_starts_ci95_high": round(own_high, 3),
         "lock_path_ratio_median": round(statistics.median(lock_ratios), 3),
         "baseline_ms_median": round(statistics.median(base_times) * 1000, 2),
         "dedup_hit_ms_median": round(statistics.median(hit_times) * 1000, 2),
+        "git_floor_ms_median": round(statistics.median(floor_times) * 1000, 2),
         "lock_path_ms_median": round(statistics.median(lock_times) * 1000, 2),
     }
     if before is not None and before_ratios:
@@ -303,11 +378,27 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
         figures["before_dedup_hit_ratio_median"] = round(before_median, 3)
         figures["before_dedup_hit_ratio_ci95_low"] = round(before_low, 3)
         figures["before_dedup_hit_ratio_ci95_high"] = round(before_high, 3)
-    goal = f"dedup-hit median ratio <= {goal_ratio}"
+    goal = (
+        f"own cost over the git floor <= {OWN_COST_GOAL:g} interpreter start (gating); "
+        f"dedup-hit median ratio <= {goal_ratio} (tracked)"
+    )
     if misbehaved:
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=misbehaved)
-    verdict, note = goal_verdict(median, low, high, goal_ratio, gating=gating, unit="x")
-    return BenchResult(figures=figures, goal=goal, verdict=verdict, note=note)
+    own_verdict, own_note = goal_verdict(own_median, own_low, own_high, OWN_COST_GOAL, gating=True)
+    ratio_verdict, ratio_note = goal_verdict(median, low, high, goal_ratio, gating=False, unit="x")
+    notes = [f"own cost: {own_note}"] if own_note else []
+    if ratio_note:
+        notes.append(
+            f"dedup hit: {ratio_note}; interpreter + git alone measure {floor_median:.2f}x"
+        )
+    verdict: Verdict = (
+        "fail"
+        if own_verdict == "fail"
+        else "pass"
+        if own_verdict == ratio_verdict == "pass"
+        else "miss"
+    )
+    return BenchResult(figures=figures, goal=goal, verdict=verdict, note="; ".join(notes))
 
 
 def _median_ms(function: object, rounds: int) -> float:

@@ -27,7 +27,6 @@ from __future__ import annotations
 from lanes.governor.policy.suites import SuiteMatch, resolve
 from lanes.governor.policy.sweep import MIN_REASON, env_flag, judge
 from lanes.governor.state import ledger as ledger_mod
-from lanes.governor.state import lock as lock_mod
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.shown import shown
 from lanes.governor.state.trust import distrust_state
@@ -39,6 +38,7 @@ if TYPE_CHECKING:
     from lanes.governor.classify.model import Classification
     from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
+    from lanes.governor.state import lock as lock_mod
 
 __all__ = [
     "MIN_REASON",
@@ -251,6 +251,10 @@ def _dedup_and_lock(
         debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
         _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
+    # Imported only here: a dedup hit, the common answer to a re-run, never
+    # reaches the lock.
+    from lanes.governor.state import lock as lock_mod
+
     ttl = ctx.settings.governor.lock_ttl
     result = lock_mod.acquire(
         env,

@@ -39,6 +39,7 @@ __all__ = [
     "Repo",
     "TreeProbe",
     "find_repo",
+    "git_argvs",
     "lanekit_writes",
     "start_tree_state",
     "state_dir",
@@ -220,12 +221,35 @@ def tree_state(
 
 def _pathspecs(top: str, excluded: Sequence[str]) -> list[str]:
     """``git`` pathspecs leaving out each directory of ``excluded`` inside ``top``."""
-    specs = []
+    # Ordered, without repeats: the default envelope dir is named twice.
+    specs: dict[str, None] = {}
     for directory in excluded:
         rel = os.path.relpath(os.path.join(top, directory), top)
         if rel != "." and not rel.startswith(".."):
-            specs.append(f":(exclude,literal){rel}")
+            specs[f":(exclude,literal){rel}"] = None
     return ["--", ".", *specs] if specs else []
+
+
+def git_argvs(top: str, excluded: Sequence[str], *, head_known: bool) -> list[list[str]]:
+    """The git commands behind a tree state (run at once, in ``top``).
+
+    The bench runs exactly these beside the hook: interpreter start plus
+    these processes is the floor no hook built on them can go below.
+    """
+    specs = _pathspecs(top, excluded)
+    argvs = [
+        # Plumbing, not `git diff`: no user diff settings (prefixes,
+        # algorithm, renames, colour, external drivers) shape its output,
+        # and it skips porcelain set-up (~15% of the call at 5,000 files).
+        # A file whose stat changed but content did not prints nothing.
+        ["git", "diff-index", "-p", "--binary", "HEAD", *specs],
+        # Tracked entries with their tags (to find the files git diff skips)
+        # and untracked, non-ignored files ("?"), in one listing.
+        ["git", "ls-files", "-v", "--cached", "--others", "--exclude-standard", "-z", *specs],
+    ]
+    if not head_known:
+        argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
+    return argvs
 
 
 class TreeProbe:
@@ -248,22 +272,13 @@ class TreeProbe:
         if repo is None or repo.top != top:
             repo = find_repo(top)
         self._head = None if repo is None else read_head(repo.git_dir, repo.common_dir)
-        specs = _pathspecs(top, excluded)
-        argvs = [
-            # Plumbing, not `git diff`: no user diff settings (prefixes,
-            # algorithm, renames, colour, external drivers) shape its output,
-            # and it skips porcelain set-up (~15% of the call at 5,000 files).
-            # A file whose stat changed but content did not prints nothing.
-            ["git", "diff-index", "-p", "--binary", "HEAD", *specs],
-            # Tracked entries with their tags (to find the files git diff skips)
-            # and untracked, non-ignored files ("?"), in one listing.
-            ["git", "ls-files", "-v", "--cached", "--others", "--exclude-standard", "-z", *specs],
-        ]
-        if self._head is None:
-            argvs.append(["git", "rev-parse", "--verify", "-q", "HEAD"])
         self._started: list[tuple[int, int]] | None
         try:
-            self._started = spawn_all(argvs, cwd=top, env=_git_env())
+            self._started = spawn_all(
+                git_argvs(top, excluded, head_known=self._head is not None),
+                cwd=top,
+                env=_git_env(),
+            )
         except OSError as exc:
             debug_log("tree-state", error=f"git not runnable: {exc}")
             self._started = None

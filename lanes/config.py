@@ -15,7 +15,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any, Final, TypeVar
 from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.config_table import ConfigTable
 from lanes.errors import ConfigError
+from lanes.fuzz.settings import FuzzConfig, FuzzTarget, parse_fuzz
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 from lanes.governor.settings import KEYS as GOVERNOR_KEYS
 from lanes.governor.settings import GovernorSettings
@@ -32,6 +32,7 @@ from lanes.mutation.settings import MutationConfig, parse_mutation
 from lanes.pyproject import LANES_KEYS, find_pyproject, read_lanes_table
 from lanes.slow.settings import SlowConfig, Tier, parse_slow
 from lanes.timing.settings import SuiteTiming, TimingConfig, parse_suite_timing, parse_timing
+from lanes.torture.settings import TortureConfig, parse_torture
 
 __all__ = [
     "Config",
@@ -51,9 +52,6 @@ __all__ = [
 T = TypeVar("T")
 
 DEFAULT_MAX_AGE: Final = 3600
-# A fuzz target's name: it is part of a file name, so no '/', no leading '.'.
-_SAFE_NAME: Final = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,99}")
-SCHEDULERS: Final = ("random", "pct")
 
 
 # --------------------------------------------------------------------------- sections
@@ -78,36 +76,6 @@ class Suite:
 # [tool.lanes.governor]: one row per setting in the governor's own table (its
 # type, bounds, default, environment override, parse, cache row and docs).
 GovernorConfig = GovernorSettings
-
-
-@dataclass(frozen=True)
-class FuzzTarget:
-    """A user's parser under fuzz: ``module:attribute`` references."""
-
-    name: str
-    callable: str
-    strategy: str
-    error: str = "lanes.errors:LanesError"
-    # Name of the attribute that must be a non-empty string on every rejection;
-    # empty string = the configured error type is enough.
-    hint_attribute: str = "hint"
-
-
-@dataclass(frozen=True)
-class FuzzConfig:
-    iterations: int = 2000
-    seed: int = 1
-    case_budget: float = 2.0
-    targets: Mapping[str, FuzzTarget] = field(default_factory=lambda: MappingProxyType({}))
-
-
-@dataclass(frozen=True)
-class TortureConfig:
-    runs: int = 128
-    seed_start: int = 0
-    clients: int = 4
-    ops: int = 40
-    scheduler: str = "random"
 
 
 @dataclass(frozen=True)
@@ -218,77 +186,6 @@ def _parse_governor(raw: object) -> GovernorConfig:
     return GovernorSettings.parse(ConfigTable("tool.lanes.governor", raw, GOVERNOR_KEYS))
 
 
-def _reference(table: ConfigTable, key: str, default: str | None) -> str:
-    """A ``module:attribute`` reference, checked for shape (not imported here)."""
-
-    def check(value: object) -> str | None:
-        if not isinstance(value, str):
-            return None
-        module, sep, attr = value.partition(":")
-        if not sep or not module.strip() or not attr.strip():
-            return None
-        return value
-
-    value = table.get(key, default, check, "a 'package.module:attribute' reference")
-    if value is None:
-        msg = f"[{table.name}] is missing {key}"
-        raise ConfigError(
-            msg,
-            hint=f'add {key} = "package.module:attribute" to [{table.name}]',
-        )
-    return value
-
-
-def _parse_fuzz(raw: object) -> FuzzConfig:
-    table = ConfigTable("tool.lanes.fuzz", raw, ("iterations", "seed", "case_budget", "targets"))
-    defaults = FuzzConfig()
-    targets: dict[str, FuzzTarget] = {}
-    for name, target_raw in table.table("targets").items():
-        if not _SAFE_NAME.fullmatch(name):
-            # The name becomes part of artifact file names under envelopes/fuzz/.
-            msg = f"[tool.lanes.fuzz.targets] {name!r} is not a valid target name"
-            raise ConfigError(
-                msg, hint="name targets with letters, digits, '_', '-' and '.' (e.g. 'parser')"
-            )
-        target = ConfigTable(
-            f"tool.lanes.fuzz.targets.{name}",
-            target_raw,
-            ("callable", "strategy", "error", "hint_attribute"),
-        )
-        targets[name] = FuzzTarget(
-            name=name,
-            callable=_reference(target, "callable", None),
-            strategy=_reference(target, "strategy", None),
-            error=_reference(target, "error", "lanes.errors:LanesError"),
-            hint_attribute=target.get(
-                "hint_attribute",
-                "hint",
-                lambda v: v if isinstance(v, str) else None,
-                'an attribute name, or "" for none',
-            ),
-        )
-    return FuzzConfig(
-        iterations=table.integer("iterations", defaults.iterations, minimum=1),
-        seed=table.integer("seed", defaults.seed, minimum=0),
-        case_budget=table.number("case_budget", defaults.case_budget, minimum=0.0),
-        targets=MappingProxyType(targets),
-    )
-
-
-def _parse_torture(raw: object) -> TortureConfig:
-    table = ConfigTable(
-        "tool.lanes.torture", raw, ("runs", "seed_start", "clients", "ops", "scheduler")
-    )
-    defaults = TortureConfig()
-    return TortureConfig(
-        runs=table.integer("runs", defaults.runs, minimum=1),
-        seed_start=table.integer("seed_start", defaults.seed_start, minimum=0),
-        clients=table.integer("clients", defaults.clients, minimum=2),
-        ops=table.integer("ops", defaults.ops, minimum=1),
-        scheduler=table.string("scheduler", defaults.scheduler, choices=SCHEDULERS),
-    )
-
-
 def _suite_tier(suite: Suite, raw: object, slow: SlowConfig) -> Suite:
     """A suite's tier must be a defined slow tier; without one it is the default tier.
 
@@ -334,8 +231,8 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         suites=MappingProxyType(suites),
         governor=_parse_governor(table.raw.get("governor", {})),
         slow=slow,
-        fuzz=_parse_fuzz(table.raw.get("fuzz", {})),
-        torture=_parse_torture(table.raw.get("torture", {})),
+        fuzz=parse_fuzz(table.raw.get("fuzz", {})),
+        torture=parse_torture(table.raw.get("torture", {})),
         timing=parse_timing(table.raw.get("timing", {})),
         mutation=parse_mutation(table.raw.get("mutation", {})),
         affected=parse_affected(table.raw.get("affected", {})),

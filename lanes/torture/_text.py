@@ -10,10 +10,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from lanes.config import TortureConfig
     from lanes.torture.harness import RunResult, TraceStep
     from lanes.torture.lane import Options
     from lanes.torture.real import RealReport
+    from lanes.torture.settings import TortureConfig
     from lanes.torture.sweep import Detection, Failure, Mismatch, SweepReport
 
 __all__ = [

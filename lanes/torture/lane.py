@@ -19,7 +19,8 @@ from lanes.torture import _text
 from lanes.torture.planted import PLANTED
 from lanes.torture.real import run_real_guard
 from lanes.torture.schedule import Schedule, ScheduleError, dump_schedule, load_schedule
-from lanes.torture.scheduler import SCHEDULERS, pct_bound
+from lanes.torture.scheduler import pct_bound
+from lanes.torture.settings import SCHEDULERS
 from lanes.torture.sweep import (
     Failure,
     Settings,
@@ -36,8 +37,9 @@ if TYPE_CHECKING:
     import argparse
     from pathlib import Path
 
-    from lanes.config import Config, TortureConfig
+    from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
+    from lanes.torture.settings import TortureConfig
 
 __all__ = ["Options", "TortureLane", "run_lane"]
 

@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PCT_DEPTH",
-    "SCHEDULERS",
     "PCTScheduler",
     "RandomScheduler",
     "ReplayScheduler",
@@ -36,7 +35,6 @@ __all__ = [
     "pct_bound",
 ]
 
-SCHEDULERS: Final = ("random", "pct")
 # Depth 3 covers the lock's classic races: two ordering constraints between
 # two clients (read-then-break against read-then-break, check-then-act).
 PCT_DEPTH: Final = 3

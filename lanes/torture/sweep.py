@@ -18,7 +18,8 @@ from lanes.torture.kernel import GovernorKernel
 from lanes.torture.planted import PLANTED
 from lanes.torture.program import HOSTS, ClientSpec, generate_programs, parse_op
 from lanes.torture.schedule import Schedule
-from lanes.torture.scheduler import SCHEDULERS, ReplayScheduler, make_scheduler
+from lanes.torture.scheduler import ReplayScheduler, make_scheduler
+from lanes.torture.settings import SCHEDULERS
 from lanes.torture.shrink import shrink
 from lanes.torture.simenv import SimEnvironment
 

@@ -8,10 +8,11 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lanes.config import SCHEDULERS, Config, parse_config
+from lanes.config import Config, parse_config
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
 from lanes.strategies.tables import config_tables
+from lanes.torture.settings import SCHEDULERS
 
 ROOT = Path("/nonexistent/project")
 

@@ -18,7 +18,7 @@ with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
   within each round — at most one interpreter start (measured ~0.7 at load
   ~1, ~0.95 with a busy neighbour). **Tracked**: the dedup hit ≤ 2.0× the
   interpreter, as the issue asked; out of reach on a 2-core machine, because
-  the floor alone measures 2.0–2.4× here (git stats every tracked file and
+  the floor alone measures 2.0 to 2.4× here (git stats every tracked file and
   spawns up to ten preload threads; 5,000 stats cost ~9 ms of CPU, nearly one
   interpreter start). A miss of the tracked goal is reported as ``miss`` with
   the floor beside it.

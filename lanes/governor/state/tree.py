@@ -316,6 +316,29 @@ def _tree_state(
     return TreeProbe(top, excluded, depth).result(timeout)
 
 
+def _odd_entries(listing: bytes) -> tuple[list[bytes], list[bytes]]:
+    """The untracked and the unwatched paths of a ``git ls-files -v -z`` listing.
+
+    Each entry is ``"<tag> <path>"`` ended by a NUL; tag ``H`` (a tracked file
+    git diff watches) is the bulk.
+    """
+    # No path holds a NUL, so when every entry starts "H " there is nothing to
+    # find — known at C speed, where the loop below costs ~0.1 µs an entry
+    # (5 ms at 50,000 files, after git, on every suite command).
+    if listing.count(b"\0H ") + listing.startswith(b"H ") == listing.count(b"\0"):
+        return [], []
+    untracked: list[bytes] = []
+    unwatched: list[bytes] = []
+    for entry in listing.split(b"\0"):
+        if entry[:2] == b"H " or len(entry) < 3:
+            continue
+        if entry[:2] == b"? ":
+            untracked.append(entry[2:])
+        elif entry[0] in _UNWATCHED_TAGS:
+            unwatched.append(entry[2:])
+    return untracked, unwatched
+
+
 def _digest(
     top: str, head: str | None, outputs: list[bytes] | None, depth: int, timeout: float
 ) -> TreeState | None:
@@ -326,16 +349,7 @@ def _digest(
     if head is None:
         head = outputs[2].decode("ascii", errors="replace").strip()
     diff, listing = outputs[0], outputs[1]
-    untracked: list[bytes] = []
-    unwatched: list[bytes] = []
-    for entry in listing.split(b"\0"):
-        # "<tag> <path>"; tag "H" (a tracked file git diff watches) is the bulk.
-        if entry[:2] == b"H " or len(entry) < 3:
-            continue
-        if entry[:2] == b"? ":
-            untracked.append(entry[2:])
-        elif entry[0] in _UNWATCHED_TAGS:
-            unwatched.append(entry[2:])
+    untracked, unwatched = _odd_entries(listing)
     submodules = _dirty_submodules(top, depth, timeout) if depth < _MAX_SUBMODULE_DEPTH else []
     if not diff and not untracked and not unwatched and not submodules:
         return TreeState(head, CLEAN)

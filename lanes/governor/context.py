@@ -90,20 +90,20 @@ class HookContext:
 
     __slots__ = (
         "_agent_pid",
+        "_env",
         "_probe",
         "_repo",
         "_settings",
         "_tree",
         "agent",
         "cwd",
-        "env",
         "environ",
         "state",
     )
 
     def __init__(
         self,
-        env: Environment,
+        env: Environment | None,
         *,
         cwd: str,
         agent: str,
@@ -114,7 +114,7 @@ class HookContext:
         tree: TreeState | _Unset | None = _UNSET,
         agent_pid: int | None = None,
     ) -> None:
-        self.env = env
+        self._env = env
         self.cwd = cwd
         self.agent = agent
         self.environ = environ
@@ -133,7 +133,6 @@ class HookContext:
     ) -> HookContext:
         """The real world of ``payload``: the OS environment, the repository
         around its ``cwd`` and that repository's state directory."""
-        from lanes.governor.state.env import OSEnvironment
         from lanes.governor.state.tree import find_repo
 
         variables = os.environ if environ is None else environ
@@ -145,7 +144,7 @@ class HookContext:
         else:
             directory = None if repo is None else os.path.join(repo.common_dir, "lanes")
         return cls(
-            OSEnvironment(),
+            None,  # the OS's, made on first use: git starts before it is needed
             cwd=cwd,
             agent=agent,
             environ=variables,
@@ -177,6 +176,15 @@ class HookContext:
             tree=tree,
             agent_pid=agent_pid,
         )
+
+    @property
+    def env(self) -> Environment:
+        """The Environment seam (clock, files, processes): the OS's unless given."""
+        if self._env is None:
+            from lanes.governor.state.env import OSEnvironment
+
+            self._env = OSEnvironment()
+        return self._env
 
     @property
     def settings(self) -> ConfigLike:

@@ -122,7 +122,6 @@ def _full_path(raw: bytes, agent: str) -> int:
 def _dispatch(raw: bytes, agent: str) -> int:
     from lanes.governor.context import HookContext
     from lanes.governor.payload import PayloadError, parse_payload
-    from lanes.governor.screen.suite_words import refresh
     from lanes.governor.state.debug import debug_log
 
     try:
@@ -142,7 +141,9 @@ def _dispatch(raw: bytes, agent: str) -> int:
             ctx.start_tree()
         # The screen passed this payload on; if that was because a config
         # changed, refresh its suite words so the next unrelated command takes
-        # the fast path.
+        # the fast path. (Imported after git has started, like the classifier.)
+        from lanes.governor.screen.suite_words import refresh
+
         _guarded("suite-words", refresh, payload.cwd)
         # Imported only now: loading the classifier is the hook's largest
         # import, and git (started above) runs meanwhile.

@@ -28,11 +28,12 @@ import os
 
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.git import collect_all, kill_all, read_head, spawn_all
-from lanes.governor.state.ledger import CLEAN, TreeState
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+
+    from lanes.governor.state.ledger import TreeState
 
 __all__ = [
     "LANEKIT_OUTPUTS",
@@ -184,6 +185,8 @@ def _submodule_paths(top: str) -> list[str]:
 
 def _dirty_submodules(top: str, depth: int, timeout: float) -> list[tuple[str, TreeState | None]]:
     """(path, state) of every initialised submodule that differs from its HEAD."""
+    from lanes.governor.state.ledger import CLEAN
+
     found: list[tuple[str, TreeState | None]] = []
     for path in _submodule_paths(top):
         sub = os.path.join(top, path)
@@ -346,6 +349,10 @@ def _digest(
     if outputs is None:
         debug_log("tree-state", error="git failed (not a work tree, or no commit yet)", top=top)
         return None
+    # The ledger's module (and the JSON reader behind it) is loaded here, after
+    # git has started, not on the way to starting it.
+    from lanes.governor.state.ledger import CLEAN, TreeState
+
     if head is None:
         head = outputs[2].decode("ascii", errors="replace").strip()
     diff, listing = outputs[0], outputs[1]

@@ -14,7 +14,6 @@ from lanes.slow.verdicts import (
     Judged,
     Judgement,
     PinState,
-    Verdict,
     held_seconds,
     suggested_ceiling,
 )
@@ -271,7 +270,7 @@ def terminal_lines(
     lines.extend(Line(f"tighten: {hint.message()}") for hint in judgement.tighten)
     removable = sum(1 for p in judgement.pins if p.state is PinState.REMOVABLE)
     summary = (
-        f"{len(judgement.judged)} tests judged, {len(judgement.failures)} past their limit, "
+        f"{judgement.count} tests judged, {len(judgement.failures)} past their limit, "
         f"{len(judgement.band)} in the band, {len(judgement.pins)} pinned ({removable} removable)"
     )
     if judgement.unconfirmed:
@@ -344,8 +343,8 @@ def envelope_data(
         "workers": workers,
         "outcomes": dict(outcomes or {}),
         "counts": {
-            "judged": len(judgement.judged),
-            "ok": sum(1 for j in judgement.judged if j.verdict is Verdict.OK),
+            "judged": judgement.count,
+            "ok": judgement.ok,
             "band": len(judgement.band),
             "fail": len(judgement.failures),
         },
@@ -406,7 +405,7 @@ def envelope_data(
             for f in sorted(fixtures, key=lambda f: (-f.total, f.name))
         ],
         "tests": [
-            {"nodeid": j.nodeid, "tier": j.measurement.tier, "ms": _ms(j.seconds)}
-            for j in judgement.judged
+            {"nodeid": nodeid, "tier": tier, "ms": _ms(seconds)}
+            for nodeid, tier, seconds in judgement.tests()
         ],
     }

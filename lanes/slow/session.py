@@ -56,7 +56,7 @@ from lanes.slow.report import FixtureCost, envelope_data, failure_message, termi
 from lanes.slow.selection import partial_reasons
 from lanes.slow.settings import SlowProject, load_slow_project
 from lanes.slow.tiers import TierResolver
-from lanes.slow.verdicts import Judged, Judgement, Measurement, Verdict, confirm, judge
+from lanes.slow.verdicts import Judged, Judgement, Timings, Verdict, confirm, judge
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -83,6 +83,9 @@ _OUTCOMES: Final = (
     "rerun",
     "deselected",
 )
+# pytest-rerunfailures' outcome for an attempt it reruns. Typed str: pytest's
+# own outcomes are a Literal that does not include it.
+_RERUN: str = "rerun"
 _STAT_KEY = "past slow budget"
 _STYLES: dict[str, dict[str, bool]] = {
     "fail": {"red": True, "bold": True},
@@ -172,11 +175,19 @@ class Stopwatch:
         self.tiers: dict[str, str] = {}
         self.budgets: dict[str, float] = {}
         self.hard_stop_skipped = ""
+        # Function-fixture setup seconds of each test's last attempt, and of the
+        # attempts before it (pytest-rerunfailures), in order.
+        self.fixtures: dict[str, float] = {}
+        self.earlier: dict[str, list[float]] = {}
+        self.shared: dict[tuple[str, str], _Shared] = {}
+        # The test whose setup phase is running; None outside one. A fixture
+        # requested lazily in a test's body is in its call duration already.
+        self._setting_up: pytest.Item | None = None
         # Exclusive timing: a fixture that requests another inside its own body
         # (request.getfixturevalue) must not be charged for the inner one too.
         self._stack: list[float] = []
         self._function = 0.0
-        self._shared: list[tuple[str, str, float]] = []
+        self._scopes: dict[pytest.FixtureDef[Any], str] = {}
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         resolver = self._resolver
@@ -240,6 +251,20 @@ class Stopwatch:
             allowance = max(pin.ceiling, budget) if pin is not None else budget
             item.add_marker(pytest.mark.timeout(factor * allowance))
 
+    # Two plain hooks bracket each setup phase: cheaper than reading the three
+    # reports of every test as they are logged (the bench lane holds the
+    # plugin to 2% of a suite's instructions).
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._setting_up = item
+        self._function = 0.0
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> None:
+        self._setting_up = None
+        if self._function:
+            self._charge(item.nodeid, self._function)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(
         self, fixturedef: pytest.FixtureDef[Any]
@@ -254,24 +279,28 @@ class Stopwatch:
             own = elapsed - stack.pop()
             if stack:
                 stack[-1] += elapsed
-            if fixturedef.scope == "function":
-                self._function += own
-            else:
-                self._shared.append((fixturedef.argname, fixturedef.scope, own))
+            item = self._setting_up
+            if item is not None:  # else set up in a test's body or teardown: charged to no test
+                scope = self._scopes.get(fixturedef)
+                if scope is None:
+                    # FixtureDef.scope is a property over an enum's value: read once per fixture.
+                    scope = self._scopes[fixturedef] = fixturedef.scope
+                if scope == "function":
+                    self._function += own
+                else:
+                    self._share(fixturedef.argname, scope, own, item)
 
-    def take(self) -> tuple[float, list[tuple[str, str, float]]]:
-        """The fixture setup timed since the last call (function seconds, shared setups).
+    def _charge(self, nodeid: str, seconds: float) -> None:
+        """A test's function-fixture setup, at the end of its setup phase."""
+        fixtures = self.fixtures
+        if nodeid in fixtures:
+            # A rerun (pytest-rerunfailures): each attempt is judged with its own setup.
+            self.earlier.setdefault(nodeid, []).append(fixtures[nodeid])
+        fixtures[nodeid] = seconds
 
-        Called at the setup and call reports (a worker's at teardown's too): what
-        the setup phase accumulated is that test's; fixtures requested lazily
-        inside the call are already in the call's duration and are dropped with
-        the call's report.
-        """
-        taken = self._function, self._shared
-        if taken[0] or taken[1]:
-            self._function = 0.0
-            self._shared = []
-        return taken
+    def _share(self, name: str, scope: str, seconds: float, item: pytest.Item) -> None:
+        """One setup of a fixture wider than function scope, in ``item``'s setup."""
+        _add_shared(self.shared, name, scope, seconds, item.nodeid)
 
 
 def _carries_budget(node: pytest.Item | pytest.Collector) -> bool:
@@ -314,13 +343,29 @@ def _marker_budget(nodeid: str, marker: pytest.Mark) -> float:
 class WorkerStopwatch(Stopwatch):
     """On an xdist worker: the stopwatch's figures onto each report, for the controller."""
 
+    def __init__(self, config: SlowProject, pins: PinList) -> None:
+        super().__init__(config, pins)
+        self._charged = 0.0
+        self._pending: list[tuple[str, str, float]] = []
+
+    def _charge(self, nodeid: str, seconds: float) -> None:
+        self._charged = seconds
+
+    def _share(self, name: str, scope: str, seconds: float, item: pytest.Item) -> None:
+        self._pending.append((name, scope, seconds))
+
     @pytest.hookimpl(tryfirst=True)  # before xdist's own hook serialises the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        function_s, shared = self.take()
         # Written into __dict__ on purpose: that is what xdist serialises.
         when = report.when
         if when == "call":
             nodeid = report.nodeid
+            if self._pending:
+                report.__dict__[_SHARED] = self._pending
+                self._pending = []
+            if self._charged:
+                report.__dict__[_FIXTURES] = self._charged
+                self._charged = 0.0
             tier = self.tiers.get(nodeid)
             if tier is not None:
                 report.__dict__[_TIER] = tier
@@ -328,11 +373,11 @@ class WorkerStopwatch(Stopwatch):
                 budget = self.budgets.get(nodeid)
                 if budget is not None:
                     report.__dict__[_BUDGET] = budget
-        elif when == "setup":
-            if function_s:
-                report.__dict__[_FIXTURES] = function_s
-            if shared:
-                report.__dict__[_SHARED] = shared
+        elif when == "setup" and self._pending and not report.passed:
+            # A passing setup's report is not read (Ratchet._groups): what it
+            # set up travels on the call's report instead.
+            report.__dict__[_SHARED] = self._pending
+            self._pending = []
 
 
 class _Shared:
@@ -348,6 +393,17 @@ class _Shared:
         self.max = 0.0
 
 
+def _add_shared(
+    shared: dict[tuple[str, str], _Shared], name: str, scope: str, seconds: float, first: str
+) -> None:
+    entry = shared.get((scope, name))
+    if entry is None:
+        entry = shared[scope, name] = _Shared(scope=scope, first=first)
+    entry.count += 1
+    entry.total += seconds
+    entry.max = max(entry.max, seconds)
+
+
 class Ratchet:
     """Judges on the controller; fails the session past the limits."""
 
@@ -358,22 +414,16 @@ class Ratchet:
         self.pins = pins
         self.json_path = json_path
         self._stopwatch = stopwatch
-        self._default_tier = config.slow.default_tier
         self.judgement: Judgement | None = None
-        # (call seconds, tier, outcome) and function-fixture seconds by node id.
-        self._calls: dict[str, tuple[float, str, str]] = {}
-        self._fixtures: dict[str, float] = {}
-        self._shared: dict[tuple[str, str], _Shared] = {}
+        # Every call report read (locations, outcomes), by node id once asked for.
+        self._called: list[pytest.TestReport] = []
+        self._by_nodeid: dict[str, pytest.TestReport] | None = None
+        # Without a terminal reporter (-p no:terminal), the reports this run logged.
+        self._log: _ReportLog | None = None
         self._workers: set[str] = set()
-        # Filled only off the hot path: xdist-sent budgets, rerun attempts,
-        # file and line of each call (for annotations), deselected count.
-        self._budgets: dict[str, float] = {}
-        self._reruns: dict[str, list[float]] = {}
-        self._locations: dict[str, tuple[str, int | None, str]] = {}
         self._deselected = 0
         self._retime = False
         self._partial: list[str] = []
-        self._history: dict[str, list[int]] = {}
         self._outcomes: dict[str, int] = {}
         self._args: list[str] = []
         # Confirmation runs: CPU-wait per test, taken out of its samples.
@@ -397,6 +447,11 @@ class Ratchet:
         self._args = [str(arg) for arg in config.invocation_params.args]
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not isinstance(_terminal_stats(session.config), dict):
+            # The reports are read from the terminal reporter's statistics at
+            # the end; without one, a hook keeps them (a cost per report).
+            self._log = _ReportLog()
+            session.config.pluginmanager.register(self._log, "lanes-slow-reports")
         if self.json_path is not None:
             # `lanes slow run` reads this when pytest ends without a result:
             # the session started, so the process was ended from inside.
@@ -408,87 +463,107 @@ class Ratchet:
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._deselected += len(items)
 
-    # tryfirst: the stopwatch hands over what it timed when this runs, so keep
-    # other plugins' report handling (the terminal's progress output) out of it.
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # Hot path (three calls per test): read report.nodeid, a property that
-        # builds a string, only where it is needed.
-        when = report.when
-        if when == "teardown":
-            # Nothing to read: teardown is not charged (see the module
-            # docstring), and no fixture is set up during it for take() to drain.
-            return
-        extra = report.__dict__
-        worker = extra.get("worker_id")
-        if worker is None:
-            # Run in this process: the local stopwatch timed it.
-            function_s, shared = self._stopwatch.take()
-        else:
-            # Replayed from an xdist worker: its stopwatch wrote onto the report.
-            function_s, shared = extra.get(_FIXTURES, 0.0), extra.get(_SHARED, ())
-        if when == "call":
-            nodeid = report.nodeid
-            if worker is None:
-                tier = self._stopwatch.tiers.get(nodeid)
-            else:
-                tier = extra.get(_TIER)
-                budget = extra.get(_BUDGET)
-                if budget is not None:
-                    self._budgets[nodeid] = budget
-            outcome: str = report.outcome  # "rerun" too, set by pytest-rerunfailures
-            self._locations[nodeid] = report.location  # a reference: no copy on the hot path
-            if outcome == "rerun":
-                # pytest-rerunfailures: keep every attempt; the slowest is judged.
-                attempt = report.duration + self._fixtures.pop(nodeid, 0.0)
-                self._reruns.setdefault(nodeid, []).append(attempt)
-            self._calls[nodeid] = (report.duration, tier or self._default_tier, outcome)
-        elif when == "setup":
-            if function_s:
-                self._fixtures[report.nodeid] = function_s
-            for name, scope, seconds in shared:
-                entry = self._shared.get((scope, name))
-                if entry is None:
-                    entry = self._shared[scope, name] = _Shared(scope=scope, first=report.nodeid)
-                entry.count += 1
-                entry.total += seconds
-                entry.max = max(entry.max, seconds)
-            if worker is not None:
-                self._workers.add(str(worker))
+    def timings(self, config: pytest.Config) -> Timings:
+        """What the run's reports and the stopwatch measured.
 
-    def measurements(self) -> list[Measurement]:
-        # Only tests that reached their call phase are judged: a test skipped
-        # or erroring in setup has no duration of its own to judge.
-        fixtures = self._fixtures
-        budgets = {**self._stopwatch.budgets, **self._budgets}
-        out: list[Measurement] = []
-        for nodeid, (call, tier, outcome) in self._calls.items():
-            m = Measurement(
-                nodeid, tier, call, fixtures.get(nodeid, 0.0), outcome, budgets.get(nodeid)
-            )
-            if self.runqueue is not None:
-                # Wall-clock minus the time spent waiting for a CPU: sleeps count, contention not.
-                m = m._replace(
-                    call=max(0.0, m.call - self.runqueue.call.get(nodeid, 0.0)),
-                    fixtures=max(0.0, m.fixtures - self.runqueue.setup.get(nodeid, 0.0)),
-                )
-            attempts = self._reruns.get(nodeid)
-            if attempts:
-                # The slowest attempt is judged: a rerun that happened to be
-                # fast must not hide a slow first attempt.
-                slowest = max(attempts)
-                if slowest > m.seconds:
-                    m = m._replace(call=slowest, fixtures=0.0)
-                m = m._replace(attempts=len(attempts) + 1)
-            out.append(m)
-        return out
+        Read once, at the session end, from the reports pytest's terminal
+        reporter keeps: local ones, and those xdist replays from its workers
+        (with what their stopwatch wrote onto them). Only tests that reached
+        their call phase are timed: a test skipped or erroring in setup has no
+        duration of its own to judge.
+        """
+        stopwatch = self._stopwatch
+        groups = self._groups(config)
+        test_report = pytest.TestReport
+        # Exactly TestReport: a subtest's report (a subclass) carries its
+        # test's node id but not its duration; other statistics are not reports.
+        called = [
+            r for group in groups for r in group if type(r) is test_report and r.when == "call"
+        ]
+        fixtures = dict(stopwatch.fixtures)
+        tiers = dict(stopwatch.tiers)
+        budgets = dict(stopwatch.budgets)
+        xdist = bool(called) and "worker_id" in called[0].__dict__
+        if xdist:
+            self._from_workers(groups, fixtures, tiers, budgets)
+        self._called = called
+        calls = {r.nodeid: r.duration for r in called if r.outcome != _RERUN}
+        reruns: dict[str, list[float]] = {}
+        for report in called:
+            if report.outcome == _RERUN:
+                # Keep every attempt, with its own setup; the slowest is judged.
+                attempts = reruns.setdefault(report.nodeid, [])
+                if xdist:
+                    own = report.__dict__.get(_FIXTURES, 0.0)
+                else:
+                    earlier = stopwatch.earlier.get(report.nodeid, ())
+                    own = earlier[len(attempts)] if len(attempts) < len(earlier) else 0.0
+                attempts.append(report.duration + own)
+        if self.runqueue is not None:
+            _without_waits(self.runqueue, calls, fixtures)
+        return Timings(
+            calls,
+            fixtures=fixtures,
+            tiers=tiers,
+            budgets=budgets,
+            attempts=_slowest_attempts(reruns, calls, fixtures),
+        )
+
+    def _from_workers(
+        self,
+        groups: list[list[object]],
+        fixtures: dict[str, float],
+        tiers: dict[str, str],
+        budgets: dict[str, float],
+    ) -> None:
+        """What the workers' stopwatches wrote onto the reports xdist replayed."""
+        for group in groups:
+            for report in group:
+                if type(report) is not pytest.TestReport:
+                    continue
+                extra = report.__dict__
+                worker = extra.get("worker_id")
+                if worker is None:
+                    continue
+                self._workers.add(str(worker))
+                for name, scope, seconds in extra.get(_SHARED, ()):
+                    _add_shared(self._stopwatch.shared, name, scope, seconds, report.nodeid)
+                if report.when == "call" and report.outcome != _RERUN:
+                    nodeid = report.nodeid
+                    if _FIXTURES in extra:
+                        fixtures[nodeid] = extra[_FIXTURES]
+                    if _TIER in extra:
+                        tiers[nodeid] = extra[_TIER]
+                    if _BUDGET in extra:
+                        budgets[nodeid] = extra[_BUDGET]
+
+    def _groups(self, config: pytest.Config) -> list[list[object]]:
+        """The logged reports worth reading, in groups.
+
+        Not the passing setups and teardowns (the terminal reporter's ""
+        category: two of every test's three reports): they carry nothing a
+        judgement reads — a worker moves what it timed in a passing setup onto
+        the call's report.
+        """
+        if self._log is not None:
+            return [self._log.reports]
+        stats = _terminal_stats(config)
+        if not isinstance(stats, dict):
+            return []
+        return [entries for category, entries in stats.items() if category]
+
+    def _report(self, nodeid: str) -> pytest.TestReport | None:
+        """A test's final call report (offenders only: a lookup per test costs)."""
+        if self._by_nodeid is None:
+            self._by_nodeid = {r.nodeid: r for r in self._called if r.outcome != _RERUN}
+        return self._by_nodeid.get(nodeid)
 
     def fixture_costs(self) -> list[FixtureCost]:
         return [
             FixtureCost(
                 name=name, scope=s.scope, count=s.count, total=s.total, max=s.max, first=s.first
             )
-            for (_, name), s in self._shared.items()
+            for (_, name), s in self._stopwatch.shared.items()
         ]
 
     @pytest.hookimpl(wrapper=True)
@@ -501,18 +576,18 @@ class Ratchet:
     def _finish(self, session: pytest.Session) -> None:
         config = session.config
         slow = self.config.slow
-        measurements = self.measurements()
-        self._outcomes = _outcomes(config, measurements)
+        timings = self.timings(config)
+        self._outcomes = self._outcome_counts(config)
         if self._retime:
             # A confirmation child: a stopwatch only.
-            judgement = judge(slow, measurements, self.pins)
+            judgement = judge(slow, timings, self.pins)
             self.judgement = judgement
             self._write_json(judgement)
             return
         # The history is only ever pins' (write_last_run keeps no other):
         # without pins, no read of the whole last-run record.
         previous = read_last_run(self.config)["history"] if len(self.pins) else {}
-        judgement = judge(slow, measurements, self.pins, previous)
+        judgement = judge(slow, timings, self.pins, previous)
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         if judgement.failures and slow.confirm and not interrupted:  # Ctrl-C means stop now
             from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
@@ -535,8 +610,9 @@ class Ratchet:
         self._write_json(judgement)
 
     def _ci_verdict(self, judged: Judged) -> ci.Verdict:
-        file, line, _domain = self._locations.get(
-            judged.nodeid, (judged.nodeid.partition("::")[0], None, "")
+        report = self._report(judged.nodeid)
+        file, line, _domain = (
+            report.location if report is not None else (judged.nodeid.partition("::")[0], None, "")
         )
         # report locations hold 0-based lines; annotations and humans count from 1
         lineno = None if line is None else line + 1
@@ -569,7 +645,7 @@ class Ratchet:
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         judgement = self.judgement
-        if judgement is None or not judgement.judged:
+        if judgement is None or not judgement.count:
             return
         if self._retime:
             return
@@ -596,12 +672,58 @@ class Ratchet:
                 SimpleNamespace(nodeid=j.nodeid) for j in judgement.failures
             )
 
+    def _outcome_counts(self, config: pytest.Config) -> dict[str, int]:
+        """Test outcomes as pytest's own summary line counts them (skips and xfails included)."""
+        stats = _terminal_stats(config)
+        if isinstance(stats, dict):
+            return {key: len(stats[key]) for key in _OUTCOMES if stats.get(key)}
+        # Without a terminal (-p no:terminal): what the ratchet itself saw.
+        return dict(
+            Counter({r.nodeid: r.outcome for r in self._called if r.outcome != _RERUN}.values())
+        )
 
-def _outcomes(config: pytest.Config, measurements: list[Measurement]) -> dict[str, int]:
-    """Test outcomes as pytest's own summary line counts them (skips and xfails included)."""
-    terminal = config.pluginmanager.get_plugin("terminalreporter")
-    stats = getattr(terminal, "stats", None)
-    if isinstance(stats, dict):
-        return {key: len(stats[key]) for key in _OUTCOMES if stats.get(key)}
-    # Without a terminal (-p no:terminal): what the ratchet itself saw.
-    return dict(Counter(m.outcome for m in measurements))
+
+def _without_waits(
+    waits: RunQueueClock, calls: dict[str, float], fixtures: dict[str, float]
+) -> None:
+    """Wall-clock minus the time spent waiting for a CPU: sleeps count, contention not."""
+    for nodeid, call in calls.items():
+        calls[nodeid] = max(0.0, call - waits.call.get(nodeid, 0.0))
+        if nodeid in fixtures:
+            fixtures[nodeid] = max(0.0, fixtures[nodeid] - waits.setup.get(nodeid, 0.0))
+
+
+def _slowest_attempts(
+    reruns: dict[str, list[float]], calls: dict[str, float], fixtures: dict[str, float]
+) -> dict[str, int]:
+    """Judge each rerun test's slowest attempt; its number of attempts, by node id.
+
+    A rerun that happened to be fast must not hide a slow first attempt.
+    """
+    counts: dict[str, int] = {}
+    for nodeid, attempts in reruns.items():
+        if nodeid not in calls:
+            continue
+        slowest = max(attempts)
+        if slowest > calls[nodeid] + fixtures.get(nodeid, 0.0):
+            calls[nodeid] = slowest
+            fixtures.pop(nodeid, None)
+        counts[nodeid] = len(attempts) + 1
+    return counts
+
+
+class _ReportLog:
+    """Keeps the reports a judgement reads, for a run without a terminal reporter."""
+
+    def __init__(self) -> None:
+        self.reports: list[object] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # What the terminal reporter files under "" is skipped (see Ratchet._groups).
+        if report.when == "call" or not report.passed:
+            self.reports.append(report)
+
+
+def _terminal_stats(config: pytest.Config) -> object:
+    """The terminal reporter's ``stats`` (its public record of every report), if there is one."""
+    return getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats", None)

@@ -3,11 +3,15 @@
 Both views are built from the same judgement, so the terminal can never say
 something the envelope does not (and the envelope, not the terminal, is what
 CI keeps).
+
+:mod:`shlex` is imported where a command line is quoted: only runs with
+offenders, band tests or removable pins print one, and every enabled test run
+imports this module (the bench lane holds the plugin to 2% of a suite's
+instructions).
 """
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from lanes.slow.verdicts import (
@@ -136,12 +140,14 @@ def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
 def _pin_command(judged: Judged, ceiling: float) -> str:
     """The ``lanes slow pin`` line for ``judged``: its pin's reason and tracking
     when it has one, placeholders the user must replace otherwise."""
+    from shlex import quote  # noqa: PLC0415  # offenders and band tests only: see the module docstring
+
     if judged.pin is not None:
-        reason, tracking = shlex.quote(judged.pin.reason), shlex.quote(judged.pin.tracking)
+        reason, tracking = quote(judged.pin.reason), quote(judged.pin.tracking)
     else:
         reason, tracking = "'<why it is slow>'", "'<issue>'"
     return (
-        f"  lanes slow pin {shlex.quote(judged.nodeid)} --reason {reason} --tracking {tracking} "
+        f"  lanes slow pin {quote(judged.nodeid)} --reason {reason} --tracking {tracking} "
         f"--ceiling {ceiling:g}"
     )
 
@@ -229,16 +235,7 @@ def terminal_lines(
         lines.append(
             Line(f"     {_pin_command(judged, suggested_ceiling(judged.seconds)).strip()}")
         )
-    lines.extend(
-        Line(
-            f"pin removable: {report.pin.nodeid} took {_s(report.seconds)}, within its "
-            f"tier budget {_s(report.budget)} for {report.streak} runs in a row: "
-            f"lanes slow unpin {shlex.quote(report.pin.nodeid)}",
-            "good",
-        )
-        for report in judgement.pins
-        if report.state is PinState.REMOVABLE and report.seconds is not None
-    )
+    lines.extend(_removable_lines(judgement))
     lines.extend(
         Line(
             f"pin within budget: {report.pin.nodeid} took {_s(report.seconds)} "
@@ -282,6 +279,27 @@ def terminal_lines(
     else:
         lines.append(Line(f"slow-test ratchet FAILED: {summary}", "fail"))
     return lines
+
+
+def _removable_lines(judgement: Judgement) -> list[Line]:
+    removable = [
+        (report, seconds)
+        for report in judgement.pins
+        if report.state is PinState.REMOVABLE and (seconds := report.seconds) is not None
+    ]
+    if not removable:
+        return []
+    from shlex import quote  # noqa: PLC0415  # see the module docstring
+
+    return [
+        Line(
+            f"pin removable: {report.pin.nodeid} took {_s(seconds)}, within its "
+            f"tier budget {_s(report.budget)} for {report.streak} runs in a row: "
+            f"lanes slow unpin {quote(report.pin.nodeid)}",
+            "good",
+        )
+        for report, seconds in removable
+    ]
 
 
 def _samples(samples: Iterable[float]) -> str:

@@ -50,7 +50,6 @@ from lanes.errors import LanesError, UsageError
 from lanes.pyproject import find_pyproject
 from lanes.slow import ci
 from lanes.slow.lastrun import read_last_run, write_last_run
-from lanes.slow.overrides import apply_overrides
 from lanes.slow.pins import PinList, load_pins
 from lanes.slow.report import FixtureCost, envelope_data, failure_message, terminal_lines
 from lanes.slow.selection import partial_reasons
@@ -105,13 +104,16 @@ def start(
         lanes_config = load_slow_project(pyproject, cwd=config.rootpath)
         if not explicit and not lanes_config.slow.enabled:
             return
-        slow = apply_overrides(
-            lanes_config.slow,
-            budgets=config.getoption("slow_budget"),
-            fail_factor=config.getoption("slow_fail_factor"),
-            confirm=config.getoption("slow_confirm"),
-        )
-        lanes_config = lanes_config._replace(slow=slow)
+        budgets = config.getoption("slow_budget")
+        fail_factor = config.getoption("slow_fail_factor")
+        confirm_n = config.getoption("slow_confirm")
+        if budgets or fail_factor is not None or confirm_n is not None:
+            from lanes.slow.overrides import apply_overrides  # noqa: PLC0415  # only a run with overrides pays
+
+            slow = apply_overrides(
+                lanes_config.slow, budgets=budgets, fail_factor=fail_factor, confirm=confirm_n
+            )
+            lanes_config = lanes_config._replace(slow=slow)
         pins = load_pins(lanes_config.root / lanes_config.slow.pins, slow=lanes_config.slow)
     except LanesError as exc:
         msg = f"{exc.message}\nhint: {exc.hint}"
@@ -142,14 +144,15 @@ def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
     space form, where the option is not yet known) can move the rootdir out
     of the project, and the run would silently judge with default budgets.
     """
-    here = find_pyproject(config.invocation_params.dir.resolve())
+    invocation = config.invocation_params.dir.resolve()
+    # The chosen project's directory or a sub-project inside it: pytest's
+    # configuration wins, as it should (and the usual case needs no search).
+    if pyproject is not None and invocation.is_relative_to(pyproject.parent.resolve()):
+        return
+    here = find_pyproject(invocation)
     if here is None:
         return
-    if pyproject is not None and (
-        here.resolve() == pyproject.resolve()
-        # a sub-project inside the chosen one: pytest's configuration wins, as it should
-        or config.invocation_params.dir.resolve().is_relative_to(pyproject.parent.resolve())
-    ):
+    if pyproject is not None and here.resolve() == pyproject.resolve():
         return
     chosen = "no pyproject.toml" if pyproject is None else str(pyproject)
     msg = (
@@ -196,9 +199,13 @@ class Stopwatch:
         # marker, decided once per node: `BUDGET_MARKER in item.keywords` or
         # get_closest_marker walk the whole chain for every test, a fifth of
         # the plugin's cost per test on a suite of fast tests.
-        marked_above: dict[pytest.Item | pytest.Collector, bool] = {}
+        marked_above: dict[pytest.Item | pytest.Collector | None, bool] = {}
         for item in session.items:
-            if _carries_budget(item) or _marked_above(item.parent, marked_above):
+            # Most tests carry no marker of their own and share their parent.
+            above = marked_above.get(item.parent)
+            if above is None:
+                above = _marked_above(item.parent, marked_above)
+            if above or (item.own_markers and _carries_budget(item)):
                 marker = item.get_closest_marker(BUDGET_MARKER)
                 if marker is not None:
                     budgets[item.nodeid] = _marker_budget(item.nodeid, marker)
@@ -311,7 +318,7 @@ def _carries_budget(node: pytest.Item | pytest.Collector) -> bool:
 
 def _marked_above(
     node: pytest.Item | pytest.Collector | None,
-    known: dict[pytest.Item | pytest.Collector, bool],
+    known: dict[pytest.Item | pytest.Collector | None, bool],
 ) -> bool:
     """Whether ``node`` or a node above it carries the budget marker (memoised in ``known``)."""
     if node is None:
@@ -489,16 +496,15 @@ class Ratchet:
         self._called = called
         calls = {r.nodeid: r.duration for r in called if r.outcome != _RERUN}
         reruns: dict[str, list[float]] = {}
-        for report in called:
-            if report.outcome == _RERUN:
-                # Keep every attempt, with its own setup; the slowest is judged.
-                attempts = reruns.setdefault(report.nodeid, [])
-                if xdist:
-                    own = report.__dict__.get(_FIXTURES, 0.0)
-                else:
-                    earlier = stopwatch.earlier.get(report.nodeid, ())
-                    own = earlier[len(attempts)] if len(attempts) < len(earlier) else 0.0
-                attempts.append(report.duration + own)
+        for report in [r for r in called if r.outcome == _RERUN]:
+            # Keep every attempt, with its own setup; the slowest is judged.
+            attempts = reruns.setdefault(report.nodeid, [])
+            if xdist:
+                own = report.__dict__.get(_FIXTURES, 0.0)
+            else:
+                earlier = stopwatch.earlier.get(report.nodeid, ())
+                own = earlier[len(attempts)] if len(attempts) < len(earlier) else 0.0
+            attempts.append(report.duration + own)
         if self.runqueue is not None:
             _without_waits(self.runqueue, calls, fixtures)
         return Timings(

@@ -26,7 +26,6 @@ Two rules make a verdict survive noise (README, "Verdicts that survive noise"):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -162,8 +161,7 @@ class Judged(NamedTuple):
         return self.measurement.nodeid
 
 
-@dataclass(frozen=True)
-class PinReport:
+class PinReport(NamedTuple):
     pin: Pin
     state: PinState
     seconds: float | None
@@ -587,7 +585,7 @@ def confirm(judgement: Judgement, samples: Mapping[str, Sequence[float]]) -> Jud
         return judgement
     noise = {j.nodeid for j in unconfirmed}
     pins = tuple(
-        replace(report, state=PinState.OVER_CEILING)
+        report._replace(state=PinState.OVER_CEILING)
         if report.pin.nodeid in noise and report.state is PinState.BROKEN
         else report
         for report in judgement.pins

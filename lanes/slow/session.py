@@ -3,14 +3,18 @@
 - :class:`Stopwatch` runs wherever tests run (in-process, or on each xdist
   worker): it resolves every collected test's tier once, at the end of
   collection, while the items — with their real markers and paths — exist,
-  and times function-scoped fixture setup as it happens.
-- :class:`WorkerStopwatch` (on an xdist worker) also writes both onto each
-  test report before xdist sends it: extra keys in a report's ``__dict__``
-  travel through xdist's report serialisation unchanged.
-- :class:`Ratchet` runs on the controller only: it reads the reports — local
-  ones, with the local stopwatch's figures, or the annotated ones xdist replays
-  from its workers — and judges at session end. Verdicts therefore come from
-  the same data with ``-n 0`` and ``-n 2``.
+  and times fixture setup as it happens: two plain hooks bracket each test's
+  setup phase, and the function-scoped fixtures set up inside it are charged
+  to that test.
+- :class:`WorkerStopwatch` (on an xdist worker) also writes its figures onto
+  the test's reports before xdist sends them: extra keys in a report's
+  ``__dict__`` travel through xdist's report serialisation unchanged.
+- :class:`Ratchet` runs on the controller only. It has no per-report hook: at
+  session end it reads the reports the terminal reporter keeps (its public
+  ``stats``) — local ones, timed by the local stopwatch, or the annotated ones
+  xdist replays from its workers — and judges. Verdicts therefore come from
+  the same data with ``-n 0`` and ``-n 2``. Only without a terminal reporter
+  (``-p no:terminal``) does a hook keep the reports instead.
 
 After the suite the controller re-times the offenders
 (:mod:`lanes.slow.confirmation`), records the last run
@@ -18,11 +22,13 @@ After the suite the controller re-times the offenders
 Actions (:mod:`lanes.slow.ci`) — in a session-finish *wrapper*, so that every
 report writer runs after the verdict exists.
 
-Cost matters (the bench lane holds the plugin to 2% of a suite's instructions):
-every per-test hook here is a plain function; the only wrapper is the one
-around fixture setup, which exact timing requires. (A plain hook timing from
-one fixture's start to the next measured no cheaper under callgrind, and
-misattributes a fixture that calls ``request.getfixturevalue``.)
+Cost matters (the bench lane holds the plugin to 2% of a suite's instructions;
+a hook implementation costs some 4 thousand instructions a call in pluggy,
+a wrapper twice that): the per-test hooks here are two plain functions; the
+only wrapper is the one around fixture setup, which exact timing requires. (A
+plain hook timing from one fixture's start to the next measured no cheaper
+under callgrind, and misattributes a fixture that calls
+``request.getfixturevalue``.)
 
 What a test's time covers (``PHASES``): its call phase plus the setup of its
 own function-scoped fixtures. Fixtures of wider scope (class, module, package,

@@ -529,6 +529,7 @@ class Ratchet:
         budgets: dict[str, float],
     ) -> None:
         """What the workers' stopwatches wrote onto the reports xdist replayed."""
+        sharing: list[pytest.TestReport] = []
         for group in groups:
             for report in group:
                 if type(report) is not pytest.TestReport:
@@ -538,8 +539,8 @@ class Ratchet:
                 if worker is None:
                     continue
                 self._workers.add(str(worker))
-                for name, scope, seconds in extra.get(_SHARED, ()):
-                    _add_shared(self._stopwatch.shared, name, scope, seconds, report.nodeid)
+                if _SHARED in extra:
+                    sharing.append(report)
                 if report.when == "call" and report.outcome != _RERUN:
                     nodeid = report.nodeid
                     if _FIXTURES in extra:
@@ -548,6 +549,11 @@ class Ratchet:
                         tiers[nodeid] = extra[_TIER]
                     if _BUDGET in extra:
                         budgets[nodeid] = extra[_BUDGET]
+        # The groups are by outcome, not in the order the reports arrived: the
+        # first test to set a shared fixture up is the earliest to start.
+        for report in sorted(sharing, key=_started):
+            for name, scope, seconds in report.__dict__[_SHARED]:
+                _add_shared(self._stopwatch.shared, name, scope, seconds, report.nodeid)
 
     def _groups(self, config: pytest.Config) -> list[list[object]]:
         """The logged reports worth reading, in groups.
@@ -693,6 +699,12 @@ class Ratchet:
         return dict(
             Counter({r.nodeid: r.outcome for r in self._called if r.outcome != _RERUN}.values())
         )
+
+
+def _started(report: pytest.TestReport) -> float:
+    # When the report's phase started (epoch seconds, serialised by xdist);
+    # read defensively, so that a report without it sorts where it was read.
+    return float(getattr(report, "start", 0.0))
 
 
 def _without_waits(

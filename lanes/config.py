@@ -122,11 +122,16 @@ class Config:
 
 
 def _section_dict(section: SlowConfig | FuzzConfig) -> dict[str, Any]:
-    # asdict() cannot copy a MappingProxyType, so nested mappings go by hand.
+    # asdict() cannot copy a MappingProxyType, so nested mappings go by hand;
+    # the slow section's are named tuples (lanes.slow.settings says why).
     out: dict[str, Any] = {}
-    for key, value in vars(section).items():
+    fields = section._asdict() if isinstance(section, SlowConfig) else vars(section)
+    for key, value in fields.items():
         if isinstance(value, Mapping):
-            out[key] = {name: asdict(item) for name, item in value.items()}
+            out[key] = {
+                name: item._asdict() if isinstance(item, Tier) else asdict(item)
+                for name, item in value.items()
+            }
         else:
             out[key] = value
     return out

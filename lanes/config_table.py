@@ -9,7 +9,6 @@ loader (:mod:`lanes.config`), the governor's settings table and each lane's
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from pathlib import PurePosixPath
@@ -58,7 +57,9 @@ class ConfigTable:
                 self._unknown(key)
 
     def _unknown(self, key: str) -> None:
-        close = difflib.get_close_matches(key, self.known, n=1, cutoff=0.6)
+        from difflib import get_close_matches  # noqa: PLC0415  # an unknown key only
+
+        close = get_close_matches(key, self.known, n=1, cutoff=0.6)
         suggestion = f" — did you mean {close[0]!r}?" if close else ""
         allowed = ", ".join(self.known) if self.known else "(no keys)"
         msg = f"[{self.name}] unknown key {key!r}{suggestion}"

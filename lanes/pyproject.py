@@ -18,7 +18,6 @@ from typing import Final
 
 from lanes._jsondoc import read_bytes
 from lanes.errors import ConfigError
-from lanes.governor.screen.prescreen import walk_pyprojects
 
 __all__ = ["LANES_KEYS", "find_pyproject", "read_lanes_table"]
 
@@ -41,6 +40,11 @@ LANES_KEYS: Final = (
 def find_pyproject(start: Path) -> Path | None:
     """The nearest ``pyproject.toml`` at or above ``start`` (the governor's walk:
     the hook and every ``lanes`` command agree on which file governs)."""
+    # Imported here: the slow ratchet's pytest plugin reads a pyproject.toml it
+    # was given without searching, and importing the governor's package costs
+    # every enabled test run some 3 M instructions (the bench lane holds it to 2%).
+    from lanes.governor.screen.prescreen import walk_pyprojects  # noqa: PLC0415
+
     found, _complete = walk_pyprojects(str(start), first=True)
     return Path(found[0][0]) if found else None
 

@@ -3,6 +3,7 @@ that may only shrink.
 
 Modules: :mod:`~lanes.slow.plugin` (the pytest entry point, inert until
 enabled), :mod:`~lanes.slow.session` (the enabled plugin's hooks),
+:mod:`~lanes.slow.stopwatch` (timing tests where they run),
 :mod:`~lanes.slow.tiers` (which budget a test belongs to),
 :mod:`~lanes.slow.verdicts` (the pure judgement), :mod:`~lanes.slow.pins`
 (``baselines/slow-tests.json``), :mod:`~lanes.slow.report` (terminal and

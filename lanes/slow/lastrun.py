@@ -93,20 +93,23 @@ def write_last_run(
         history[report.pin.nodeid] = list(report.history_ms)
     # Histories of tests no longer pinned are dropped: a re-pin starts afresh.
     pinned = {report.pin.nodeid for report in judgement.pins}
+    # What `lanes slow pin` defaults a ceiling from: a re-timed test's slowest
+    # re-timing, not its time in a loaded suite (held_seconds).
+    retimed = {j.nodeid: held_seconds(j) for j in (*judgement.failures, *judgement.unconfirmed)}
     document = {
         "format": LAST_RUN_FORMAT,
         "version": _VERSION,
         "pytest_args": list(pytest_args),
         "partial": partial,
-        # What `lanes slow pin` defaults a ceiling from: a re-timed test's
-        # slowest re-timing, not its time in a loaded suite (held_seconds).
         "tests": {
-            j.nodeid: [j.measurement.tier, round(held_seconds(j) * 1000)] for j in judgement.judged
+            nodeid: [tier, round(retimed.get(nodeid, seconds) * 1000)]
+            for nodeid, tier, seconds in judgement.tests()
         },
         "history": {k: v for k, v in sorted(history.items()) if k in pinned},
     }
     path = last_run_path(config)
     path.parent.mkdir(parents=True, exist_ok=True)
     # Compact: json's C encoder is used only without indent, and this file is
-    # written by every enabled run (the bench lane holds the plugin to 2%).
-    write_atomic(path, json.dumps(document, separators=(",", ":")) + "\n")
+    # written by every enabled run (the bench lane holds the plugin to 2%);
+    # a document built here has no cycles to look for.
+    write_atomic(path, json.dumps(document, separators=(",", ":"), check_circular=False) + "\n")

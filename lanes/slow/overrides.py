@@ -9,7 +9,6 @@ samples. The same flags pass through ``lanes slow run -- ...``.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -47,12 +46,12 @@ def apply_overrides(
         name, sep, value = raw.rpartition("=")
         if not sep:
             seconds = _seconds("--slow-budget", value)
-            tiers = {key: replace(tier, budget=seconds) for key, tier in tiers.items()}
+            tiers = {key: tier._replace(budget=seconds) for key, tier in tiers.items()}
             continue
         if name not in tiers:
             msg = f"--slow-budget {raw!r} names tier {name!r}, which is not configured"
             raise UsageError(msg, hint=f"use one of: {', '.join(tiers)}")
-        tiers[name] = replace(tiers[name], budget=_seconds("--slow-budget", value))
+        tiers[name] = tiers[name]._replace(budget=_seconds("--slow-budget", value))
     factor = slow.fail_factor
     if fail_factor is not None:
         try:
@@ -70,4 +69,4 @@ def apply_overrides(
                 msg, hint="e.g. --slow-confirm 2, or --slow-confirm 0 to fail on one sample"
             )
         samples = int(confirm)
-    return replace(slow, tiers=MappingProxyType(tiers), fail_factor=factor, confirm=samples)
+    return slow._replace(tiers=MappingProxyType(tiers), fail_factor=factor, confirm=samples)

@@ -19,12 +19,10 @@ through to be judged rather than hide it behind a load error.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import json
 import math
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from lanes._atomic import flocked_directory, write_atomic
 from lanes._jsondoc import failing_with, load_object, loads_object, read_bytes
@@ -52,10 +50,12 @@ __all__ = [
 PINS_FORMAT: Final = "lanekit.slow-pins"
 PINS_VERSION: Final = 1
 _FIELDS: Final = ("nodeid", "tier", "ceiling", "reason", "tracking", "added")
-_DATE: Final = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+# Patterns, not compiled ones: re compiles them on first use, so a run
+# without pins (the enabled plugin imports this module) never pays for it.
+_DATE: Final = r"\A\d{4}-\d{2}-\d{2}\Z"
 # The ratchet's own suggested command prints '<why it is slow>' and '<issue>':
 # a pin that still carries a placeholder was pasted, not reviewed.
-_PLACEHOLDER: Final = re.compile(r"<[^<>]*>")
+_PLACEHOLDER: Final = r"<[^<>]*>"
 _NON_ANSWERS: Final = frozenset(
     {"todo", "tbd", "fixme", "n/a", "na", "none", "-", "?", "slow", "xxx"}
 )
@@ -70,7 +70,7 @@ def justification_problems(reason: str, tracking: str) -> list[str]:
         text = value.strip()
         if not text:
             problems.append(f"{name} is empty")
-        elif _PLACEHOLDER.search(text):
+        elif re.search(_PLACEHOLDER, text):
             problems.append(
                 f"{name} {text!r} is a placeholder (the text in <...> is to be replaced)"
             )
@@ -87,9 +87,13 @@ def justification_problems(reason: str, tracking: str) -> list[str]:
     return problems
 
 
-@dataclass(frozen=True)
-class Pin:
-    """One waiver: ``nodeid`` may take up to ``ceiling`` seconds (then the band)."""
+class Pin(NamedTuple):
+    """One waiver: ``nodeid`` may take up to ``ceiling`` seconds (then the band).
+
+    A named tuple, not a dataclass: this module is on the enabled plugin's
+    import path, where creating a dataclass costs some 4 M instructions (the
+    bench lane holds the plugin to 2% of a suite's).
+    """
 
     nodeid: str
     tier: str
@@ -114,12 +118,14 @@ class Pin:
         }
 
 
-@dataclass(frozen=True)
 class PinList:
     """The parsed pin file: pins by node id, plus where they came from."""
 
-    source: str
-    pins: Mapping[str, Pin]
+    __slots__ = ("pins", "source")
+
+    def __init__(self, source: str, pins: Mapping[str, Pin]) -> None:
+        self.source = source
+        self.pins = pins
 
     def get(self, nodeid: str) -> Pin | None:
         return self.pins.get(nodeid)
@@ -149,7 +155,9 @@ def _parse_entry(source: str, index: int, raw: object) -> Pin:
     nodeid = raw.get("nodeid")
     for key in raw:
         if key not in _FIELDS:
-            close = difflib.get_close_matches(str(key), _FIELDS, n=1, cutoff=0.6)
+            from difflib import get_close_matches  # noqa: PLC0415  # a broken pin file only
+
+            close = get_close_matches(str(key), _FIELDS, n=1, cutoff=0.6)
             guess = f" — did you mean {close[0]!r}?" if close else ""
             raise _entry_error(
                 source,
@@ -203,7 +211,7 @@ def _parse_entry(source: str, index: int, raw: object) -> Pin:
             "set ceiling to the seconds this test may take, e.g. 4.5",
         )
     added = raw["added"]
-    if not isinstance(added, str) or not _DATE.match(added):
+    if not isinstance(added, str) or not re.match(_DATE, added):
         raise _entry_error(
             source,
             index,
@@ -418,7 +426,9 @@ def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str) -> Pin:
             return removed
         pin = current.get(nodeid)
         if pin is None:
-            close = difflib.get_close_matches(nodeid, list(current.pins), n=1, cutoff=0.6)
+            from difflib import get_close_matches  # noqa: PLC0415  # a mistyped node id only
+
+            close = get_close_matches(nodeid, list(current.pins), n=1, cutoff=0.6)
             guess = f" — did you mean {close[0]!r}?" if close else ""
             msg = f"{nodeid!r} is not pinned in {path}{guess}"
             raise UsageError(

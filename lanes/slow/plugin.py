@@ -7,7 +7,7 @@ has loaded and defines only ``pytest_addoption`` (the options must exist for
 ``--slow-ratchet`` to parse) and ``pytest_configure``, which returns at once
 unless ``--slow-ratchet``/``--slow-json`` is given or ``[tool.lanes.slow]
 enabled = true``. Only then is :mod:`lanes.slow.session` imported and its two
-working plugins registered: the :class:`~lanes.slow.session.Stopwatch`
+working plugins registered: the :class:`~lanes.slow.stopwatch.Stopwatch`
 wherever tests run, the :class:`~lanes.slow.session.Ratchet` on the
 controller (never on an xdist worker).
 """

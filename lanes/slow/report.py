@@ -3,18 +3,21 @@
 Both views are built from the same judgement, so the terminal can never say
 something the envelope does not (and the envelope, not the terminal, is what
 CI keeps).
+
+:mod:`shlex` is imported where a command line is quoted: only runs with
+offenders, band tests or removable pins print one, and every enabled test run
+imports this module (the bench lane holds the plugin to 2% of a suite's
+instructions).
 """
 
 from __future__ import annotations
 
-import shlex
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 from lanes.slow.verdicts import (
     Judged,
     Judgement,
     PinState,
-    Verdict,
     held_seconds,
     suggested_ceiling,
 )
@@ -137,12 +140,14 @@ def failure_message(slow: SlowConfig, judged: Judged) -> list[str]:
 def _pin_command(judged: Judged, ceiling: float) -> str:
     """The ``lanes slow pin`` line for ``judged``: its pin's reason and tracking
     when it has one, placeholders the user must replace otherwise."""
+    from shlex import quote  # noqa: PLC0415  # offenders and band tests only: see the module docstring
+
     if judged.pin is not None:
-        reason, tracking = shlex.quote(judged.pin.reason), shlex.quote(judged.pin.tracking)
+        reason, tracking = quote(judged.pin.reason), quote(judged.pin.tracking)
     else:
         reason, tracking = "'<why it is slow>'", "'<issue>'"
     return (
-        f"  lanes slow pin {shlex.quote(judged.nodeid)} --reason {reason} --tracking {tracking} "
+        f"  lanes slow pin {quote(judged.nodeid)} --reason {reason} --tracking {tracking} "
         f"--ceiling {ceiling:g}"
     )
 
@@ -230,16 +235,7 @@ def terminal_lines(
         lines.append(
             Line(f"     {_pin_command(judged, suggested_ceiling(judged.seconds)).strip()}")
         )
-    lines.extend(
-        Line(
-            f"pin removable: {report.pin.nodeid} took {_s(report.seconds)}, within its "
-            f"tier budget {_s(report.budget)} for {report.streak} runs in a row: "
-            f"lanes slow unpin {shlex.quote(report.pin.nodeid)}",
-            "good",
-        )
-        for report in judgement.pins
-        if report.state is PinState.REMOVABLE and report.seconds is not None
-    )
+    lines.extend(_removable_lines(judgement))
     lines.extend(
         Line(
             f"pin within budget: {report.pin.nodeid} took {_s(report.seconds)} "
@@ -271,7 +267,7 @@ def terminal_lines(
     lines.extend(Line(f"tighten: {hint.message()}") for hint in judgement.tighten)
     removable = sum(1 for p in judgement.pins if p.state is PinState.REMOVABLE)
     summary = (
-        f"{len(judgement.judged)} tests judged, {len(judgement.failures)} past their limit, "
+        f"{judgement.count} tests judged, {len(judgement.failures)} past their limit, "
         f"{len(judgement.band)} in the band, {len(judgement.pins)} pinned ({removable} removable)"
     )
     if judgement.unconfirmed:
@@ -283,6 +279,27 @@ def terminal_lines(
     else:
         lines.append(Line(f"slow-test ratchet FAILED: {summary}", "fail"))
     return lines
+
+
+def _removable_lines(judgement: Judgement) -> list[Line]:
+    removable = [
+        (report, seconds)
+        for report in judgement.pins
+        if report.state is PinState.REMOVABLE and (seconds := report.seconds) is not None
+    ]
+    if not removable:
+        return []
+    from shlex import quote  # noqa: PLC0415  # see the module docstring
+
+    return [
+        Line(
+            f"pin removable: {report.pin.nodeid} took {_s(seconds)}, within its "
+            f"tier budget {_s(report.budget)} for {report.streak} runs in a row: "
+            f"lanes slow unpin {quote(report.pin.nodeid)}",
+            "good",
+        )
+        for report, seconds in removable
+    ]
 
 
 def _samples(samples: Iterable[float]) -> str:
@@ -344,8 +361,8 @@ def envelope_data(
         "workers": workers,
         "outcomes": dict(outcomes or {}),
         "counts": {
-            "judged": len(judgement.judged),
-            "ok": sum(1 for j in judgement.judged if j.verdict is Verdict.OK),
+            "judged": judgement.count,
+            "ok": judgement.ok,
             "band": len(judgement.band),
             "fail": len(judgement.failures),
         },
@@ -406,7 +423,7 @@ def envelope_data(
             for f in sorted(fixtures, key=lambda f: (-f.total, f.name))
         ],
         "tests": [
-            {"nodeid": j.nodeid, "tier": j.measurement.tier, "ms": _ms(j.seconds)}
-            for j in judgement.judged
+            {"nodeid": nodeid, "tier": tier, "ms": _ms(seconds)}
+            for nodeid, tier, seconds in judgement.tests()
         ],
     }

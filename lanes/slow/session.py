@@ -1,47 +1,29 @@
 """The enabled ratchet's pytest plugins (registered by :mod:`lanes.slow.plugin`).
 
-- :class:`Stopwatch` runs wherever tests run (in-process, or on each xdist
-  worker): it resolves every collected test's tier once, at the end of
-  collection, while the items — with their real markers and paths — exist,
-  and times function-scoped fixture setup as it happens.
-- :class:`WorkerStopwatch` (on an xdist worker) also writes both onto each
-  test report before xdist sends it: extra keys in a report's ``__dict__``
-  travel through xdist's report serialisation unchanged.
-- :class:`Ratchet` runs on the controller only: it reads the reports — local
-  ones, with the local stopwatch's figures, or the annotated ones xdist replays
-  from its workers — and judges at session end. Verdicts therefore come from
-  the same data with ``-n 0`` and ``-n 2``.
+- :class:`~lanes.slow.stopwatch.Stopwatch` (or, on an xdist worker, the
+  :class:`~lanes.slow.stopwatch.WorkerStopwatch`) wherever tests run: it
+  times them (see its module).
+- :class:`Ratchet` runs on the controller only. It has no per-report hook: at
+  session end it reads the reports the terminal reporter keeps (its public
+  ``stats``) — local ones, timed by the local stopwatch, or the annotated ones
+  xdist replays from its workers — and judges. Verdicts therefore come from
+  the same data with ``-n 0`` and ``-n 2``. Only without a terminal reporter
+  (``-p no:terminal``) does a hook keep the reports instead.
 
 After the suite the controller re-times the offenders
 (:mod:`lanes.slow.confirmation`), records the last run
 (:mod:`lanes.slow.lastrun`) and hands its verdict to JUnit, CTRF and GitHub
 Actions (:mod:`lanes.slow.ci`) — in a session-finish *wrapper*, so that every
 report writer runs after the verdict exists.
-
-Cost matters (the bench lane holds the plugin to 2% of a suite's instructions):
-every per-test hook here is a plain function; the only wrapper is the one
-around fixture setup, which exact timing requires. (A plain hook timing from
-one fixture's start to the next measured no cheaper under callgrind, and
-misattributes a fixture that calls ``request.getfixturevalue``.)
-
-What a test's time covers (``PHASES``): its call phase plus the setup of its
-own function-scoped fixtures. Fixtures of wider scope (class, module, package,
-session) are set up inside whichever test happens to run first — a different
-test on each xdist worker — so charging them would make verdicts depend on
-scheduling; their cost is reported separately instead. Teardown is not
-charged for the same reason (a module fixture's teardown runs inside the
-module's last test).
 """
 
 from __future__ import annotations
 
 import json
-import math
-import time
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import pytest
 
@@ -50,27 +32,28 @@ from lanes.errors import LanesError, UsageError
 from lanes.pyproject import find_pyproject
 from lanes.slow import ci
 from lanes.slow.lastrun import read_last_run, write_last_run
-from lanes.slow.overrides import apply_overrides
 from lanes.slow.pins import PinList, load_pins
 from lanes.slow.report import FixtureCost, envelope_data, failure_message, terminal_lines
 from lanes.slow.selection import partial_reasons
 from lanes.slow.settings import SlowProject, load_slow_project
-from lanes.slow.tiers import TierResolver
-from lanes.slow.verdicts import Judged, Judgement, Measurement, Verdict, confirm, judge
+from lanes.slow.stopwatch import (
+    REPORT_BUDGET,
+    REPORT_FIXTURES,
+    REPORT_SHARED,
+    REPORT_TIER,
+    Stopwatch,
+    WorkerStopwatch,
+    add_shared,
+)
+from lanes.slow.verdicts import Judged, Judgement, Timings, Verdict, confirm, judge
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     from lanes.slow.runqueue import RunQueueClock
 
-__all__ = ["Ratchet", "Stopwatch", "WorkerStopwatch", "start"]
+__all__ = ["Ratchet", "start"]
 
-# Report attributes the Stopwatch adds (worker -> controller).
-_FIXTURES = "lanes_slow_fixtures"
-_SHARED = "lanes_slow_shared"
-_TIER = "lanes_slow_tier"
-_BUDGET = "lanes_slow_budget"
-BUDGET_MARKER: Final = "slow_budget"
 # Outcome categories pytest's terminal summary counts; the rest ("" for a
 # passing setup, "warnings", our own) are not test outcomes.
 _OUTCOMES: Final = (
@@ -83,6 +66,9 @@ _OUTCOMES: Final = (
     "rerun",
     "deselected",
 )
+# pytest-rerunfailures' outcome for an attempt it reruns. Typed str: pytest's
+# own outcomes are a Literal that does not include it.
+_RERUN: str = "rerun"
 _STAT_KEY = "past slow budget"
 _STYLES: dict[str, dict[str, bool]] = {
     "fail": {"red": True, "bold": True},
@@ -102,13 +88,16 @@ def start(
         lanes_config = load_slow_project(pyproject, cwd=config.rootpath)
         if not explicit and not lanes_config.slow.enabled:
             return
-        slow = apply_overrides(
-            lanes_config.slow,
-            budgets=config.getoption("slow_budget"),
-            fail_factor=config.getoption("slow_fail_factor"),
-            confirm=config.getoption("slow_confirm"),
-        )
-        lanes_config = lanes_config._replace(slow=slow)
+        budgets = config.getoption("slow_budget")
+        fail_factor = config.getoption("slow_fail_factor")
+        confirm_n = config.getoption("slow_confirm")
+        if budgets or fail_factor is not None or confirm_n is not None:
+            from lanes.slow.overrides import apply_overrides  # noqa: PLC0415  # only a run with overrides pays
+
+            slow = apply_overrides(
+                lanes_config.slow, budgets=budgets, fail_factor=fail_factor, confirm=confirm_n
+            )
+            lanes_config = lanes_config._replace(slow=slow)
         pins = load_pins(lanes_config.root / lanes_config.slow.pins, slow=lanes_config.slow)
     except LanesError as exc:
         msg = f"{exc.message}\nhint: {exc.hint}"
@@ -139,14 +128,15 @@ def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
     space form, where the option is not yet known) can move the rootdir out
     of the project, and the run would silently judge with default budgets.
     """
-    here = find_pyproject(config.invocation_params.dir.resolve())
+    invocation = config.invocation_params.dir.resolve()
+    # The chosen project's directory or a sub-project inside it: pytest's
+    # configuration wins, as it should (and the usual case needs no search).
+    if pyproject is not None and invocation.is_relative_to(pyproject.parent.resolve()):
+        return
+    here = find_pyproject(invocation)
     if here is None:
         return
-    if pyproject is not None and (
-        here.resolve() == pyproject.resolve()
-        # a sub-project inside the chosen one: pytest's configuration wins, as it should
-        or config.invocation_params.dir.resolve().is_relative_to(pyproject.parent.resolve())
-    ):
+    if pyproject is not None and here.resolve() == pyproject.resolve():
         return
     chosen = "no pyproject.toml" if pyproject is None else str(pyproject)
     msg = (
@@ -161,193 +151,6 @@ def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
     )
 
 
-class Stopwatch:
-    """Runs where tests run: tiers from the collected items, fixture setup timing."""
-
-    def __init__(self, config: SlowProject, pins: PinList) -> None:
-        self._root = config.root
-        self._slow = config.slow
-        self._pins = pins
-        self._resolver = TierResolver(config.slow)
-        self.tiers: dict[str, str] = {}
-        self.budgets: dict[str, float] = {}
-        self.hard_stop_skipped = ""
-        # Exclusive timing: a fixture that requests another inside its own body
-        # (request.getfixturevalue) must not be charged for the inner one too.
-        self._stack: list[float] = []
-        self._function = 0.0
-        self._shared: list[tuple[str, str, float]] = []
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        resolver = self._resolver
-        budgets = self.budgets
-        # Whether a node above the items (module, class, package) carries the
-        # marker, decided once per node: `BUDGET_MARKER in item.keywords` or
-        # get_closest_marker walk the whole chain for every test, a fifth of
-        # the plugin's cost per test on a suite of fast tests.
-        marked_above: dict[pytest.Item | pytest.Collector, bool] = {}
-        for item in session.items:
-            if _carries_budget(item) or _marked_above(item.parent, marked_above):
-                marker = item.get_closest_marker(BUDGET_MARKER)
-                if marker is not None:
-                    budgets[item.nodeid] = _marker_budget(item.nodeid, marker)
-        if resolver.has_rules:
-            self._resolve_tiers(session)
-        if self._slow.hard_stop_factor:
-            self._arm_hard_stop(session)
-
-    def _resolve_tiers(self, session: pytest.Session) -> None:
-        resolver = self._resolver
-        paths: dict[Path, str] = {}
-        for item in session.items:
-            path = paths.get(item.path)
-            if path is None:
-                try:
-                    path = item.path.relative_to(self._root).as_posix()
-                except ValueError:
-                    path = item.nodeid.partition("::")[0]
-                paths[item.path] = path
-            names = [m.name for m in item.iter_markers()] if resolver.markers else ()
-            self.tiers[item.nodeid] = resolver.resolve(path, names)
-
-    def _arm_hard_stop(self, session: pytest.Session) -> None:
-        """A pytest-timeout marker at hard_stop_factor × fail_factor × allowance per test.
-
-        A test's own ``@pytest.mark.timeout`` wins, and so does a global
-        timeout (``--timeout``, ``timeout`` ini): the user chose it.
-        """
-        config = session.config
-        # "timeout" through the entry point, "pytest_timeout" through -p pytest_timeout.
-        if not (
-            config.pluginmanager.hasplugin("timeout")
-            or config.pluginmanager.hasplugin("pytest_timeout")
-        ):
-            self.hard_stop_skipped = "pytest-timeout is not installed"
-            return
-        if getattr(config, "_env_timeout", None):
-            self.hard_stop_skipped = "a global pytest-timeout timeout is set and wins"
-            return
-        slow = self._slow
-        factor = slow.hard_stop_factor * slow.fail_factor
-        for item in session.items:
-            if item.get_closest_marker("timeout") is not None:
-                continue
-            budget = self.budgets.get(item.nodeid)
-            if budget is None:
-                tier = self.tiers.get(item.nodeid, slow.default_tier)
-                budget = (slow.tiers.get(tier) or slow.tiers[slow.default_tier]).budget
-            pin = self._pins.get(item.nodeid)
-            allowance = max(pin.ceiling, budget) if pin is not None else budget
-            item.add_marker(pytest.mark.timeout(factor * allowance))
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_fixture_setup(
-        self, fixturedef: pytest.FixtureDef[Any]
-    ) -> Generator[None, object, object]:
-        stack = self._stack
-        stack.append(0.0)
-        start = time.perf_counter()
-        try:
-            return (yield)
-        finally:
-            elapsed = time.perf_counter() - start
-            own = elapsed - stack.pop()
-            if stack:
-                stack[-1] += elapsed
-            if fixturedef.scope == "function":
-                self._function += own
-            else:
-                self._shared.append((fixturedef.argname, fixturedef.scope, own))
-
-    def take(self) -> tuple[float, list[tuple[str, str, float]]]:
-        """The fixture setup timed since the last call (function seconds, shared setups).
-
-        Called at the setup and call reports (a worker's at teardown's too): what
-        the setup phase accumulated is that test's; fixtures requested lazily
-        inside the call are already in the call's duration and are dropped with
-        the call's report.
-        """
-        taken = self._function, self._shared
-        if taken[0] or taken[1]:
-            self._function = 0.0
-            self._shared = []
-        return taken
-
-
-def _carries_budget(node: pytest.Item | pytest.Collector) -> bool:
-    # own_markers: what get_closest_marker reads on each node of the chain
-    # (decorators, a module's pytestmark, parametrize marks, add_marker).
-    return any(mark.name == BUDGET_MARKER for mark in node.own_markers)
-
-
-def _marked_above(
-    node: pytest.Item | pytest.Collector | None,
-    known: dict[pytest.Item | pytest.Collector, bool],
-) -> bool:
-    """Whether ``node`` or a node above it carries the budget marker (memoised in ``known``)."""
-    if node is None:
-        return False
-    found = known.get(node)
-    if found is None:
-        found = known[node] = _carries_budget(node) or _marked_above(node.parent, known)
-    return found
-
-
-def _marker_budget(nodeid: str, marker: pytest.Mark) -> float:
-    value = marker.args[0] if len(marker.args) == 1 and not marker.kwargs else None
-    if value is None and not marker.args and set(marker.kwargs) == {"seconds"}:
-        value = marker.kwargs["seconds"]
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, int | float)
-        or not math.isfinite(value)
-        or value <= 0
-    ):
-        msg = (
-            f"{nodeid}: @pytest.mark.{BUDGET_MARKER} expects one number of seconds > 0, "
-            f"got args {marker.args!r} kwargs {marker.kwargs!r}"
-        )
-        raise pytest.UsageError(msg + f"\nhint: write @pytest.mark.{BUDGET_MARKER}(1.5)")
-    return float(value)
-
-
-class WorkerStopwatch(Stopwatch):
-    """On an xdist worker: the stopwatch's figures onto each report, for the controller."""
-
-    @pytest.hookimpl(tryfirst=True)  # before xdist's own hook serialises the report
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        function_s, shared = self.take()
-        # Written into __dict__ on purpose: that is what xdist serialises.
-        when = report.when
-        if when == "call":
-            nodeid = report.nodeid
-            tier = self.tiers.get(nodeid)
-            if tier is not None:
-                report.__dict__[_TIER] = tier
-            if self.budgets:
-                budget = self.budgets.get(nodeid)
-                if budget is not None:
-                    report.__dict__[_BUDGET] = budget
-        elif when == "setup":
-            if function_s:
-                report.__dict__[_FIXTURES] = function_s
-            if shared:
-                report.__dict__[_SHARED] = shared
-
-
-class _Shared:
-    """One wider-scoped fixture's setups so far (a plain class: cheaper than a dataclass to create)."""
-
-    __slots__ = ("count", "first", "max", "scope", "total")
-
-    def __init__(self, scope: str, first: str) -> None:
-        self.scope = scope
-        self.first = first
-        self.count = 0
-        self.total = 0.0
-        self.max = 0.0
-
-
 class Ratchet:
     """Judges on the controller; fails the session past the limits."""
 
@@ -358,22 +161,16 @@ class Ratchet:
         self.pins = pins
         self.json_path = json_path
         self._stopwatch = stopwatch
-        self._default_tier = config.slow.default_tier
         self.judgement: Judgement | None = None
-        # (call seconds, tier, outcome) and function-fixture seconds by node id.
-        self._calls: dict[str, tuple[float, str, str]] = {}
-        self._fixtures: dict[str, float] = {}
-        self._shared: dict[tuple[str, str], _Shared] = {}
+        # Every call report read (locations, outcomes), by node id once asked for.
+        self._called: list[pytest.TestReport] = []
+        self._by_nodeid: dict[str, pytest.TestReport] | None = None
+        # Without a terminal reporter (-p no:terminal), the reports this run logged.
+        self._log: _ReportLog | None = None
         self._workers: set[str] = set()
-        # Filled only off the hot path: xdist-sent budgets, rerun attempts,
-        # file and line of each call (for annotations), deselected count.
-        self._budgets: dict[str, float] = {}
-        self._reruns: dict[str, list[float]] = {}
-        self._locations: dict[str, tuple[str, int | None, str]] = {}
         self._deselected = 0
         self._retime = False
         self._partial: list[str] = []
-        self._history: dict[str, list[int]] = {}
         self._outcomes: dict[str, int] = {}
         self._args: list[str] = []
         # Confirmation runs: CPU-wait per test, taken out of its samples.
@@ -397,6 +194,11 @@ class Ratchet:
         self._args = [str(arg) for arg in config.invocation_params.args]
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if not isinstance(_terminal_stats(session.config), dict):
+            # The reports are read from the terminal reporter's statistics at
+            # the end; without one, a hook keeps them (a cost per report).
+            self._log = _ReportLog()
+            session.config.pluginmanager.register(self._log, "lanes-slow-reports")
         if self.json_path is not None:
             # `lanes slow run` reads this when pytest ends without a result:
             # the session started, so the process was ended from inside.
@@ -408,87 +210,112 @@ class Ratchet:
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         self._deselected += len(items)
 
-    # tryfirst: the stopwatch hands over what it timed when this runs, so keep
-    # other plugins' report handling (the terminal's progress output) out of it.
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # Hot path (three calls per test): read report.nodeid, a property that
-        # builds a string, only where it is needed.
-        when = report.when
-        if when == "teardown":
-            # Nothing to read: teardown is not charged (see the module
-            # docstring), and no fixture is set up during it for take() to drain.
-            return
-        extra = report.__dict__
-        worker = extra.get("worker_id")
-        if worker is None:
-            # Run in this process: the local stopwatch timed it.
-            function_s, shared = self._stopwatch.take()
-        else:
-            # Replayed from an xdist worker: its stopwatch wrote onto the report.
-            function_s, shared = extra.get(_FIXTURES, 0.0), extra.get(_SHARED, ())
-        if when == "call":
-            nodeid = report.nodeid
-            if worker is None:
-                tier = self._stopwatch.tiers.get(nodeid)
-            else:
-                tier = extra.get(_TIER)
-                budget = extra.get(_BUDGET)
-                if budget is not None:
-                    self._budgets[nodeid] = budget
-            outcome: str = report.outcome  # "rerun" too, set by pytest-rerunfailures
-            self._locations[nodeid] = report.location  # a reference: no copy on the hot path
-            if outcome == "rerun":
-                # pytest-rerunfailures: keep every attempt; the slowest is judged.
-                attempt = report.duration + self._fixtures.pop(nodeid, 0.0)
-                self._reruns.setdefault(nodeid, []).append(attempt)
-            self._calls[nodeid] = (report.duration, tier or self._default_tier, outcome)
-        elif when == "setup":
-            if function_s:
-                self._fixtures[report.nodeid] = function_s
-            for name, scope, seconds in shared:
-                entry = self._shared.get((scope, name))
-                if entry is None:
-                    entry = self._shared[scope, name] = _Shared(scope=scope, first=report.nodeid)
-                entry.count += 1
-                entry.total += seconds
-                entry.max = max(entry.max, seconds)
-            if worker is not None:
-                self._workers.add(str(worker))
+    def timings(self, config: pytest.Config) -> Timings:
+        """What the run's reports and the stopwatch measured.
 
-    def measurements(self) -> list[Measurement]:
-        # Only tests that reached their call phase are judged: a test skipped
-        # or erroring in setup has no duration of its own to judge.
-        fixtures = self._fixtures
-        budgets = {**self._stopwatch.budgets, **self._budgets}
-        out: list[Measurement] = []
-        for nodeid, (call, tier, outcome) in self._calls.items():
-            m = Measurement(
-                nodeid, tier, call, fixtures.get(nodeid, 0.0), outcome, budgets.get(nodeid)
-            )
-            if self.runqueue is not None:
-                # Wall-clock minus the time spent waiting for a CPU: sleeps count, contention not.
-                m = m._replace(
-                    call=max(0.0, m.call - self.runqueue.call.get(nodeid, 0.0)),
-                    fixtures=max(0.0, m.fixtures - self.runqueue.setup.get(nodeid, 0.0)),
-                )
-            attempts = self._reruns.get(nodeid)
-            if attempts:
-                # The slowest attempt is judged: a rerun that happened to be
-                # fast must not hide a slow first attempt.
-                slowest = max(attempts)
-                if slowest > m.seconds:
-                    m = m._replace(call=slowest, fixtures=0.0)
-                m = m._replace(attempts=len(attempts) + 1)
-            out.append(m)
-        return out
+        Read once, at the session end, from the reports pytest's terminal
+        reporter keeps: local ones, and those xdist replays from its workers
+        (with what their stopwatch wrote onto them). Only tests that reached
+        their call phase are timed: a test skipped or erroring in setup has no
+        duration of its own to judge.
+        """
+        stopwatch = self._stopwatch
+        groups = self._groups(config)
+        test_report = pytest.TestReport
+        # Exactly TestReport: a subtest's report (a subclass) carries its
+        # test's node id but not its duration; other statistics are not reports.
+        called = [
+            r for group in groups for r in group if type(r) is test_report and r.when == "call"
+        ]
+        fixtures = dict(stopwatch.fixtures)
+        tiers = dict(stopwatch.tiers)
+        budgets = dict(stopwatch.budgets)
+        xdist = bool(called) and "worker_id" in called[0].__dict__
+        if xdist:
+            self._from_workers(groups, fixtures, tiers, budgets)
+        self._called = called
+        calls = {r.nodeid: r.duration for r in called if r.outcome != _RERUN}
+        reruns: dict[str, list[float]] = {}
+        for report in [r for r in called if r.outcome == _RERUN]:
+            # Keep every attempt, with its own setup; the slowest is judged.
+            attempts = reruns.setdefault(report.nodeid, [])
+            if xdist:
+                own = report.__dict__.get(REPORT_FIXTURES, 0.0)
+            else:
+                earlier = stopwatch.earlier.get(report.nodeid, ())
+                own = earlier[len(attempts)] if len(attempts) < len(earlier) else 0.0
+            attempts.append(report.duration + own)
+        if self.runqueue is not None:
+            _without_waits(self.runqueue, calls, fixtures)
+        return Timings(
+            calls,
+            fixtures=fixtures,
+            tiers=tiers,
+            budgets=budgets,
+            attempts=_slowest_attempts(reruns, calls, fixtures),
+        )
+
+    def _from_workers(
+        self,
+        groups: list[list[object]],
+        fixtures: dict[str, float],
+        tiers: dict[str, str],
+        budgets: dict[str, float],
+    ) -> None:
+        """What the workers' stopwatches wrote onto the reports xdist replayed."""
+        sharing: list[pytest.TestReport] = []
+        for group in groups:
+            for report in group:
+                if type(report) is not pytest.TestReport:
+                    continue
+                extra = report.__dict__
+                worker = extra.get("worker_id")
+                if worker is None:
+                    continue
+                self._workers.add(str(worker))
+                if REPORT_SHARED in extra:
+                    sharing.append(report)
+                if report.when == "call" and report.outcome != _RERUN:
+                    nodeid = report.nodeid
+                    if REPORT_FIXTURES in extra:
+                        fixtures[nodeid] = extra[REPORT_FIXTURES]
+                    if REPORT_TIER in extra:
+                        tiers[nodeid] = extra[REPORT_TIER]
+                    if REPORT_BUDGET in extra:
+                        budgets[nodeid] = extra[REPORT_BUDGET]
+        # The groups are by outcome, not in the order the reports arrived: the
+        # first test to set a shared fixture up is the earliest to start.
+        for report in sorted(sharing, key=_started):
+            for name, scope, seconds in report.__dict__[REPORT_SHARED]:
+                add_shared(self._stopwatch.shared, name, scope, seconds, report.nodeid)
+
+    def _groups(self, config: pytest.Config) -> list[list[object]]:
+        """The logged reports worth reading, in groups.
+
+        Not the passing setups and teardowns (the terminal reporter's ""
+        category: two of every test's three reports): they carry nothing a
+        judgement reads — a worker moves what it timed in a passing setup onto
+        the call's report.
+        """
+        if self._log is not None:
+            return [self._log.reports]
+        stats = _terminal_stats(config)
+        if not isinstance(stats, dict):
+            return []
+        return [entries for category, entries in stats.items() if category]
+
+    def _report(self, nodeid: str) -> pytest.TestReport | None:
+        """A test's final call report (offenders only: a lookup per test costs)."""
+        if self._by_nodeid is None:
+            self._by_nodeid = {r.nodeid: r for r in self._called if r.outcome != _RERUN}
+        return self._by_nodeid.get(nodeid)
 
     def fixture_costs(self) -> list[FixtureCost]:
         return [
             FixtureCost(
                 name=name, scope=s.scope, count=s.count, total=s.total, max=s.max, first=s.first
             )
-            for (_, name), s in self._shared.items()
+            for (_, name), s in self._stopwatch.shared.items()
         ]
 
     @pytest.hookimpl(wrapper=True)
@@ -501,18 +328,18 @@ class Ratchet:
     def _finish(self, session: pytest.Session) -> None:
         config = session.config
         slow = self.config.slow
-        measurements = self.measurements()
-        self._outcomes = _outcomes(config, measurements)
+        timings = self.timings(config)
+        self._outcomes = self._outcome_counts(config)
         if self._retime:
             # A confirmation child: a stopwatch only.
-            judgement = judge(slow, measurements, self.pins)
+            judgement = judge(slow, timings, self.pins)
             self.judgement = judgement
             self._write_json(judgement)
             return
         # The history is only ever pins' (write_last_run keeps no other):
         # without pins, no read of the whole last-run record.
         previous = read_last_run(self.config)["history"] if len(self.pins) else {}
-        judgement = judge(slow, measurements, self.pins, previous)
+        judgement = judge(slow, timings, self.pins, previous)
         interrupted = session.exitstatus == pytest.ExitCode.INTERRUPTED
         if judgement.failures and slow.confirm and not interrupted:  # Ctrl-C means stop now
             from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
@@ -535,8 +362,9 @@ class Ratchet:
         self._write_json(judgement)
 
     def _ci_verdict(self, judged: Judged) -> ci.Verdict:
-        file, line, _domain = self._locations.get(
-            judged.nodeid, (judged.nodeid.partition("::")[0], None, "")
+        report = self._report(judged.nodeid)
+        file, line, _domain = (
+            report.location if report is not None else (judged.nodeid.partition("::")[0], None, "")
         )
         # report locations hold 0-based lines; annotations and humans count from 1
         lineno = None if line is None else line + 1
@@ -569,7 +397,7 @@ class Ratchet:
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         judgement = self.judgement
-        if judgement is None or not judgement.judged:
+        if judgement is None or not judgement.count:
             return
         if self._retime:
             return
@@ -596,12 +424,64 @@ class Ratchet:
                 SimpleNamespace(nodeid=j.nodeid) for j in judgement.failures
             )
 
+    def _outcome_counts(self, config: pytest.Config) -> dict[str, int]:
+        """Test outcomes as pytest's own summary line counts them (skips and xfails included)."""
+        stats = _terminal_stats(config)
+        if isinstance(stats, dict):
+            return {key: len(stats[key]) for key in _OUTCOMES if stats.get(key)}
+        # Without a terminal (-p no:terminal): what the ratchet itself saw.
+        return dict(
+            Counter({r.nodeid: r.outcome for r in self._called if r.outcome != _RERUN}.values())
+        )
 
-def _outcomes(config: pytest.Config, measurements: list[Measurement]) -> dict[str, int]:
-    """Test outcomes as pytest's own summary line counts them (skips and xfails included)."""
-    terminal = config.pluginmanager.get_plugin("terminalreporter")
-    stats = getattr(terminal, "stats", None)
-    if isinstance(stats, dict):
-        return {key: len(stats[key]) for key in _OUTCOMES if stats.get(key)}
-    # Without a terminal (-p no:terminal): what the ratchet itself saw.
-    return dict(Counter(m.outcome for m in measurements))
+
+def _started(report: pytest.TestReport) -> float:
+    # When the report's phase started (epoch seconds, serialised by xdist);
+    # read defensively, so that a report without it sorts where it was read.
+    return float(getattr(report, "start", 0.0))
+
+
+def _without_waits(
+    waits: RunQueueClock, calls: dict[str, float], fixtures: dict[str, float]
+) -> None:
+    """Wall-clock minus the time spent waiting for a CPU: sleeps count, contention not."""
+    for nodeid, call in calls.items():
+        calls[nodeid] = max(0.0, call - waits.call.get(nodeid, 0.0))
+        if nodeid in fixtures:
+            fixtures[nodeid] = max(0.0, fixtures[nodeid] - waits.setup.get(nodeid, 0.0))
+
+
+def _slowest_attempts(
+    reruns: dict[str, list[float]], calls: dict[str, float], fixtures: dict[str, float]
+) -> dict[str, int]:
+    """Judge each rerun test's slowest attempt; its number of attempts, by node id.
+
+    A rerun that happened to be fast must not hide a slow first attempt.
+    """
+    counts: dict[str, int] = {}
+    for nodeid, attempts in reruns.items():
+        if nodeid not in calls:
+            continue
+        slowest = max(attempts)
+        if slowest > calls[nodeid] + fixtures.get(nodeid, 0.0):
+            calls[nodeid] = slowest
+            fixtures.pop(nodeid, None)
+        counts[nodeid] = len(attempts) + 1
+    return counts
+
+
+class _ReportLog:
+    """Keeps the reports a judgement reads, for a run without a terminal reporter."""
+
+    def __init__(self) -> None:
+        self.reports: list[object] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # What the terminal reporter files under "" is skipped (see Ratchet._groups).
+        if report.when == "call" or not report.passed:
+            self.reports.append(report)
+
+
+def _terminal_stats(config: pytest.Config) -> object:
+    """The terminal reporter's ``stats`` (its public record of every report), if there is one."""
+    return getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats", None)

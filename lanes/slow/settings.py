@@ -12,7 +12,6 @@ tests, and a typo in another lane's section would stop the test run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -27,20 +26,19 @@ if TYPE_CHECKING:
 __all__ = ["SlowConfig", "SlowProject", "Tier", "load_slow_project", "parse_slow"]
 
 
-@dataclass(frozen=True)
-class Tier:
+# Named tuples, not dataclasses: the enabled pytest plugin imports this module
+# in every run, and creating a dataclass compiles its methods — some 4 M
+# instructions each (the bench lane holds the plugin to 2% of a suite's).
+
+
+class Tier(NamedTuple):
     name: str
     budget: float
     markers: tuple[str, ...] = ()
     paths: tuple[str, ...] = ()
 
 
-def _default_tiers() -> Mapping[str, Tier]:
-    return MappingProxyType({"unit": Tier(name="unit", budget=2.5)})
-
-
-@dataclass(frozen=True)
-class SlowConfig:
+class SlowConfig(NamedTuple):
     enabled: bool = False
     fail_factor: float = 2.0
     default_tier: str = "unit"
@@ -48,7 +46,7 @@ class SlowConfig:
     # tighten hint: a budget nobody approaches protects nothing.
     tighten_below: float = 0.25
     pins: str = "baselines/slow-tests.json"
-    tiers: Mapping[str, Tier] = field(default_factory=_default_tiers)
+    tiers: Mapping[str, Tier] = MappingProxyType({"unit": Tier(name="unit", budget=2.5)})
     # Offenders are re-timed this many times, serially, after the suite; a
     # test fails only if every sample stays past its limit (0 = no re-timing).
     confirm: int = 2

@@ -26,9 +26,7 @@ Two rules make a verdict survive noise (README, "Verdicts that survive noise"):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
 from enum import StrEnum
-from operator import attrgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from lanes.slow.pins import Pin, PinList
@@ -46,6 +44,7 @@ __all__ = [
     "PinState",
     "TierStats",
     "TightenHint",
+    "Timings",
     "Verdict",
     "confirm",
     "held_seconds",
@@ -53,12 +52,6 @@ __all__ = [
     "round_up",
     "suggested_ceiling",
 ]
-
-
-# Sort keys read in C (the judgement sorts every test; the bench lane holds
-# the plugin to 2% of a suite's instructions).
-_NODEID = attrgetter("nodeid")
-_SECONDS = attrgetter("seconds")
 
 
 class Verdict(StrEnum):
@@ -85,8 +78,8 @@ class PinState(StrEnum):
 class Measurement(NamedTuple):
     """What one test cost. ``seconds`` is what the budget judges.
 
-    A named tuple, like :class:`Judged`: one exists per test, and the bench lane
-    holds the plugin to 2% of a suite's CPU time.
+    Made only for the tests a judgement names (offenders, the band, pins, the
+    slowest): the run's measurements travel as :class:`Timings` columns.
     """
 
     nodeid: str
@@ -95,7 +88,6 @@ class Measurement(NamedTuple):
     """Duration of the call phase (the test function's body)."""
     fixtures: float = 0.0
     """Setup of the test's function-scoped fixtures (their own, exclusive time)."""
-    outcome: str = "passed"
     budget: float | None = None
     """The test's own budget (``@pytest.mark.slow_budget``); None = its tier's."""
     attempts: int = 1
@@ -104,6 +96,49 @@ class Measurement(NamedTuple):
     @property
     def seconds(self) -> float:
         return self.call + self.fixtures
+
+
+class Timings:
+    """What a run measured, by node id: the judgement's input.
+
+    Columns rather than a :class:`Measurement` per test, because the session
+    end's cost is per test (the bench lane holds the plugin to 2% of a suite's
+    instructions) and most tests are only ever counted, never named. Only
+    ``calls`` has an entry for every test that reached its call phase; the
+    other columns hold only what differs from the default.
+    """
+
+    __slots__ = ("attempts", "budgets", "calls", "fixtures", "tiers")
+
+    def __init__(
+        self,
+        calls: dict[str, float],
+        *,
+        fixtures: dict[str, float] | None = None,
+        tiers: Mapping[str, str] | None = None,
+        budgets: Mapping[str, float] | None = None,
+        attempts: Mapping[str, int] | None = None,
+    ) -> None:
+        self.calls = calls
+        """Call-phase seconds."""
+        self.fixtures = {} if fixtures is None else fixtures
+        """Function-scoped fixture setup seconds; absent = none."""
+        self.tiers: Mapping[str, str] = {} if tiers is None else tiers
+        """Tier names; absent = the default tier."""
+        self.budgets: Mapping[str, float] = {} if budgets is None else budgets
+        """Own budgets (``@pytest.mark.slow_budget``); absent = the tier's."""
+        self.attempts: Mapping[str, int] = {} if attempts is None else attempts
+        """Call phases run, where more than one (reruns)."""
+
+    def measurement(self, nodeid: str, default_tier: str) -> Measurement:
+        return Measurement(
+            nodeid,
+            self.tiers.get(nodeid, default_tier),
+            self.calls[nodeid],
+            self.fixtures.get(nodeid, 0.0),
+            self.budgets.get(nodeid),
+            self.attempts.get(nodeid, 1),
+        )
 
 
 class Judged(NamedTuple):
@@ -126,8 +161,7 @@ class Judged(NamedTuple):
         return self.measurement.nodeid
 
 
-@dataclass(frozen=True)
-class PinReport:
+class PinReport(NamedTuple):
     pin: Pin
     state: PinState
     seconds: float | None
@@ -192,29 +226,135 @@ class TightenHint:
         )
 
 
-@dataclass(frozen=True)
 class Judgement:
-    fail_factor: float
-    judged: tuple[Judged, ...]
-    failures: tuple[Judged, ...]
-    band: tuple[Judged, ...]
-    pins: tuple[PinReport, ...]
-    tiers: tuple[TierStats, ...]
-    tighten: tuple[TightenHint, ...]
-    unconfirmed: tuple[Judged, ...] = ()
-    """Past the limit once, but not in every confirmation sample: reported, not failing."""
+    """One run's verdicts.
+
+    The tests it names — offenders, the band, the unconfirmed, pinned tests —
+    are :class:`Judged`; every other test is only a duration in ``seconds``
+    and becomes a :class:`Judged` when asked for (:meth:`judged`,
+    :meth:`slowest`): an object per test was most of the session end's cost on
+    a suite of fast tests (the bench lane holds the plugin to 2%). A plain
+    class, not a dataclass, for the same reason: this module is on the enabled
+    plugin's import path, and creating a dataclass costs some 4 M instructions.
+    """
+
+    __slots__ = (
+        "_members",
+        "_run",
+        "band",
+        "fail_factor",
+        "failures",
+        "named",
+        "ok",
+        "pins",
+        "seconds",
+        "tiers",
+        "tighten",
+        "unconfirmed",
+    )
+
+    def __init__(
+        self,
+        *,
+        fail_factor: float,
+        seconds: Mapping[str, float],
+        ok: int,
+        failures: tuple[Judged, ...],
+        band: tuple[Judged, ...],
+        pins: tuple[PinReport, ...],
+        tiers: tuple[TierStats, ...],
+        tighten: tuple[TightenHint, ...],
+        unconfirmed: tuple[Judged, ...] = (),
+        run: _Run,
+        named: Mapping[str, Judged],
+        members: Mapping[str, Sequence[str]],
+    ) -> None:
+        self.fail_factor = fail_factor
+        self.seconds = seconds
+        """Every judged test's seconds, in node-id order."""
+        self.ok = ok
+        """Tests within their allowance."""
+        self.failures = failures
+        self.band = band
+        self.pins = pins
+        self.tiers = tiers
+        self.tighten = tighten
+        self.unconfirmed = unconfirmed
+        """Past the limit once, but not in every confirmation sample: reported, not failing."""
+        self.named = named
+        """The tests judged in full (offenders, the band, pinned tests), by node id."""
+        self._run = run
+        self._members = members
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
+    @property
+    def count(self) -> int:
+        """Tests judged: those that reached their call phase."""
+        return len(self.seconds)
+
+    def judged(self, nodeid: str) -> Judged:
+        named = self.named.get(nodeid)
+        return named if named is not None else self._run.judge(nodeid)
+
+    def tests(self) -> list[tuple[str, str, float]]:
+        """``(nodeid, tier, seconds)`` of every judged test, in node-id order."""
+        tier_of, default = self._run.timings.tiers.get, self._run.default_tier
+        return [(nodeid, tier_of(nodeid, default), took) for nodeid, took in self.seconds.items()]
+
     def slowest(self, count: int = 10, tier: str | None = None) -> tuple[Judged, ...]:
-        pool = (
-            self.judged if tier is None else [j for j in self.judged if j.measurement.tier == tier]
-        )
-        # `judged` is in node-id order and a reversed sort is still stable, so
+        pool = self.seconds if tier is None else self._members.get(tier, ())
+        # The pool is in node-id order and a reversed sort is still stable, so
         # equal durations stay in node-id order; the key is read in C.
-        return tuple(sorted(pool, key=_SECONDS, reverse=True)[:count])
+        top = sorted(pool, key=self.seconds.__getitem__, reverse=True)[:count]
+        return tuple(map(self.judged, top))
+
+    def confirmed(
+        self,
+        failures: tuple[Judged, ...],
+        unconfirmed: tuple[Judged, ...],
+        pins: tuple[PinReport, ...],
+    ) -> Judgement:
+        """This judgement after confirmation (:func:`confirm`): the re-timed tests
+        are named with their samples wherever it names them again (the slowest
+        lists, the last-run record)."""
+        retimed = {j.nodeid: j for j in (*failures, *unconfirmed)}
+        return Judgement(
+            fail_factor=self.fail_factor,
+            seconds=self.seconds,
+            ok=self.ok,
+            failures=failures,
+            band=self.band,
+            pins=pins,
+            tiers=self.tiers,
+            tighten=self.tighten,
+            unconfirmed=unconfirmed,
+            run=self._run,
+            named={**self.named, **retimed},
+            members=self._members,
+        )
+
+
+class _Run:
+    """What judging one test takes: the budgets, the pins and the run's timings."""
+
+    __slots__ = ("budgets", "default_budget", "default_tier", "factor", "pins", "timings")
+
+    def __init__(self, slow: SlowConfig, timings: Timings, pins: Mapping[str, Pin]) -> None:
+        self.timings = timings
+        self.pins = pins
+        self.factor = slow.fail_factor
+        self.default_tier = slow.default_tier
+        self.budgets = {name: tier.budget for name, tier in slow.tiers.items()}
+        # A test of a tier no longer configured is judged by the default tier's budget.
+        self.default_budget = self.budgets[slow.default_tier]
+
+    def judge(self, nodeid: str) -> Judged:
+        m = self.timings.measurement(nodeid, self.default_tier)
+        budget = m.budget if m.budget is not None else self.budgets.get(m.tier, self.default_budget)
+        return _judge_one(m, budget, self.factor, self.pins.get(nodeid))
 
 
 def round_up(seconds: float, digits: int = 2) -> float:
@@ -288,25 +428,25 @@ def _pin_state(judged: Judged, streak: int, removable_after: int) -> PinState:
     return PinState.BROKEN
 
 
-def _tier_stats(slow: SlowConfig, judged: Iterable[Judged]) -> tuple[TierStats, ...]:
-    by_tier: dict[str, list[Judged]] = {}
-    for item in judged:
-        by_tier.setdefault(item.measurement.tier, []).append(item)
+def _tier_stats(
+    slow: SlowConfig, seconds: Mapping[str, float], members: Mapping[str, Sequence[str]]
+) -> tuple[TierStats, ...]:
+    took = seconds.__getitem__
     out: list[TierStats] = []
     for name, tier in slow.tiers.items():
-        members = by_tier.get(name, [])
-        ordered = sorted(map(_SECONDS, members))
-        slowest = max(members, key=_SECONDS, default=None)
+        group = members.get(name, ())
+        ordered = sorted(map(took, group))
         out.append(
             TierStats(
                 name=name,
                 budget=tier.budget,
-                count=len(members),
+                count=len(group),
                 total=sum(ordered),
                 p50=_percentile(ordered, 0.5) if ordered else 0.0,
                 p90=_percentile(ordered, 0.9) if ordered else 0.0,
                 max=ordered[-1] if ordered else 0.0,
-                slowest=None if slowest is None else slowest.nodeid,
+                # The first of the slowest in node-id order, as the slowest list has it.
+                slowest=max(group, key=took) if group else None,
             )
         )
     return tuple(out)
@@ -361,33 +501,62 @@ def _pin_reports(
 
 def judge(
     slow: SlowConfig,
-    measurements: Iterable[Measurement],
+    timings: Timings,
     pins: PinList | Mapping[str, Pin],
     history: Mapping[str, Sequence[int]] | None = None,
 ) -> Judgement:
-    """Judge every measurement; ``pins`` by node id; ``history``: each pin's earlier ms."""
+    """Judge every timed test; ``pins`` by node id; ``history``: each pin's earlier ms."""
     by_nodeid = pins.pins if isinstance(pins, PinList) else pins
-    factor = slow.fail_factor
-    judged: list[Judged] = []
-    # Node-id order, sorted on the measurements' own field (a C-level key).
-    for m in sorted(measurements, key=_NODEID):
-        if m.budget is not None:
-            budget = m.budget
-        else:
-            tier = slow.tiers.get(m.tier) or slow.tiers[slow.default_tier]
-            budget = tier.budget
-        judged.append(_judge_one(m, budget, factor, by_nodeid.get(m.nodeid)))
-    seen = {j.measurement.nodeid: j for j in judged if j.pin is not None} if by_nodeid else {}
+    run = _Run(slow, timings, by_nodeid)
+    default_tier, default_budget = run.default_tier, run.default_budget
+    # Comprehensions over the columns, in C where they can be: a test within
+    # its budget and unpinned is fine whatever else holds, so only the others
+    # are judged in full (the bench lane holds the plugin to 2% of a suite's
+    # instructions, and most of a suite's tests are fast).
+    seconds = {nodeid: timings.calls[nodeid] for nodeid in sorted(timings.calls)}
+    for nodeid, fixtures in timings.fixtures.items():
+        if nodeid in seconds:
+            seconds[nodeid] += fixtures
+    members: dict[str, list[str]] = {name: [] for name in slow.tiers}
+    tiers = timings.tiers
+    if tiers:
+        tier_of = tiers.get
+        for nodeid in seconds:
+            group = members.get(tier_of(nodeid, default_tier))
+            if group is not None:
+                group.append(nodeid)
+        budget_of = run.budgets.get
+        over = {
+            nodeid
+            for nodeid, took in seconds.items()
+            if took > budget_of(tier_of(nodeid, default_tier), default_budget)
+        }
+    else:
+        members[default_tier] = list(seconds)
+        over = {nodeid for nodeid, took in seconds.items() if took > default_budget}
+    # An own budget replaces the tier's: a test within a larger one is judged
+    # (fine) with the rest, one past a smaller one is over too.
+    over.update(n for n, own in timings.budgets.items() if n in seconds and seconds[n] > own)
+    over.update(n for n in by_nodeid if n in seconds)
+    named = sorted(over)
+    judged = {nodeid: run.judge(nodeid) for nodeid in named}
+    failures = tuple(j for j in judged.values() if j.verdict is Verdict.FAIL)
+    band = tuple(j for j in judged.values() if j.verdict is Verdict.BAND)
+    seen = {nodeid: j for nodeid, j in judged.items() if j.pin is not None}
     reports = _pin_reports(slow, by_nodeid, seen, history or {})
-    stats = _tier_stats(slow, judged)
+    stats = _tier_stats(slow, seconds, members)
     return Judgement(
-        fail_factor=factor,
-        judged=tuple(judged),
-        failures=tuple(j for j in judged if j.verdict is Verdict.FAIL),
-        band=tuple(j for j in judged if j.verdict is Verdict.BAND),
+        fail_factor=slow.fail_factor,
+        seconds=seconds,
+        ok=len(seconds) - len(failures) - len(band),
+        failures=failures,
+        band=band,
         pins=tuple(reports),
         tiers=stats,
         tighten=_tighten(slow, stats),
+        run=run,
+        named=judged,
+        members=members,
     )
 
 
@@ -414,18 +583,11 @@ def confirm(judgement: Judgement, samples: Mapping[str, Sequence[float]]) -> Jud
             unconfirmed.append(timed)
     if not unconfirmed and not samples:
         return judgement
-    by_nodeid = {j.nodeid: j for j in (*failures, *unconfirmed)}
     noise = {j.nodeid for j in unconfirmed}
     pins = tuple(
-        replace(report, state=PinState.OVER_CEILING)
+        report._replace(state=PinState.OVER_CEILING)
         if report.pin.nodeid in noise and report.state is PinState.BROKEN
         else report
         for report in judgement.pins
     )
-    return replace(
-        judgement,
-        judged=tuple(by_nodeid.get(j.nodeid, j) for j in judgement.judged),
-        failures=tuple(failures),
-        unconfirmed=tuple(unconfirmed),
-        pins=pins,
-    )
+    return judgement.confirmed(tuple(failures), tuple(unconfirmed), pins)

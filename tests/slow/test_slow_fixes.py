@@ -187,6 +187,37 @@ def test_a_slow_first_attempt_is_judged_not_the_fast_rerun(project: pytest.Pytes
     assert offender["ms"] >= 600
 
 
+RERUN_FIXTURE_TEST = """
+import pathlib, time, pytest
+
+@pytest.fixture
+def slow_on_the_first_attempt():
+    flag = pathlib.Path(__file__).with_suffix(".ran")
+    if not flag.exists():
+        flag.write_text("once")
+        time.sleep(0.6)
+        return True
+    return False
+
+def test_flaky_with_a_slow_first_setup(slow_on_the_first_attempt):
+    assert not slow_on_the_first_attempt, "first attempt fails"
+"""
+
+
+def test_each_attempt_is_judged_with_its_own_fixture_setup(project: pytest.Pytester) -> None:
+    # The stopwatch keeps every attempt's function-fixture setup; the reports
+    # are read only at the session end, so the attempts must pair up in order.
+    project.path.joinpath("tests", "test_three.py").unlink()
+    project.path.joinpath("tests", "test_rerun.py").write_text(RERUN_FIXTURE_TEST)
+    out = project.path / "slow.json"
+    result = _run(project, "-p", "pytest_rerunfailures", "--reruns=1", f"--slow-json={out}")
+    assert result.parseoutcomes() == {"passed": 1, "rerun": 1, "past": 1}
+    (offender,) = read_json(out)["offenders"]
+    assert offender["nodeid"] == "tests/test_rerun.py::test_flaky_with_a_slow_first_setup"
+    assert offender["attempts"] == 2
+    assert offender["ms"] >= 600
+
+
 # -- outcomes as pytest counts them ------------------------------------------------
 
 OUTCOMES_TEST = """

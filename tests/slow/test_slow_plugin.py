@@ -145,6 +145,55 @@ def test_function_fixtures_are_charged_and_shared_fixtures_reported(
     )
 
 
+def test_fixtures_requested_with_getfixturevalue_are_charged_once(
+    pytester: pytest.Pytester,
+) -> None:
+    make_project(pytester)
+    pytester.path.joinpath("tests", "test_three.py").unlink()
+    pytester.path.joinpath("tests", "test_lazy.py").write_text(
+        "import time, pytest\n"
+        "@pytest.fixture\n"
+        f"def inner():\n    time.sleep({BAND_SLEEP})\n"
+        # Requests another inside its own setup: only its own time is its own.
+        "@pytest.fixture\n"
+        "def outer(request):\n    request.getfixturevalue('inner')\n"
+        "def test_nested(outer):\n    pass\n"
+        # Requested in the body: in the call's duration already, not charged again.
+        "def test_in_the_body(request):\n    request.getfixturevalue('inner')\n"
+    )
+    out = pytester.path / "slow.json"
+    pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
+    slowest = {t["nodeid"].partition("::")[2]: t for t in read_json(out)["slowest"]}
+    ms = int(BAND_SLEEP * 1000)
+    nested, in_the_body = slowest["test_nested"], slowest["test_in_the_body"]
+    # A sleep can stretch, never shorten; counted twice it would be 2 × ms.
+    assert ms <= nested["fixtures_ms"] < 2 * ms
+    assert nested["ms"] < 2 * ms
+    assert in_the_body["fixtures_ms"] == 0
+    assert ms <= in_the_body["call_ms"] < 2 * ms
+    assert in_the_body["ms"] < 2 * ms
+
+
+def test_without_a_terminal_reporter_the_verdicts_are_the_same(
+    pytester: pytest.Pytester,
+) -> None:
+    # The reports are read from the terminal reporter's record at the session
+    # end; -p no:terminal takes it away, and the ratchet keeps them itself.
+    make_project(pytester)
+    with_terminal = pytester.path / "terminal.json"
+    without = pytester.path / "no-terminal.json"
+    pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(with_terminal))
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:terminal", "--slow-json", str(without)
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    data = read_json(without)
+    assert verdicts(data) == verdicts(read_json(with_terminal))
+    assert verdicts(data)["offenders"] == [SLOW]
+    assert verdicts(data)["band"] == [BAND]
+    assert data["outcomes"] == {"passed": 3}
+
+
 def test_the_result_is_a_valid_slow_envelope_payload(pytester: pytest.Pytester) -> None:
     make_project(pytester)
     out = pytester.path / "slow.json"

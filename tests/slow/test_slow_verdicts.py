@@ -8,7 +8,7 @@ import pytest
 
 from lanes.config import SlowConfig, parse_config
 from lanes.slow.pins import Pin
-from lanes.slow.verdicts import Measurement, PinState, Verdict, judge, round_up
+from lanes.slow.verdicts import PinState, Timings, Verdict, judge, round_up
 
 
 @pytest.fixture
@@ -19,6 +19,11 @@ def slow() -> SlowConfig:
         "tiers": {"unit": {"budget": 1.0}, "integration": {"budget": 10.0}},
     }
     return parse_config({"slow": table}, root=Path("/p")).slow
+
+
+def _timed(*tests: tuple[str, str, float]) -> Timings:
+    """Call-phase seconds of (nodeid, tier, seconds) tests."""
+    return Timings({n: s for n, _, s in tests}, tiers={n: t for n, t, _ in tests})
 
 
 def _pin(nodeid: str, ceiling: float, tier: str = "unit") -> Pin:
@@ -36,15 +41,17 @@ def _pin(nodeid: str, ceiling: float, tier: str = "unit") -> Pin:
     ],
 )
 def test_band_boundaries(slow: SlowConfig, seconds: float, verdict: Verdict) -> None:
-    judgement = judge(slow, [Measurement("t.py::a", "unit", call=seconds)], {})
-    assert [j.verdict for j in judgement.judged] == [verdict]
+    judgement = judge(slow, _timed(("t.py::a", "unit", seconds)), {})
+    assert judgement.judged("t.py::a").verdict is verdict
+    assert judgement.ok == (verdict is Verdict.OK)
     assert judgement.passed is (verdict is not Verdict.FAIL)
 
 
 def test_function_fixture_setup_is_charged(slow: SlowConfig) -> None:
-    m = Measurement("t.py::a", "unit", call=0.9, fixtures=1.2)
-    assert m.seconds == pytest.approx(2.1)
-    assert judge(slow, [m], {}).failures[0].nodeid == "t.py::a"
+    judgement = judge(slow, Timings({"t.py::a": 0.9}, fixtures={"t.py::a": 1.2}), {})
+    assert judgement.seconds["t.py::a"] == pytest.approx(2.1)
+    assert judgement.failures[0].nodeid == "t.py::a"
+    assert judgement.failures[0].measurement.fixtures == pytest.approx(1.2)
 
 
 def test_pins_judge_against_their_own_ceiling(slow: SlowConfig) -> None:
@@ -55,12 +62,12 @@ def test_pins_judge_against_their_own_ceiling(slow: SlowConfig) -> None:
         "t.py::broken": _pin("t.py::broken", 5.0),
         "t.py::gone": _pin("t.py::gone", 5.0),
     }
-    measured = [
-        Measurement("t.py::removable", "unit", call=0.2),
-        Measurement("t.py::holding", "unit", call=4.0),
-        Measurement("t.py::over", "unit", call=7.0),
-        Measurement("t.py::broken", "unit", call=10.5),
-    ]
+    measured = _timed(
+        ("t.py::removable", "unit", 0.2),
+        ("t.py::holding", "unit", 4.0),
+        ("t.py::over", "unit", 7.0),
+        ("t.py::broken", "unit", 10.5),
+    )
     # Two earlier runs within the 2.5 s budget, and this one: removable_after = 3.
     judgement = judge(slow, measured, pins, {"t.py::removable": [300, 250]})
     states = {r.pin.nodeid: r.state for r in judgement.pins}
@@ -77,18 +84,16 @@ def test_pins_judge_against_their_own_ceiling(slow: SlowConfig) -> None:
 
 
 def test_a_ceiling_below_the_budget_is_never_stricter_than_no_pin(slow: SlowConfig) -> None:
-    judgement = judge(
-        slow, [Measurement("t.py::a", "unit", call=1.5)], {"t.py::a": _pin("t.py::a", 0.1)}
-    )
-    assert judgement.judged[0].verdict is Verdict.BAND
+    judgement = judge(slow, _timed(("t.py::a", "unit", 1.5)), {"t.py::a": _pin("t.py::a", 0.1)})
+    assert judgement.judged("t.py::a").verdict is Verdict.BAND
 
 
 def test_tiers_and_tighten_hints(slow: SlowConfig) -> None:
-    measured = [
-        Measurement("t.py::a", "unit", call=0.9),
-        Measurement("t.py::b", "unit", call=0.1),
-        Measurement("t.py::c", "integration", call=1.0),
-    ]
+    measured = _timed(
+        ("t.py::a", "unit", 0.9),
+        ("t.py::b", "unit", 0.1),
+        ("t.py::c", "integration", 1.0),
+    )
     judgement = judge(slow, measured, {})
     by_name = {t.name: t for t in judgement.tiers}
     assert by_name["unit"].count == 2
@@ -103,7 +108,7 @@ def test_tiers_and_tighten_hints(slow: SlowConfig) -> None:
 
 
 def test_an_empty_tier_gets_no_hint(slow: SlowConfig) -> None:
-    assert judge(slow, [], {}).tighten == ()
+    assert judge(slow, Timings({}), {}).tighten == ()
 
 
 @pytest.mark.parametrize(
@@ -116,7 +121,7 @@ def test_round_up(seconds: float, expected: float) -> None:
 
 def test_one_fast_run_does_not_make_a_pin_removable(slow: SlowConfig) -> None:
     pins = {"t.py::p": _pin("t.py::p", 5.0)}
-    fast = [Measurement("t.py::p", "unit", call=0.2)]
+    fast = _timed(("t.py::p", "unit", 0.2))
     first = judge(slow, fast, pins)
     assert [(r.state, r.streak, r.history_ms) for r in first.pins] == [
         (PinState.WITHIN_BUDGET, 1, (200,))
@@ -127,7 +132,7 @@ def test_one_fast_run_does_not_make_a_pin_removable(slow: SlowConfig) -> None:
     third = judge(slow, fast, pins, {"t.py::p": [4000, 100, 120]})
     assert [(r.state, r.streak) for r in third.pins] == [(PinState.REMOVABLE, 3)]
     # Not run: the history and the streak stay as they were.
-    skipped = judge(slow, [], pins, {"t.py::p": [100, 120]})
+    skipped = judge(slow, Timings({}), pins, {"t.py::p": [100, 120]})
     assert [(r.state, r.streak, r.history_ms) for r in skipped.pins] == [
         (PinState.NOT_RUN, 2, (100, 120))
     ]

@@ -80,3 +80,31 @@ def test_a_deselected_test_makes_the_run_partial_with_workers_too(
         assert data["partial"] is True, (workers, data["partial_reasons"])
         assert data["partial_reasons"] == ["--deselect tests/test_three.py::test_band"]
         result.stdout.fnmatch_lines(["*PARTIAL run (--deselect tests/test_three.py::test_band)*"])
+
+
+@pytest.mark.integration
+def test_a_shared_fixture_is_first_for_the_earliest_test_whatever_its_outcome(
+    pytester: pytest.Pytester,
+) -> None:
+    # The controller reads the replayed reports grouped by outcome, not in the
+    # order they came: the first test to set a fixture up is the earliest one,
+    # here a failing test before a passing one (on one worker, so in order).
+    make_project(pytester)
+    tests = pytester.path / "tests"
+    tests.joinpath("test_three.py").unlink()
+    tests.joinpath("conftest.py").write_text(
+        "import time, pytest\n"
+        "@pytest.fixture(scope='module')\n"
+        "def per_module():\n    time.sleep(0.01)\n"
+    )
+    tests.joinpath("test_a.py").write_text(
+        # A passing test first: its outcome's group is the first the controller reads.
+        "def test_first():\n    pass\ndef test_fails(per_module):\n    assert False\n"
+    )
+    tests.joinpath("test_b.py").write_text("def test_passes(per_module):\n    pass\n")
+    out = pytester.path / "slow.json"
+    quiet = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "xdist")
+    pytester.runpytest_subprocess(*quiet, "-n", "1", f"--slow-json={out}")
+    (fixture,) = read_json(out)["fixtures"]
+    assert (fixture["name"], fixture["count"]) == ("per_module", 2)
+    assert fixture["first"] == "tests/test_a.py::test_fails"

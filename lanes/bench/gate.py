@@ -27,7 +27,8 @@ with a ``[tool.lanes.suites.unit]`` table and a populated verify ledger:
   out of reach without a file-system monitor: the floor alone is several
   times that (50,000 stats cost 75 to 90 ms of CPU here); only git's
   ``core.fsmonitor`` (no daemon on Linux in git 2.39) makes the digest
-  sublinear. The own-cost goal gates it as it gates 5,000 files.
+  sublinear. Its own cost is reported beside, tracked: ten rounds pin it
+  down only roughly, and it is the same code the 5,000-file case gates.
   With ``LANES_BENCH_BEFORE=<checkout>`` both also time that checkout's hook
   on the same dedup hit, paired with the same baseline runs: the
   ``before_*`` figures are the "before" column of a before/after table.
@@ -202,7 +203,10 @@ def gate_latency(ctx: BenchContext) -> BenchResult:
 )
 def gate_latency_big(ctx: BenchContext) -> BenchResult:
     # A quarter of the samples: building the repository alone takes a minute.
-    return _gate_latency(ctx, BIG_TRACKED_FILES, BIG_LATENCY_GOAL, share=0.25)
+    # A quarter of the rounds, and git's twenty preload threads contend with
+    # the hook's own work for longer: the own cost is reported, and gated at
+    # 5,000 files, where forty rounds pin it down.
+    return _gate_latency(ctx, BIG_TRACKED_FILES, BIG_LATENCY_GOAL, share=0.25, own_gating=False)
 
 
 def _before_argv(ctx: BenchContext) -> tuple[list[str], str] | None:
@@ -266,7 +270,12 @@ while True:
 
 
 def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to bottom
-    ctx: BenchContext, files: int, goal_ratio: float, *, share: float = 1.0
+    ctx: BenchContext,
+    files: int,
+    goal_ratio: float,
+    *,
+    share: float = 1.0,
+    own_gating: bool = True,
 ) -> BenchResult:
     scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-gate-"))
     before = _before_argv(ctx)
@@ -379,12 +388,15 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
         figures["before_dedup_hit_ratio_ci95_low"] = round(before_low, 3)
         figures["before_dedup_hit_ratio_ci95_high"] = round(before_high, 3)
     goal = (
-        f"own cost over the git floor <= {OWN_COST_GOAL:g} interpreter start (gating); "
+        f"own cost over the git floor <= {OWN_COST_GOAL:g} interpreter start "
+        f"({'gating' if own_gating else 'tracked'}); "
         f"dedup-hit median ratio <= {goal_ratio} (tracked)"
     )
     if misbehaved:
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=misbehaved)
-    own_verdict, own_note = goal_verdict(own_median, own_low, own_high, OWN_COST_GOAL, gating=True)
+    own_verdict, own_note = goal_verdict(
+        own_median, own_low, own_high, OWN_COST_GOAL, gating=own_gating
+    )
     ratio_verdict, ratio_note = goal_verdict(median, low, high, goal_ratio, gating=False, unit="x")
     notes = [f"own cost: {own_note}"] if own_note else []
     if ratio_note:

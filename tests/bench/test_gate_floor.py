@@ -26,15 +26,17 @@ pytestmark = pytest.mark.integration
 
 
 def _logging_git(bin_dir: Path, log: Path) -> str:
-    """A ``git`` first on PATH that appends its argv (NUL-separated, one line
-    per call) to ``log`` and runs the real git; the PATH to use."""
+    """A ``git`` first on PATH that writes its argv (NUL-separated) to a file
+    of its own under ``log`` — the hook runs two gits at once, and lines
+    appended to one file would interleave — then runs the real git; the PATH
+    to use."""
     real = shutil.which("git")
     assert real is not None
     bin_dir.mkdir()
+    log.mkdir()
     script = bin_dir / "git"
     script.write_text(
-        f"#!/bin/sh\nprintf '%s\\0' \"$@\" >> '{log}'\nprintf '\\n' >> '{log}'\n"
-        f"exec '{real}' \"$@\"\n",
+        f"#!/bin/sh\nprintf '%s\\0' \"$@\" > '{log}'/$$\nexec '{real}' \"$@\"\n",
         encoding="utf-8",
     )
     script.chmod(0o755)
@@ -42,8 +44,9 @@ def _logging_git(bin_dir: Path, log: Path) -> str:
 
 
 def _calls(log: Path) -> list[tuple[str, ...]]:
-    lines = log.read_bytes().decode().splitlines() if log.exists() else []
-    return sorted(tuple(line.rstrip("\0").split("\0")) for line in lines)
+    return sorted(
+        tuple(call.read_bytes().decode().rstrip("\0").split("\0")) for call in log.iterdir()
+    )
 
 
 def test_the_floor_runs_the_hooks_git_commands(tmp_path: Path) -> None:
@@ -52,7 +55,7 @@ def test_the_floor_runs_the_hooks_git_commands(tmp_path: Path) -> None:
     state.mkdir()
     _populate_ledger(repo, state, fresh=True)
     hit = _payload(repo, "bench-session-0001")
-    hook_log, floor_log = tmp_path / "hook.log", tmp_path / "floor.log"
+    hook_log, floor_log = tmp_path / "hook-calls", tmp_path / "floor-calls"
 
     hook = run_hook(
         json.loads(hit),

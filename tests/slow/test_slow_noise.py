@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from lanes.slow.report import NEAR_LIMIT
 from tests.slow.slow_helpers import BAND, FAST, PYPROJECT, SLOW, THREE_TESTS, write_pins
 from tests.support.documents import read_json
 
@@ -148,22 +149,23 @@ def test_a_test_whose_retimings_straddle_the_limit_is_told_to_be_pinned(
     assert result.ret == pytest.ExitCode.OK
 
 
+_NEAR = (
+    "re-timed at * of the limit — its own duration sits near the limit, so its "
+    "verdict will flip between runs; not failed, but pin it or move it to a slower tier:"
+)
+_BAND = "within the band when re-timed alone, not failed"
+
+
 @pytest.mark.integration
 @pytest.mark.parametrize(
     ("retimed", "verdict"),
     [
         # 83% of the 0.18 s limit: near it. On attrs such tests (re-timed at
         # 0.15-0.19 s against 0.2 s) failed in later runs: the advice must come now.
-        (
-            0.15,
-            (
-                "re-timed at * of the limit — its own duration sits near the limit, so its "
-                "verdict will flip between runs; not failed, but pin it or move it to a slower tier:"
-            ),
-        ),
+        (0.15, _NEAR),
         # A third of the limit, over the 0.02 s budget: in the band, no advice
         # (an attrs test re-timed at half its limit was told to pin, and never flipped).
-        (0.06, "within the band when re-timed alone, not failed"),
+        (0.06, _BAND),
     ],
 )
 def test_a_retimed_test_is_told_to_pin_only_near_the_limit(
@@ -172,9 +174,24 @@ def test_a_retimed_test_is_told_to_pin_only_near_the_limit(
     _paced(project, 0.6, retimed)
     result = _run(project, "--deselect", SLOW)
     head = f"unconfirmed {PACED} took * s (limit 0.18 s), then * s, * s when re-timed alone: "
-    result.stdout.fnmatch_lines([head + verdict])
+    line = next((line for line in result.outlines if fnmatch(line, head + "*")), None)
+    assert line is not None, result.outlines
+    # The re-timings are real sleeps, and a loaded machine stretches them (the
+    # suite under the slow lane once re-timed sleep(0.06) at 0.166 s). The rule
+    # is held to what was measured: a stretched sample may move this case to
+    # the next verdict up, never to a wrong one.
+    retimings = line.split(", then ", 1)[1].split(" when re-timed alone", 1)[0]
+    slowest = max(float(sample.removesuffix(" s")) for sample in retimings.split(", "))
+    if slowest >= 0.18:
+        verdict = "past the limit in 1 of 2 re-timings — its own duration sits near the limit*"
+    elif slowest >= NEAR_LIMIT * 0.18:
+        verdict = _NEAR
+    else:
+        assert verdict == _BAND, f"{retimed} s re-timed at {slowest} s: under {NEAR_LIMIT:.0%}"
+    assert fnmatch(line, head + verdict), line
     pin_line = f"     lanes slow pin {PACED} --reason*"
-    assert any(fnmatch(line, pin_line) for line in result.outlines) == verdict.endswith(":")
+    told_to_pin = any(fnmatch(out, pin_line) for out in result.outlines)
+    assert told_to_pin == (verdict != _BAND)
     assert result.ret == pytest.ExitCode.OK
 
 

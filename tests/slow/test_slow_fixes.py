@@ -175,18 +175,6 @@ def test_flaky_and_slow_first():
 """
 
 
-def test_a_slow_first_attempt_is_judged_not_the_fast_rerun(project: pytest.Pytester) -> None:
-    project.path.joinpath("tests", "test_three.py").unlink()
-    project.path.joinpath("tests", "test_rerun.py").write_text(RERUN_TEST)
-    out = project.path / "slow.json"
-    result = _run(project, "-p", "pytest_rerunfailures", "--reruns=1", f"--slow-json={out}")
-    assert result.parseoutcomes() == {"passed": 1, "rerun": 1, "past": 1}
-    (offender,) = read_json(out)["offenders"]
-    assert offender["nodeid"] == "tests/test_rerun.py::test_flaky_and_slow_first"
-    assert offender["attempts"] == 2
-    assert offender["ms"] >= 600
-
-
 RERUN_FIXTURE_TEST = """
 import pathlib, time, pytest
 
@@ -204,16 +192,27 @@ def test_flaky_with_a_slow_first_setup(slow_on_the_first_attempt):
 """
 
 
-def test_each_attempt_is_judged_with_its_own_fixture_setup(project: pytest.Pytester) -> None:
-    # The stopwatch keeps every attempt's function-fixture setup; the reports
-    # are read only at the session end, so the attempts must pair up in order.
+@pytest.mark.parametrize(
+    ("source", "nodeid"),
+    [
+        (RERUN_TEST, "tests/test_rerun.py::test_flaky_and_slow_first"),
+        # The stopwatch keeps every attempt's function-fixture setup; the
+        # reports are read only at the session end, so the attempts must pair
+        # up in order.
+        (RERUN_FIXTURE_TEST, "tests/test_rerun.py::test_flaky_with_a_slow_first_setup"),
+    ],
+    ids=["slow-call", "slow-fixture-setup"],
+)
+def test_a_slow_first_attempt_is_judged_not_the_fast_rerun(
+    project: pytest.Pytester, source: str, nodeid: str
+) -> None:
     project.path.joinpath("tests", "test_three.py").unlink()
-    project.path.joinpath("tests", "test_rerun.py").write_text(RERUN_FIXTURE_TEST)
+    project.path.joinpath("tests", "test_rerun.py").write_text(source)
     out = project.path / "slow.json"
     result = _run(project, "-p", "pytest_rerunfailures", "--reruns=1", f"--slow-json={out}")
     assert result.parseoutcomes() == {"passed": 1, "rerun": 1, "past": 1}
     (offender,) = read_json(out)["offenders"]
-    assert offender["nodeid"] == "tests/test_rerun.py::test_flaky_with_a_slow_first_setup"
+    assert offender["nodeid"] == nodeid
     assert offender["attempts"] == 2
     assert offender["ms"] >= 600
 

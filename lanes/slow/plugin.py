@@ -14,12 +14,16 @@ controller (never on an xdist worker).
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lanes._pytest_project import pyproject_of
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pytest
 
 __all__ = ["pytest_addoption", "pytest_configure"]
@@ -113,9 +117,39 @@ def pytest_configure(config: pytest.Config) -> None:
     pyproject = pyproject_of(config)
     if config.getoption("collectonly") or not (explicit or _mentions_enabled(pyproject)):
         return
-    from lanes.slow.session import start  # noqa: PLC0415  # only an enabled ratchet pays for it
+    with _plain_imports(config):
+        from lanes.slow.session import start  # noqa: PLC0415  # only an enabled ratchet pays for it
 
     start(config, pyproject, explicit=explicit, is_worker=is_worker)
+
+
+@contextmanager
+def _plain_imports(config: pytest.Config) -> Iterator[None]:
+    """Import the enabled ratchet's modules with the interpreter's own loader.
+
+    pytest marks every module of a ``pytest11`` distribution (all of
+    ``lanes``) for assertion rewriting and loads each through its own hook,
+    which reads the cached byte code with ``marshal.load`` on a file object:
+    some 0.2 million instructions per KB, ~38 million for the ratchet's
+    modules — a quarter of what the enabled ratchet costs a 2,000-test suite
+    (bench ``slow-plugin-overhead``). Rewriting buys nothing here: these
+    modules are no tests and define no fixtures, so their ``assert`` messages
+    never reach a user. The hook steps aside only while this one import runs
+    (in ``pytest_configure``, before any test module is collected) and is put
+    back where it was; modules imported later (confirmation runs, overrides)
+    go through it as usual.
+    """
+    hook = getattr(config.pluginmanager, "rewrite_hook", None)
+    try:
+        index = sys.meta_path.index(hook)  # type: ignore[arg-type]
+    except ValueError:  # --assert=plain, or a pytest that keeps it elsewhere
+        yield
+        return
+    del sys.meta_path[index]
+    try:
+        yield
+    finally:
+        sys.meta_path.insert(index, hook)  # type: ignore[arg-type]
 
 
 class _NodeIdWriter:

@@ -310,3 +310,41 @@ def test_dash_p_lanes_slow_works_without_the_entry_point(
     result.stdout.fnmatch_lines([f"FAIL {SLOW} took *"])
     config = pytester.parseconfigure("-p", "lanes.slow")
     assert config.pluginmanager.has_plugin("lanes.slow.plugin")
+
+
+def test_the_enabled_ratchet_skips_assertion_rewriting_but_test_modules_keep_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # A fresh interpreter, as every real run is (in-process, the modules are
+    # imported already). `-p lanes.slow` marks the package for rewriting, as
+    # the entry point of a wheel-installed lanekit marks all of `lanes`
+    # (this venv's editable install marks nothing). pytest would load the
+    # modules through its rewriting hook — a quarter of the ratchet's cost on
+    # a suite of fast tests (bench slow-plugin-overhead); the ratchet imports
+    # them with the interpreter's own loader, and the user's tests are still
+    # rewritten.
+    pytester.makepyprojecttoml("[tool.lanes.slow.tiers.unit]\nbudget = 5.0\n")
+    pytester.makepyfile(
+        test_loaders="""
+        import sys
+
+        def test_loaders():
+            loaders = {
+                name: type(module.__loader__).__name__
+                for name, module in sys.modules.items()
+                if name.startswith("lanes.slow.") and name != "lanes.slow.plugin"
+            }
+            assert loaders, "the ratchet's modules are not loaded"
+            print("LOADERS", *sorted(set(loaders.values())))
+
+        def test_still_rewritten():
+            assert [1, 2] == [1, 3]
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-s", "-p", "lanes.slow", "--slow-ratchet"
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, failed=1)
+    assert "LOADERS SourceFileLoader\n" in result.stdout.str()
+    # Only a rewritten assert explains a list comparison.
+    result.stdout.fnmatch_lines(["*At index 1 diff: 2 != 3*"])

@@ -36,14 +36,15 @@ from lanes.slow.pins import PinList, load_pins
 from lanes.slow.report import FixtureCost, envelope_data, failure_message, terminal_lines
 from lanes.slow.selection import partial_reasons
 from lanes.slow.settings import SlowProject, load_slow_project
+from lanes.slow.setups import setup_times
 from lanes.slow.stopwatch import (
     REPORT_BUDGET,
-    REPORT_FIXTURES,
     REPORT_SHARED,
     REPORT_TIER,
+    SharedFixture,
+    SharedSetup,
     Stopwatch,
     WorkerStopwatch,
-    add_shared,
 )
 from lanes.slow.verdicts import Judged, Judgement, Timings, Verdict, confirm, judge
 
@@ -165,6 +166,8 @@ class Ratchet:
         # Every call report read (locations, outcomes), by node id once asked for.
         self._called: list[pytest.TestReport] = []
         self._by_nodeid: dict[str, pytest.TestReport] | None = None
+        # The shared fixtures set up inside a test's setup, once timed.
+        self._shared: dict[tuple[str, str], SharedFixture] = {}
         # Without a terminal reporter (-p no:terminal), the reports this run logged.
         self._log: _ReportLog | None = None
         self._workers: set[str] = set()
@@ -217,34 +220,35 @@ class Ratchet:
         reporter keeps: local ones, and those xdist replays from its workers
         (with what their stopwatch wrote onto them). Only tests that reached
         their call phase are timed: a test skipped or erroring in setup has no
-        duration of its own to judge.
+        duration of its own to judge. A test's setup is charged less the
+        shared fixtures set up in it (:mod:`lanes.slow.setups`).
         """
         stopwatch = self._stopwatch
-        groups = self._groups(config)
         test_report = pytest.TestReport
         # Exactly TestReport: a subtest's report (a subclass) carries its
         # test's node id but not its duration; other statistics are not reports.
-        called = [
-            r for group in groups for r in group if type(r) is test_report and r.when == "call"
-        ]
-        fixtures = dict(stopwatch.fixtures)
+        reports = [r for group in self._groups(config) for r in group if type(r) is test_report]
+        called = [r for r in reports if r.when == "call"]
+        setups = [r for r in reports if r.when == "setup"]
         tiers = dict(stopwatch.tiers)
         budgets = dict(stopwatch.budgets)
-        xdist = bool(called) and "worker_id" in called[0].__dict__
-        if xdist:
-            self._from_workers(groups, fixtures, tiers, budgets)
+        shared_setups = stopwatch.shared_setups
+        if called and "worker_id" in called[0].__dict__:
+            shared_setups = self._from_workers(reports, tiers, budgets)
         self._called = called
         calls = {r.nodeid: r.duration for r in called if r.outcome != _RERUN}
+        reran = [r for r in called if r.outcome == _RERUN]
+        setup = setup_times(setups, shared_setups, {r.nodeid for r in reran})
+        self._shared = setup.shared
+        fixtures = setup.last
         reruns: dict[str, list[float]] = {}
-        for report in [r for r in called if r.outcome == _RERUN]:
+        for report in reran:
             # Keep every attempt, with its own setup; the slowest is judged.
             attempts = reruns.setdefault(report.nodeid, [])
-            if xdist:
-                own = report.__dict__.get(REPORT_FIXTURES, 0.0)
-            else:
-                earlier = stopwatch.earlier.get(report.nodeid, ())
-                own = earlier[len(attempts)] if len(attempts) < len(earlier) else 0.0
-            attempts.append(report.duration + own)
+            own = setup.attempts[report.nodeid]
+            attempts.append(
+                report.duration + (own[len(attempts)] if len(attempts) < len(own) else 0.0)
+            )
         if self.runqueue is not None:
             _without_waits(self.runqueue, calls, fixtures)
         return Timings(
@@ -256,53 +260,34 @@ class Ratchet:
         )
 
     def _from_workers(
-        self,
-        groups: list[list[object]],
-        fixtures: dict[str, float],
-        tiers: dict[str, str],
-        budgets: dict[str, float],
-    ) -> None:
+        self, reports: list[pytest.TestReport], tiers: dict[str, str], budgets: dict[str, float]
+    ) -> list[SharedSetup]:
         """What the workers' stopwatches wrote onto the reports xdist replayed."""
-        sharing: list[pytest.TestReport] = []
-        for group in groups:
-            for report in group:
-                if type(report) is not pytest.TestReport:
-                    continue
-                extra = report.__dict__
-                worker = extra.get("worker_id")
-                if worker is None:
-                    continue
-                self._workers.add(str(worker))
-                if REPORT_SHARED in extra:
-                    sharing.append(report)
-                if report.when == "call" and report.outcome != _RERUN:
-                    nodeid = report.nodeid
-                    if REPORT_FIXTURES in extra:
-                        fixtures[nodeid] = extra[REPORT_FIXTURES]
-                    if REPORT_TIER in extra:
-                        tiers[nodeid] = extra[REPORT_TIER]
-                    if REPORT_BUDGET in extra:
-                        budgets[nodeid] = extra[REPORT_BUDGET]
-        # The groups are by outcome, not in the order the reports arrived: the
-        # first test to set a shared fixture up is the earliest to start.
-        for report in sorted(sharing, key=_started):
-            for name, scope, seconds in report.__dict__[REPORT_SHARED]:
-                add_shared(self._stopwatch.shared, name, scope, seconds, report.nodeid)
+        shared_setups: list[SharedSetup] = []
+        for report in reports:
+            extra = report.__dict__
+            worker = extra.get("worker_id")
+            if worker is None:
+                continue
+            self._workers.add(str(worker))
+            if REPORT_SHARED in extra:
+                shared_setups.extend(SharedSetup(*entry) for entry in extra[REPORT_SHARED])
+            if report.when == "call" and report.outcome != _RERUN:
+                nodeid = report.nodeid
+                if REPORT_TIER in extra:
+                    tiers[nodeid] = extra[REPORT_TIER]
+                if REPORT_BUDGET in extra:
+                    budgets[nodeid] = extra[REPORT_BUDGET]
+        return shared_setups
 
     def _groups(self, config: pytest.Config) -> list[list[object]]:
-        """The logged reports worth reading, in groups.
-
-        Not the passing setups and teardowns (the terminal reporter's ""
-        category: two of every test's three reports): they carry nothing a
-        judgement reads — a worker moves what it timed in a passing setup onto
-        the call's report.
-        """
+        """The logged reports, in groups (the terminal reporter's categories)."""
         if self._log is not None:
             return [self._log.reports]
         stats = _terminal_stats(config)
         if not isinstance(stats, dict):
             return []
-        return [entries for category, entries in stats.items() if category]
+        return list(stats.values())
 
     def _report(self, nodeid: str) -> pytest.TestReport | None:
         """A test's final call report (offenders only: a lookup per test costs)."""
@@ -315,7 +300,7 @@ class Ratchet:
             FixtureCost(
                 name=name, scope=s.scope, count=s.count, total=s.total, max=s.max, first=s.first
             )
-            for (_, name), s in self._stopwatch.shared.items()
+            for (_, name), s in self._shared.items()
         ]
 
     @pytest.hookimpl(wrapper=True)
@@ -435,12 +420,6 @@ class Ratchet:
         )
 
 
-def _started(report: pytest.TestReport) -> float:
-    # When the report's phase started (epoch seconds, serialised by xdist);
-    # read defensively, so that a report without it sorts where it was read.
-    return float(getattr(report, "start", 0.0))
-
-
 def _without_waits(
     waits: RunQueueClock, calls: dict[str, float], fixtures: dict[str, float]
 ) -> None:
@@ -477,8 +456,8 @@ class _ReportLog:
         self.reports: list[object] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # What the terminal reporter files under "" is skipped (see Ratchet._groups).
-        if report.when == "call" or not report.passed:
+        # Not the passing teardowns: nothing reads them.
+        if report.when != "teardown" or not report.passed:
             self.reports.append(report)
 
 

@@ -3,36 +3,36 @@
 - :class:`Stopwatch` runs wherever tests run (in-process, or on each xdist
   worker): it resolves every collected test's tier once, at the end of
   collection, while the items — with their real markers and paths — exist,
-  and times fixture setup as it happens: two plain hooks bracket each test's
-  setup phase, and the function-scoped fixtures set up inside it are charged
-  to that test.
+  and times the setup of every fixture of wider scope than function
+  (:class:`SharedSetup`), with the wall-clock time it began.
 - :class:`WorkerStopwatch` (on an xdist worker) also writes its figures onto
   the test's reports before xdist sends them: extra keys in a report's
   ``__dict__`` (``REPORT_*``) travel through xdist's report serialisation
   unchanged.
 
-Cost matters (the bench lane holds the plugin to 2% of a suite's instructions;
-a hook implementation costs some 4 thousand instructions a call in pluggy,
-a wrapper twice that): the per-test hooks here are two plain functions; the
-only wrapper is the one around fixture setup, which exact timing requires. (A
-plain hook timing from one fixture's start to the next measured no cheaper
-under callgrind, and misattributes a fixture that calls
-``request.getfixturevalue``.)
+What a test's time covers (``PHASES``): its call phase plus its setup phase,
+less the shared fixtures set up inside it — so the setup of its own
+function-scoped fixtures counts. Fixtures of wider scope (class, module,
+package, session) are set up inside whichever test happens to run first — a
+different test on each xdist worker — so charging them would make verdicts
+depend on scheduling; their cost is reported separately instead. Teardown is
+not charged for the same reason (a module fixture's teardown runs inside the
+module's last test). Both phase durations are pytest's own (the reports'
+``duration``); :mod:`lanes.slow.setups` takes the shared setups out.
 
-What a test's time covers (``PHASES``): its call phase plus the setup of its
-own function-scoped fixtures. Fixtures of wider scope (class, module, package,
-session) are set up inside whichever test happens to run first — a different
-test on each xdist worker — so charging them would make verdicts depend on
-scheduling; their cost is reported separately instead. Teardown is not
-charged for the same reason (a module fixture's teardown runs inside the
-module's last test).
+Cost matters (the bench lane holds the plugin to 2% of a suite's instructions;
+a hook implementation costs some 4 thousand instructions a call in pluggy, a
+wrapper twice that): no hook runs per test. The one per-fixture wrapper, which
+exact timing of shared fixtures requires, passes function-scoped fixtures
+straight through. (Bracketing each setup phase with two plain hooks, to time
+function-scoped fixtures one by one, cost 9 thousand instructions a test.)
 """
 
 from __future__ import annotations
 
 import math
 import time
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import pytest
 
@@ -48,17 +48,16 @@ if TYPE_CHECKING:
 __all__ = [
     "BUDGET_MARKER",
     "REPORT_BUDGET",
-    "REPORT_FIXTURES",
     "REPORT_SHARED",
     "REPORT_TIER",
     "SharedFixture",
+    "SharedSetup",
     "Stopwatch",
     "WorkerStopwatch",
     "add_shared",
 ]
 
 # Report attributes the WorkerStopwatch adds (worker -> controller).
-REPORT_FIXTURES: Final = "lanes_slow_fixtures"
 REPORT_SHARED: Final = "lanes_slow_shared"
 REPORT_TIER: Final = "lanes_slow_tier"
 REPORT_BUDGET: Final = "lanes_slow_budget"
@@ -76,18 +75,11 @@ class Stopwatch:
         self.tiers: dict[str, str] = {}
         self.budgets: dict[str, float] = {}
         self.hard_stop_skipped = ""
-        # Function-fixture setup seconds of each test's last attempt, and of the
-        # attempts before it (pytest-rerunfailures), in order.
-        self.fixtures: dict[str, float] = {}
-        self.earlier: dict[str, list[float]] = {}
-        self.shared: dict[tuple[str, str], SharedFixture] = {}
-        # The test whose setup phase is running; None outside one. A fixture
-        # requested lazily in a test's body is in its call duration already.
-        self._setting_up: pytest.Item | None = None
-        # Exclusive timing: a fixture that requests another inside its own body
-        # (request.getfixturevalue) must not be charged for the inner one too.
+        # Every shared fixture setup, in the order they ended.
+        self.shared_setups: list[SharedSetup] = []
+        # Exclusive timing: a shared fixture that requests another (a module
+        # fixture using a session one) is not charged for the inner one too.
         self._stack: list[float] = []
-        self._function = 0.0
         self._scopes: dict[pytest.FixtureDef[Any], str] = {}
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -156,26 +148,23 @@ class Stopwatch:
             allowance = max(pin.ceiling, budget) if pin is not None else budget
             item.add_marker(pytest.mark.timeout(factor * allowance))
 
-    # Two plain hooks bracket each setup phase: cheaper than reading the three
-    # reports of every test as they are logged (the bench lane holds the
-    # plugin to 2% of a suite's instructions).
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        self._setting_up = item
-        self._function = 0.0
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_call(self, item: pytest.Item) -> None:
-        self._setting_up = None
-        if self._function:
-            self._charge(item.nodeid, self._function)
-
     @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(
         self, fixturedef: pytest.FixtureDef[Any]
     ) -> Generator[None, object, object]:
+        scope = self._scopes.get(fixturedef)
+        if scope is None:
+            # FixtureDef.scope is a property over an enum's value: read once per fixture.
+            scope = self._scopes[fixturedef] = fixturedef.scope
+        if scope == "function":
+            # In its test's setup phase, which pytest times; or in the test's
+            # body or teardown, where its phase's duration holds it.
+            return (yield)
         stack = self._stack
         stack.append(0.0)
+        # The wall clock, as the reports' start and stop are: it places this
+        # setup inside one test's setup phase, or inside none.
+        began = time.time()
         start = time.perf_counter()
         try:
             return (yield)
@@ -184,28 +173,10 @@ class Stopwatch:
             own = elapsed - stack.pop()
             if stack:
                 stack[-1] += elapsed
-            item = self._setting_up
-            if item is not None:  # else set up in a test's body or teardown: charged to no test
-                scope = self._scopes.get(fixturedef)
-                if scope is None:
-                    # FixtureDef.scope is a property over an enum's value: read once per fixture.
-                    scope = self._scopes[fixturedef] = fixturedef.scope
-                if scope == "function":
-                    self._function += own
-                else:
-                    self._share(fixturedef.argname, scope, own, item)
+            self._record(SharedSetup(fixturedef.argname, scope, began, own))
 
-    def _charge(self, nodeid: str, seconds: float) -> None:
-        """A test's function-fixture setup, at the end of its setup phase."""
-        fixtures = self.fixtures
-        if nodeid in fixtures:
-            # A rerun (pytest-rerunfailures): each attempt is judged with its own setup.
-            self.earlier.setdefault(nodeid, []).append(fixtures[nodeid])
-        fixtures[nodeid] = seconds
-
-    def _share(self, name: str, scope: str, seconds: float, item: pytest.Item) -> None:
-        """One setup of a fixture wider than function scope, in ``item``'s setup."""
-        add_shared(self.shared, name, scope, seconds, item.nodeid)
+    def _record(self, setup: SharedSetup) -> None:
+        self.shared_setups.append(setup)
 
 
 def _carries_budget(node: pytest.Item | pytest.Collector) -> bool:
@@ -250,27 +221,21 @@ class WorkerStopwatch(Stopwatch):
 
     def __init__(self, config: SlowProject, pins: PinList) -> None:
         super().__init__(config, pins)
-        self._charged = 0.0
-        self._pending: list[tuple[str, str, float]] = []
+        self._pending: list[SharedSetup] = []
 
-    def _charge(self, nodeid: str, seconds: float) -> None:
-        self._charged = seconds
-
-    def _share(self, name: str, scope: str, seconds: float, item: pytest.Item) -> None:
-        self._pending.append((name, scope, seconds))
+    def _record(self, setup: SharedSetup) -> None:
+        self._pending.append(setup)
 
     @pytest.hookimpl(tryfirst=True)  # before xdist's own hook serialises the report
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Written into __dict__ on purpose: that is what xdist serialises.
-        when = report.when
-        if when == "call":
+        if self._pending:
+            # On the first report after the setups (the controller places
+            # them by their time, whichever phase carried them).
+            report.__dict__[REPORT_SHARED] = [tuple(setup) for setup in self._pending]
+            self._pending = []
+        if report.when == "call":
             nodeid = report.nodeid
-            if self._pending:
-                report.__dict__[REPORT_SHARED] = self._pending
-                self._pending = []
-            if self._charged:
-                report.__dict__[REPORT_FIXTURES] = self._charged
-                self._charged = 0.0
             tier = self.tiers.get(nodeid)
             if tier is not None:
                 report.__dict__[REPORT_TIER] = tier
@@ -278,11 +243,17 @@ class WorkerStopwatch(Stopwatch):
                 budget = self.budgets.get(nodeid)
                 if budget is not None:
                     report.__dict__[REPORT_BUDGET] = budget
-        elif when == "setup" and self._pending and not report.passed:
-            # A passing setup's report is not read (Ratchet._groups): what it
-            # set up travels on the call's report instead.
-            report.__dict__[REPORT_SHARED] = self._pending
-            self._pending = []
+
+
+class SharedSetup(NamedTuple):
+    """One setup of a fixture wider than function scope."""
+
+    name: str
+    scope: str
+    began: float
+    """Wall-clock time (``time.time()``) it began, as a report's ``start``."""
+    seconds: float
+    """Its own setup time, less the shared fixtures it requested."""
 
 
 class SharedFixture:

@@ -87,7 +87,8 @@ class Measurement(NamedTuple):
     call: float
     """Duration of the call phase (the test function's body)."""
     fixtures: float = 0.0
-    """Setup of the test's function-scoped fixtures (their own, exclusive time)."""
+    """Its setup phase less the shared fixtures set up in it: the setup of its
+    function-scoped fixtures (and pytest's own, some microseconds)."""
     budget: float | None = None
     """The test's own budget (``@pytest.mark.slow_budget``); None = its tier's."""
     attempts: int = 1
@@ -122,7 +123,7 @@ class Timings:
         self.calls = calls
         """Call-phase seconds."""
         self.fixtures = {} if fixtures is None else fixtures
-        """Function-scoped fixture setup seconds; absent = none."""
+        """Setup-phase seconds less shared fixtures (:class:`Measurement`); absent = none."""
         self.tiers: Mapping[str, str] = {} if tiers is None else tiers
         """Tier names; absent = the default tier."""
         self.budgets: Mapping[str, float] = {} if budgets is None else budgets
@@ -513,10 +514,8 @@ def judge(
     # its budget and unpinned is fine whatever else holds, so only the others
     # are judged in full (the bench lane holds the plugin to 2% of a suite's
     # instructions, and most of a suite's tests are fast).
-    seconds = {nodeid: timings.calls[nodeid] for nodeid in sorted(timings.calls)}
-    for nodeid, fixtures in timings.fixtures.items():
-        if nodeid in seconds:
-            seconds[nodeid] += fixtures
+    calls, setup_of = timings.calls, timings.fixtures.get
+    seconds = {nodeid: calls[nodeid] + setup_of(nodeid, 0.0) for nodeid in sorted(calls)}
     members: dict[str, list[str]] = {name: [] for name in slow.tiers}
     tiers = timings.tiers
     if tiers:

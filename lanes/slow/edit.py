@@ -93,13 +93,15 @@ def run_pin(ns: argparse.Namespace) -> int:
     if ceiling is None:
         if measured is None:
             msg = (
-                f"no measured duration for {ns.nodeid!r} in {config.envelope_path('slow')}, "
-                "so there is no default ceiling"
+                f"no measured duration for {ns.nodeid!r} in {config.envelope_path('slow')} "
+                "or the last run's record (which keeps the tests at half their budget or "
+                "more), so there is no default ceiling"
             )
             raise UsageError(
                 msg,
                 hint="pass --ceiling SECONDS (the ratchet's failure message suggests one), "
-                "or run the suite under the ratchet first (pytest --slow-ratchet or lanes slow run)",
+                "or run the suite under the ratchet first (pytest --slow-ratchet or lanes slow run); "
+                "a test far within its budget needs no pin",
             )
         ceiling = suggested_ceiling(measured[1])
     if tier is None:

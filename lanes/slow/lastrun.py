@@ -5,7 +5,8 @@ Written by every enabled run on the controller — plain ``pytest
 
 - ``lanes slow pin NODEID`` finds the test's last measurement without
   ``--ceiling`` after a plain pytest run (it prefers whichever of this file and
-  the envelope is newer);
+  the envelope is newer) — for every test that could need a pin: the record
+  keeps the tests at half their budget or more (:data:`RECORDED_SHARE`);
 - a pin's measurement history survives between runs: a pin becomes removable
   only after ``removable_after`` consecutive runs within its tier budget.
 
@@ -44,6 +45,11 @@ __all__ = ["LAST_RUN_FORMAT", "last_run_path", "read_last_run", "write_last_run"
 
 LAST_RUN_FORMAT: Final = "lanekit.slow-last-run"
 _VERSION: Final = 1
+RECORDED_SHARE: Final = 0.5
+"""The tests recorded: those at half their budget or more, and every test the
+judgement names (offenders, the band, pinned tests). A test far within its
+budget needs no pin, and a record of every test cost a fast suite's run a
+third of the ratchet's per-test instructions (the bench lane holds it to 2%)."""
 
 
 def last_run_path(config: Project) -> Path:
@@ -103,7 +109,7 @@ def write_last_run(
         "partial": partial,
         "tests": {
             nodeid: [tier, round(retimed.get(nodeid, seconds) * 1000)]
-            for nodeid, tier, seconds in judgement.tests()
+            for nodeid, tier, seconds in judgement.near_budget(RECORDED_SHARE)
         },
         "history": {k: v for k, v in sorted(history.items()) if k in pinned},
     }

@@ -305,6 +305,29 @@ class Judgement:
         tier_of, default = self._run.timings.tiers.get, self._run.default_tier
         return [(nodeid, tier_of(nodeid, default), took) for nodeid, took in self.seconds.items()]
 
+    def near_budget(self, share: float) -> list[tuple[str, str, float]]:
+        """``(nodeid, tier, seconds)`` of the tests at ``share`` of their budget or
+        more, and of every test judged in full (offenders, band, pinned), in
+        node-id order."""
+        run = self._run
+        own = run.timings.budgets
+        floor = share * min((*run.budgets.values(), *own.values()))
+        # One comparison a test first, in a comprehension: most tests are far
+        # below the smallest budget (the bench lane holds the plugin to 2%).
+        tier_of, default = run.timings.tiers.get, run.default_tier
+        budget_of, named = run.budgets.get, self.named
+        near = []
+        for nodeid, took in [(n, s) for n, s in self.seconds.items() if s >= floor]:
+            tier = tier_of(nodeid, default)
+            budget = own.get(nodeid) or budget_of(tier, run.default_budget)
+            if took >= share * budget or nodeid in named:
+                near.append((nodeid, tier, took))
+        below = [n for n in named if self.seconds.get(n, floor) < floor]
+        if below:  # a pinned test far within its budget
+            near.extend((n, tier_of(n, default), self.seconds[n]) for n in below)
+            near.sort()
+        return near
+
     def slowest(self, count: int = 10, tier: str | None = None) -> tuple[Judged, ...]:
         pool = self.seconds if tier is None else self._members.get(tier, ())
         # The pool is in node-id order and a reversed sort is still stable, so

@@ -6,6 +6,7 @@ import importlib.metadata
 
 import pytest
 
+from lanes.cli import main
 from lanes.envelope import validate_envelope
 from tests.slow.slow_helpers import (
     BAND,
@@ -348,3 +349,31 @@ def test_the_enabled_ratchet_skips_assertion_rewriting_but_test_modules_keep_it(
     assert "LOADERS SourceFileLoader\n" in result.stdout.str()
     # Only a rewritten assert explains a list comparison.
     result.stdout.fnmatch_lines(["*At index 1 diff: 2 != 3*"])
+
+
+def test_the_last_run_records_the_tests_that_could_need_a_pin(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The band and slow tests (at half their budget or more) and a pinned
+    # test, however fast: `lanes slow pin` defaults a ceiling from them. A
+    # test far within its budget is not recorded, and pinning it says why.
+    make_project(pytester)
+    pinned = "tests/test_pinned.py::test_pinned_fast"
+    pytester.path.joinpath("tests", "test_pinned.py").write_text(
+        "def test_pinned_fast():\n    pass\n"
+    )
+    write_pins(pytester, {"nodeid": pinned, "ceiling": 1.0})
+    result = pytester.runpytest("-p", "no:cacheprovider", "--slow-ratchet")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # SLOW is past its limit
+    record = read_json(pytester.path / "envelopes" / ".slow-last-run.json")
+    assert sorted(record["tests"]) == sorted([BAND, SLOW, pinned])
+    assert record["tests"][SLOW][0] == "unit"
+    assert record["tests"][SLOW][1] >= SLOW_SLEEP * 1000
+    monkeypatch.chdir(pytester.path)
+    reason = ["--reason", "sleeps on purpose", "--tracking", "#1"]
+    assert main(["slow", "pin", BAND, *reason]) == 0
+    assert f"pinned {BAND} (tier 'unit', ceiling " in capsys.readouterr().out
+    assert main(["slow", "pin", FAST, *reason]) == 2
+    err = capsys.readouterr().err
+    assert "the last run's record (which keeps the tests at half their budget or more)" in err
+    assert "a test far within its budget needs no pin" in err

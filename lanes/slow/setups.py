@@ -54,7 +54,8 @@ def setup_times(
     rerun: Iterable[str] = (),
 ) -> SetupTimes:
     """Charge each test its setup: ``setups`` are the run's setup reports, any outcome."""
-    passing = [r for r in setups if r.passed]
+    # outcome, not the `passed` property: a function call a report.
+    passing = [r for r in setups if r.outcome == "passed"]
     # The last passing setup of each test; in the order the reports were
     # logged, which is the order they ran for any one test.
     last = {r.nodeid: r.duration for r in passing}

@@ -227,14 +227,14 @@ class Ratchet:
         test_report = pytest.TestReport
         # Exactly TestReport: a subtest's report (a subclass) carries its
         # test's node id but not its duration; other statistics are not reports.
-        groups = self._groups(config)
-        called = [r for g in groups for r in g if type(r) is test_report and r.when == "call"]
-        setups = [r for g in groups for r in g if type(r) is test_report and r.when == "setup"]
+        reports = [r for group in self._groups(config) for r in group if type(r) is test_report]
+        called = [r for r in reports if r.when == "call"]
+        setups = [r for r in reports if r.when == "setup"]
         tiers = dict(stopwatch.tiers)
         budgets = dict(stopwatch.budgets)
         shared_setups = stopwatch.shared_setups
         if called and "worker_id" in called[0].__dict__:
-            shared_setups = self._from_workers([*setups, *called], tiers, budgets)
+            shared_setups = self._from_workers(reports, tiers, budgets)
         self._called = called
         calls = {r.nodeid: r.duration for r in called if r.outcome != _RERUN}
         reran = [r for r in called if r.outcome == _RERUN]

@@ -1,4 +1,4 @@
-"""The slow-test ratchet's own cost: ``slow-plugin-overhead``, a tracked goal.
+"""The slow-test ratchet's own cost: ``slow-plugin-overhead``, a gating goal.
 
 A generated suite of :data:`SUITE_TESTS` tests (plain, parametrised, class
 and fixture-using tests, so the fixture stopwatch is exercised) runs in a
@@ -15,13 +15,12 @@ Instruction counts are deterministic (``PYTHONHASHSEED`` fixed), so one run
 per arm is a verdict on a shared, loaded machine where CPU-time pairs
 scattered by several percent; a fresh interpreter per arm charges the
 plugin's import and configuration load to the run, as in real life. Goal:
-overhead ≤ 2%, **tracked**: the figure measured this cycle is +2.6% (was
-+4.7%: the start ~83 million instructions, mostly importing the enabled
-ratchet through pytest's assertion rewriting; the fixture stopwatch, the
-setup-phase hooks and the session end ~41 thousand a test; README "Cost"), so
-a miss is reported as ``miss`` — visible in the envelope and the report — and
-becomes gating once the figure is under the goal. Without valgrind the figure
-cannot be taken and the result says so (``miss``).
+overhead ≤ 2%, **gating** (``fail`` past it). Measured +1.6% here (Python
+3.11; README "Cost" takes it apart); the figure moves by a few hundredths of
+a point between runs, since the generated suite's temporary path feeds
+string hashing. Without valgrind the figure cannot be taken and the result
+says so (``miss``: an absent tool is not a regression; the nightly workflow
+installs valgrind).
 
 Reproduce: ``lanes bench run --only slow-plugin-overhead`` (a few minutes:
 callgrind runs the suite some 50× slower than native).
@@ -147,7 +146,7 @@ def instructions(python: str, root: Path, args: list[str]) -> tuple[int, int]:
     "instructions executed (callgrind), fresh interpreter per arm",
 )
 def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
-    goal = f"instruction overhead <= {OVERHEAD_GOAL:.0%} (tracked)"
+    goal = f"instruction overhead <= {OVERHEAD_GOAL:.0%}"
     if shutil.which("valgrind") is None:
         return BenchResult(
             figures={"tests": SUITE_TESTS},
@@ -180,5 +179,5 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=note)
     if overhead > OVERHEAD_GOAL:
         note = f"the enabled ratchet costs {overhead:.2%} more instructions than pytest alone"
-        return BenchResult(figures=figures, goal=goal, verdict="miss", note=note)
+        return BenchResult(figures=figures, goal=goal, verdict="fail", note=note)
     return BenchResult(figures=figures, goal=goal, verdict="pass", note=f"{overhead:+.2%}")

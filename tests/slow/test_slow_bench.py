@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from typing import TYPE_CHECKING
 
@@ -50,7 +51,7 @@ def test_the_goal_gates(
 ) -> None:
     # The goal's logic only: the counts (minutes under callgrind) are the lane's.
     counts = iter([10_000, on])
-    monkeypatch.setattr(bench_slow.shutil, "which", lambda _name: "/usr/bin/valgrind")
+    monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/valgrind")
     monkeypatch.setattr(bench_slow, "warm_up", lambda *_args: None)
     monkeypatch.setattr(bench_slow, "instructions", lambda *_args: (next(counts), 0))
     monkeypatch.setattr(bench_slow, "SUITE_TESTS", 3)

@@ -104,8 +104,9 @@ class Timings:
 
     Columns rather than a :class:`Measurement` per test, because the session
     end's cost is per test (the bench lane holds the plugin to 2% of a suite's
-    instructions) and most tests are only ever counted, never named. Only
-    ``calls`` has an entry for every test that reached its call phase; the
+    instructions) and most tests are only ever counted, never named.
+    ``calls`` has an entry for every test that reached its call phase (and
+    ``fixtures``, from pytest's reports, one for every passing setup); the
     other columns hold only what differs from the default.
     """
 

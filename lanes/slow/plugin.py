@@ -130,7 +130,7 @@ def _plain_imports(config: pytest.Config) -> Iterator[None]:
     pytest marks every module of a ``pytest11`` distribution (all of
     ``lanes``) for assertion rewriting and loads each through its own hook,
     which reads the cached byte code with ``marshal.load`` on a file object:
-    some 0.2 million instructions per KB, ~38 million for the ratchet's
+    some 0.2 million instructions per KB, ~41 million for the ratchet's
     modules — a quarter of what the enabled ratchet costs a 2,000-test suite
     (bench ``slow-plugin-overhead``). Rewriting buys nothing here: these
     modules are no tests and define no fixtures, so their ``assert`` messages

@@ -310,23 +310,17 @@ class Judgement:
         """``(nodeid, tier, seconds)`` of the tests at ``share`` of their budget or
         more, and of every test judged in full (offenders, band, pinned), in
         node-id order."""
-        run = self._run
-        own = run.timings.budgets
-        floor = share * min((*run.budgets.values(), *own.values()))
+        run, seconds, named = self._run, self.seconds, self.named
+        floor = share * min((*run.budgets.values(), *run.timings.budgets.values()))
+        tier_of, default = run.timings.tiers.get, run.default_tier
+        near = []
         # One comparison a test first, in a comprehension: most tests are far
         # below the smallest budget (the bench lane holds the plugin to 2%).
-        tier_of, default = run.timings.tiers.get, run.default_tier
-        budget_of, named = run.budgets.get, self.named
-        near = []
-        for nodeid, took in [(n, s) for n, s in self.seconds.items() if s >= floor]:
+        for nodeid in [n for n, took in seconds.items() if took >= floor or n in named]:
             tier = tier_of(nodeid, default)
-            budget = own.get(nodeid) or budget_of(tier, run.default_budget)
-            if took >= share * budget or nodeid in named:
+            took = seconds[nodeid]
+            if nodeid in named or took >= share * run.budget(nodeid, tier):
                 near.append((nodeid, tier, took))
-        below = [n for n in named if self.seconds.get(n, floor) < floor]
-        if below:  # a pinned test far within its budget
-            near.extend((n, tier_of(n, default), self.seconds[n]) for n in below)
-            near.sort()
         return near
 
     def slowest(self, count: int = 10, tier: str | None = None) -> tuple[Judged, ...]:
@@ -376,10 +370,14 @@ class _Run:
         # A test of a tier no longer configured is judged by the default tier's budget.
         self.default_budget = self.budgets[slow.default_tier]
 
+    def budget(self, nodeid: str, tier: str) -> float:
+        """The test's own budget, else its tier's (an unknown tier: the default's)."""
+        own = self.timings.budgets.get(nodeid)
+        return own if own is not None else self.budgets.get(tier, self.default_budget)
+
     def judge(self, nodeid: str) -> Judged:
         m = self.timings.measurement(nodeid, self.default_tier)
-        budget = m.budget if m.budget is not None else self.budgets.get(m.tier, self.default_budget)
-        return _judge_one(m, budget, self.factor, self.pins.get(nodeid))
+        return _judge_one(m, self.budget(nodeid, m.tier), self.factor, self.pins.get(nodeid))
 
 
 def round_up(seconds: float, digits: int = 2) -> float:

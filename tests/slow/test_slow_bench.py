@@ -42,18 +42,32 @@ def test_without_valgrind_the_figure_is_a_miss_that_says_why(
 @pytest.mark.parametrize(
     ("on", "verdict", "note"),
     [
-        (10_300, "fail", "the enabled ratchet costs 3.00% more instructions than pytest alone"),
-        (10_150, "pass", "+1.50%"),
+        # Per layout (padding 0, 300, 2000): the median of the three is judged.
+        (
+            {0: 10_100, 300: 10_300, 2000: 10_400},
+            "fail",
+            (
+                "the enabled ratchet costs 3.00% more instructions than pytest alone "
+                "(median; +1.00% to +4.00% over 3 memory layouts)"
+            ),
+        ),
+        (
+            {0: 10_150, 300: 10_190, 2000: 10_250},
+            "pass",
+            "+1.90% (+1.50% to +2.50% over 3 memory layouts)",
+        ),
     ],
 )
-def test_the_goal_gates(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on: int, verdict: str, note: str
+def test_the_goal_gates_on_the_median_of_the_layouts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on: dict[int, int], verdict: str, note: str
 ) -> None:
     # The goal's logic only: the counts (minutes under callgrind) are the lane's.
-    counts = iter([10_000, on])
+    def instructions(_python: str, _root: Path, args: list[str], padding: int) -> tuple[int, int]:
+        return (on[padding] if "--slow-ratchet" in args else 10_000), 0
+
     monkeypatch.setattr(shutil, "which", lambda _name: "/usr/bin/valgrind")
     monkeypatch.setattr(bench_slow, "warm_up", lambda *_args: None)
-    monkeypatch.setattr(bench_slow, "instructions", lambda *_args: (next(counts), 0))
+    monkeypatch.setattr(bench_slow, "instructions", instructions)
     monkeypatch.setattr(bench_slow, "SUITE_TESTS", 3)
     config = parse_config({}, root=tmp_path)
     ctx = BenchContext(root=tmp_path, config=config, iterations=1, python=sys.executable)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from lanes.config import Config, fingerprint, load_config
 from lanes.errors import LanesError
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     import argparse
 
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.slow import SlowData, SlowRatchet
 
 __all__ = ["SlowLane", "SlowOptions", "SlowRunError", "run_slow", "slow_config_hash"]
 
@@ -66,8 +67,8 @@ def _tool_versions() -> dict[str, str]:
     return tools
 
 
-def _run_pytest(json_path: Path, pytest_args: list[str]) -> dict[str, Any]:
-    """Run the suite under the ratchet; the result with ``pytest_exit`` (0 or 1)."""
+def _run_pytest(json_path: Path, pytest_args: list[str]) -> tuple[SlowRatchet, Literal[0, 1]]:
+    """Run the suite under the ratchet; its result and how pytest exited (0 or 1)."""
     returncode = subprocess.run(_pytest_command(json_path, pytest_args), check=False).returncode
     if returncode not in (0, 1):
         usage = returncode == 4  # pytest's ExitCode.USAGE_ERROR; pytest is not imported here
@@ -79,9 +80,7 @@ def _run_pytest(json_path: Path, pytest_args: list[str]) -> dict[str, Any]:
             "4 = usage error, 5 = no tests collected",
             exit_code=ExitCode.USAGE if usage else ExitCode.CRASH,
         )
-    data = _read_result(json_path, returncode)
-    data["pytest_exit"] = returncode
-    return data
+    return _read_result(json_path, returncode), 0 if returncode == 0 else 1
 
 
 def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
@@ -110,7 +109,7 @@ def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
     return SlowRunError(msg, hint=hint, exit_code=ExitCode.CRASH)
 
 
-def _read_result(path: Path, returncode: int) -> dict[str, Any]:
+def _read_result(path: Path, returncode: int) -> SlowRatchet:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -131,7 +130,10 @@ def _read_result(path: Path, returncode: int) -> dict[str, Any]:
             hint="re-run the lane; report a bug if it repeats",
             exit_code=ExitCode.CRASH,
         )
-    return data
+    # Written by this lanekit's own plugin (lanes.slow.report.envelope_data, a
+    # SlowRatchet) in the child pytest; the report checks the envelope's data
+    # against the type again before its view reads it.
+    return cast("SlowRatchet", data)
 
 
 @dataclass(frozen=True)
@@ -164,21 +166,21 @@ class SlowLane:
                 file=sys.stderr,
             )
         with tempfile.TemporaryDirectory(prefix="lanes-slow-") as tmp:
-            data = _run_pytest(Path(tmp) / "slow.json", list(options.pytest_args))
-        run.data.update(data)
-        run.data["self_check"] = self_check
-        if data.get("partial"):
+            ratchet, pytest_exit = _run_pytest(Path(tmp) / "slow.json", list(options.pytest_args))
+        data: SlowData = {**ratchet, "pytest_exit": pytest_exit, "self_check": self_check}
+        run.publish(data)
+        if ratchet["partial"]:
             print(
                 "lanes slow run: a PARTIAL run ("
-                + "; ".join(data.get("partial_reasons", []))
+                + "; ".join(ratchet["partial_reasons"])
                 + f"): {config.envelope_path('slow')} is marked partial",
                 file=sys.stderr,
             )
         # The lane passes when the suite passes and keeps its budget: the
         # durations of a failing suite are not a measurement to trust.
         run.verdict(
-            passed=data.get("verdict") == "pass"
-            and data["pytest_exit"] == 0
+            passed=ratchet["verdict"] == "pass"
+            and pytest_exit == 0
             and (self_check is None or bool(self_check["passed"]))
         )
 

@@ -6,21 +6,25 @@ builders take the parts a test varies.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lanes.payloads.slow import SlowData, SlowJudged, SlowPin, SlowPinState, SlowTest
 
 
 def slow_data(
     *,
-    offenders: list[dict[str, Any]] | None = None,
-    pins: list[dict[str, Any]] | None = None,
+    offenders: list[SlowJudged] | None = None,
+    pins: list[SlowPin] | None = None,
     p90_ms: int = 800,
-) -> dict[str, Any]:
+) -> SlowData:
     offenders = offenders or []
     pins = pins or []
-    tests = [
+    tests: list[SlowTest] = [
         {"nodeid": f"tests/test_a.py::test_{index}", "tier": "unit", "ms": ms}
         for index, ms in enumerate((5, 40, 300, 700, 1500))
-    ] + [{"nodeid": o["nodeid"], "tier": "unit", "ms": o["ms"]} for o in offenders]
+    ]
+    tests += [{"nodeid": o["nodeid"], "tier": "unit", "ms": o["ms"]} for o in offenders]
     return {
         "verdict": "fail" if offenders else "pass",
         "phases": "call+function-fixtures",
@@ -86,7 +90,7 @@ def slow_data(
     }
 
 
-def offender(nodeid: str, ms: int) -> dict[str, Any]:
+def offender(nodeid: str, ms: int) -> SlowJudged:
     return {
         "nodeid": nodeid,
         "tier": "unit",
@@ -100,7 +104,7 @@ def offender(nodeid: str, ms: int) -> dict[str, Any]:
     }
 
 
-def pin(nodeid: str, state: str, ms: int | None) -> dict[str, Any]:
+def pin(nodeid: str, state: SlowPinState, ms: int | None) -> SlowPin:
     return {
         "nodeid": nodeid,
         "tier": "unit",

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SIDE_MODES", "VIEWS", "lane_detail", "side_kind"]
 
-VIEWS: Mapping[str, Callable[[Mapping[str, Any]], Detail]] = {
+# Each view takes its own lane's payload type (slow_view: SlowData): Any, as
+# no one type covers them all; lane_detail hands a view only data that matched
+# its lane's schema, generated from that type.
+VIEWS: Mapping[str, Callable[[Any], Detail]] = {
     "affected": affected_view,
     "bench": bench_view,
     "fuzz": fuzz_view,

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 from typing import Final
 
+from lanes.payloads.fuzz import FuzzData
 from lanes.payloads.slow import SlowData
+from lanes.payloads.torture import TortureData
 
 __all__ = ["LANE_PAYLOADS"]
 
 # lane name -> its payload type. Adding a lane's type is adding one line.
 LANE_PAYLOADS: Final[dict[str, object]] = {
+    "fuzz": FuzzData,
     "slow": SlowData,
+    "torture": TortureData,
 }

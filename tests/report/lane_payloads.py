@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from lanes.payloads.fuzz import FuzzData, FuzzFailure, FuzzOverhead, FuzzTarget
     from lanes.payloads.slow import SlowData, SlowJudged, SlowPin, SlowPinState, SlowTest
+    from lanes.payloads.torture import TortureData, TortureScheduler, TortureViolation
 
 
 def slow_data(
@@ -119,19 +121,19 @@ def pin(nodeid: str, state: SlowPinState, ms: int | None) -> SlowPin:
     }
 
 
-def _overhead(run: float) -> dict[str, Any]:
+def _overhead(run: float) -> FuzzOverhead:
     return {"watchdog_ms": 323, "in_process_ms": 245, "execution": 0.3206, "run": run, "goal": 0.2}
 
 
 def fuzz_data(
     *,
-    failures: list[dict[str, Any]] | None = None,
+    failures: list[FuzzFailure] | None = None,
     cases_per_second: float = 300.0,
     run: float = 0.05,
-) -> dict[str, Any]:
+) -> FuzzData:
     failures = failures or []
     failing = {f["target"] for f in failures}
-    targets = [
+    targets: list[FuzzTarget] = [
         {
             "name": name,
             "cases": 2000,
@@ -160,7 +162,7 @@ def fuzz_data(
     }
 
 
-def fuzz_failure(target: str = "ledger", message: str = "''") -> dict[str, Any]:
+def fuzz_failure(target: str = "ledger", message: str = "''") -> FuzzFailure:
     artifact = f"envelopes/fuzz/{target}-untyped-23a6a3302f92.json"
     return {
         "target": target,
@@ -175,8 +177,9 @@ def fuzz_failure(target: str = "ledger", message: str = "''") -> dict[str, Any]:
 
 
 def torture_data(
-    *, violations: list[dict[str, Any]] | None = None, runs_per_second: float = 56.0
-) -> dict[str, Any]:
+    *, violations: list[TortureViolation] | None = None, runs_per_second: float = 56.0
+) -> TortureData:
+    detections: tuple[tuple[TortureScheduler, int], ...] = (("random", 20), ("pct", 0))
     return {
         "mode": "sweep",
         "scheduler": "random",
@@ -220,14 +223,14 @@ def torture_data(
                     "seeds_to_detection": 1 if detected else None,
                     "invariant": "liveness" if detected else None,
                 }
-                for scheduler, detected in (("random", 20), ("pct", 0))
+                for scheduler, detected in detections
             ],
         },
         "real": None,
     }
 
 
-def violation(seed: int) -> dict[str, Any]:
+def violation(seed: int) -> TortureViolation:
     return {
         "seed": seed,
         "invariant": "foreign-lock",

@@ -400,7 +400,7 @@ def envelope_data(
                 "reason": report.pin.reason,
                 "tracking": report.pin.tracking,
                 "added": report.pin.added,
-                # PinState's values are SlowPinState's (tests/slow ties the two).
+                # PinState's values are SlowPinState's (tests/payloads/test_slow_payload.py).
                 "state": cast("SlowPinState", str(report.state)),
                 "ms": None if report.seconds is None else _ms(report.seconds),
                 "history_ms": list(report.history_ms),

@@ -131,8 +131,8 @@ def _read_result(path: Path, returncode: int) -> SlowRatchet:
             exit_code=ExitCode.CRASH,
         )
     # Written by this lanekit's own plugin (lanes.slow.report.envelope_data, a
-    # SlowRatchet) in the child pytest; the report checks the envelope's data
-    # against the type again before its view reads it.
+    # SlowRatchet) in the child pytest; the report validates the envelope's
+    # data against the type before its view reads it.
     return cast("SlowRatchet", data)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from lanes.payloads.fuzz import FuzzData, FuzzFailure, FuzzOverhead, FuzzTarget
+    from lanes.payloads.fuzz import FuzzData, FuzzFailure, FuzzMode, FuzzOverhead, FuzzTarget
     from lanes.payloads.slow import SlowData, SlowJudged, SlowPin, SlowPinState, SlowTest
     from lanes.payloads.torture import TortureData, TortureScheduler, TortureViolation
 
@@ -130,6 +130,7 @@ def fuzz_data(
     failures: list[FuzzFailure] | None = None,
     cases_per_second: float = 300.0,
     run: float = 0.05,
+    mode: FuzzMode = "run",
 ) -> FuzzData:
     failures = failures or []
     failing = {f["target"] for f in failures}
@@ -149,7 +150,7 @@ def fuzz_data(
         for name in ("classify", "payload", "ledger")
     ]
     return {
-        "mode": "run",
+        "mode": mode,
         "iterations": 2000,
         "case_budget_ms": 2000,
         "database": ".hypothesis/fuzz",

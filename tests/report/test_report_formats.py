@@ -229,7 +229,7 @@ def test_in_toto_writes_one_test_result_statement_per_lane(
     monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
     monkeypatch.setenv("GITHUB_REPOSITORY", "example/project")
     monkeypatch.setenv("GITHUB_RUN_ID", "42")
-    check = write_lane(tmp_path, "fuzz", "pass", {**fuzz_data(), "mode": "self-check"})
+    check = write_lane(tmp_path, "fuzz", "pass", fuzz_data(mode="self-check"))
     check.rename(check.with_name("fuzz-self-check.json"))
     envelopes = _mixed(tmp_path)
     build_report(

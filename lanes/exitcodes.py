@@ -16,7 +16,7 @@ exception                              phase               exit  report      mea
 ``lanes.slow.run.PytestUsageError``    any                 2     hint        pytest refused its command line
 ``lanes.errors.LanesError``            nothing ran yet     2     hint        usage or configuration error
 ``lanes.errors.LanesError``            work began          3     hint        the command could not complete
-any other ``Exception``                any                 3     traceback   a lanekit bug: it crashed
+``Exception``                          any                 3     traceback   any other: a lanekit bug, it crashed
 =====================================  ==================  ====  ==========  =====================================
 
 (argparse rejects a bad command line itself, with exit 2, before any phase.)
@@ -171,11 +171,11 @@ def phase_of(exc: BaseException) -> Phase:
     return Phase.WORK_BEGAN if getattr(exc, "work_began", False) else Phase.NOTHING_RAN
 
 
-def exit_rule(exc: BaseException) -> ExitRule | None:
-    """The first row of :data:`EXIT_TABLE` for ``exc``; ``None`` for what is no failure
-    of the command (``SystemExit``, ``GeneratorExit``), which the caller re-raises."""
+def exit_rule(exc: Exception | KeyboardInterrupt) -> ExitRule:
+    """The first row of :data:`EXIT_TABLE` for ``exc`` (the ``Exception`` row covers every
+    exception; ``SystemExit`` is no failure of a command and never looked up)."""
     phase = phase_of(exc)
-    return next((rule for rule in EXIT_TABLE if rule.matches(exc, phase)), None)
+    return next(rule for rule in EXIT_TABLE if rule.matches(exc, phase))
 
 
 @contextmanager

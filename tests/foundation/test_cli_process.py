@@ -212,27 +212,27 @@ def _timing_project(root: Path, suites: dict[str, str], test: str) -> None:
     (root / "tests" / "test_planted.py").write_text(test, encoding="utf-8")
 
 
-@pytest.mark.parametrize(
-    ("fault", "suites", "test", "args", "error_type"),
-    [
-        # A baseline that cannot be written after every suite was measured.
-        ("baseline-unwritable", {"unit": ""}, BREAKS_THE_BASELINE, ["--record"], "StateError"),
-        # The first suite ran; the second one's command cannot start.
-        (
-            "second-suite-cannot-start",
-            {"unit": "", "broken": "no-such-command-for-lanes-timing tests"},
-            PASSES,
-            [],
-            "SuiteStartError",
-        ),
-    ],
-)
-def test_a_fault_after_tests_ran_is_exit_3_not_nothing_ran(
-    tmp_path: Path, fault: str, suites: dict[str, str], test: str, args: list[str], error_type: str
-) -> None:
+# fault -> (suites and their commands, "" for pytest; the planted test; extra
+# arguments; the error the envelope must record)
+FAULTS: dict[str, tuple[dict[str, str], str, list[str], str]] = {
+    # A baseline that cannot be written after every suite was measured.
+    "baseline-unwritable": ({"unit": ""}, BREAKS_THE_BASELINE, ["--record"], "StateError"),
+    # The first suite ran; the second one's command cannot start.
+    "second-suite-cannot-start": (
+        {"unit": "", "broken": "no-such-command-for-lanes-timing tests"},
+        PASSES,
+        [],
+        "SuiteStartError",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_a_fault_after_tests_ran_is_exit_3_not_nothing_ran(tmp_path: Path, fault: str) -> None:
     # issue 23: "a fault injected after tests ran exits with the documented
     # 'lane crashed' status, not 'nothing ran'" (lanes/exitcodes.py: a
     # LanesError after work began is 3, reported as error/hint, no traceback).
+    suites, test, args, error_type = FAULTS[fault]
     _timing_project(tmp_path, suites, test)
     selected = [arg for name in suites for arg in ("--suite", name)]
     proc = _lanes("timing", "--workers", "0", "--repeat", "1", *selected, *args, cwd=tmp_path)

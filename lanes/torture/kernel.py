@@ -28,6 +28,7 @@ from lanes.torture.program import SUITES
 
 if TYPE_CHECKING:
     from lanes.governor.classify.model import Classification
+    from lanes.governor.policy.gate import Step
     from lanes.governor.state.env import Environment
     from lanes.torture.world import Client
 
@@ -44,7 +45,9 @@ Kind = Literal["allow", "held", "dedup", "other"]
 @dataclass(frozen=True)
 class Decision:
     kind: Kind
-    step: str
+    step: Step
+    """The rule that decided, as the gate named it: matched against that closed
+    set, so a misspelt step is a type error, not a branch that never runs."""
     token: str = ""
     started_ts: float = 0.0
     message: str = ""

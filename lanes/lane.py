@@ -121,8 +121,8 @@ def drive(
     seed = lane.seed(options)
     try:
         # From here the envelope is open and records any error with stage
-        # "error": a LanesError is "the lane could not complete" (exit 3), no
-        # longer "nothing ran" (lanes/exitcodes.py).
+        # "error": the lane began, so a LanesError is "could not complete"
+        # (exit 3), not "nothing ran" (lanes/exitcodes.py).
         with (
             work_began(),
             lane_run(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from lanes.errors import UsageError
+from lanes.exitcodes import work_began
 from lanes.init.detect import detect_project
 from lanes.init.plan import Action, FileChange, Settings, apply, build_plan
 from lanes.init.requirement import running_source, source_from_option
@@ -138,10 +139,13 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
                 print(change.diff(), end="", file=stream)
         print("dry run: nothing was written", file=stream)
         return 0
-    apply(root, plan)
-    for change in plan:
-        _print_change(change, stream)
-    if not ns.no_hook:
-        _install_hook(root, codex=ns.codex, out=stream)
-    _next_commands(detect_project(root), stream)
+    # From the first file written, an error (the hook's settings file that
+    # cannot be merged, say) leaves a half-done init: exit 3, not "nothing ran".
+    with work_began():
+        apply(root, plan)
+        for change in plan:
+            _print_change(change, stream)
+        if not ns.no_hook:
+            _install_hook(root, codex=ns.codex, out=stream)
+        _next_commands(detect_project(root), stream)
     return 0

@@ -22,10 +22,9 @@ exception                              phase               exit  report      mea
 (argparse rejects a bad command line itself, with exit 2, before any phase.)
 
 **Phase.** A command starts in :attr:`Phase.NOTHING_RAN`. Its work begins
-when a lane's envelope is open (:func:`lanes.lane.drive` enters
-:func:`work_began` with it; a lane that opens its own ``lane_run`` must do the
-same), or when a non-lane command enters :func:`work_began` around the part
-that writes: from then on a :class:`~lanes.errors.LanesError` means "this
+when a lane's envelope is open (:func:`lanes.envelope.lane_run` marks every
+``LanesError`` that leaves it, so no lane can forget), or when a non-lane
+command enters :func:`work_began` around the part that writes: from then on a :class:`~lanes.errors.LanesError` means "this
 could not complete", exit 3, never "nothing ran" — a lane that measured for
 ten minutes and then could not write its baseline did run. A lane's envelope
 records such an error as ``stage: "error"`` with ``error: {type, message}``.

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
 
 from lanes.config import load_config
 from lanes.envelope import lane_run
-from lanes.exitcodes import ExitCode, Report, exit_rule, work_began
+from lanes.exitcodes import ExitCode, Report, exit_rule
 
 if TYPE_CHECKING:
     import argparse
@@ -121,14 +121,11 @@ def drive(
     seed = lane.seed(options)
     try:
         # From here the envelope is open and records any error with stage
-        # "error": the lane began, so a LanesError is "could not complete"
-        # (exit 3), not "nothing ran" (lanes/exitcodes.py).
-        with (
-            work_began(),
-            lane_run(
-                lane.name, config=config, config_hash=config_hash, seed=seed, path=target
-            ) as run,
-        ):
+        # "error": lane_run marks a LanesError as "could not complete" (exit 3),
+        # not "nothing ran" (lanes/exitcodes.py).
+        with lane_run(
+            lane.name, config=config, config_hash=config_hash, seed=seed, path=target
+        ) as run:
             lane.run(options, config, run)
     except Exception as exc:  # noqa: BLE001  # the exit table decides: report a crash here, re-raise the rest
         return crash_status(lane.name, exc)

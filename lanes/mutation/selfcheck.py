@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lanes.config import load_config, parse_config
 from lanes.envelope import lane_run, read_envelope
-from lanes.exitcodes import ExitCode, exit_rule, work_began
+from lanes.exitcodes import ExitCode, exit_rule
 from lanes.lane import drive
 from lanes.mutation.baseline import Baseline
 from lanes.mutation.lane import RunLane
@@ -200,11 +200,8 @@ def self_check(ns: argparse.Namespace) -> int:
     find_mutmut()
     checks: list[dict[str, Any]] = []
     path = config.root / config.envelope_dir / "mutation-self-check.json"
-    # work_began: the envelope is open; an error from here on is exit 3, not "nothing ran".
-    with (
-        work_began(),
-        lane_run("mutation", config=config, sections=("mutation",), path=path) as run,
-    ):
+    # lane_run marks an error from here on as exit 3, not "nothing ran".
+    with lane_run("mutation", config=config, sections=("mutation",), path=path) as run:
         run.data["kind"] = "self-check"
         run.data["checks"] = checks
         # The planted shards are one sweep: they share a group_id, as a CI run's do.

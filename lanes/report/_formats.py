@@ -34,6 +34,7 @@ __all__ = [
     "cases_of",
     "ctrf",
     "github_annotations",
+    "in_toto_jsonl",
     "in_toto_statements",
     "junit_xml",
     "provenance",
@@ -367,15 +368,14 @@ def test_result(status: str, *, warned: bool) -> str:
     return "WARNED" if warned else "PASSED"
 
 
-def in_toto_statements(view: ReportView, directory: Path) -> dict[str, str]:
-    """One in-toto Statement (test-result predicate v0.1) per lane envelope, by file name.
+def _statements(view: ReportView, directory: Path) -> Iterator[tuple[LaneView, dict[str, object]]]:
+    """One in-toto Statement (test-result predicate v0.1) per lane envelope.
 
     The subject is the commit the lane measured (or, outside git, the envelope
     file itself); the configuration names the envelope and the lane's
     ``config_hash``. Unsigned: sign them with the tool your CI evidence uses
     (e.g. ``cosign attest-blob``).
     """
-    statements: dict[str, str] = {}
     url = _run_url()
     for lane in view.lanes:
         if lane.side is not None or lane.status == "invalid":
@@ -412,13 +412,29 @@ def in_toto_statements(view: ReportView, directory: Path) -> dict[str, str]:
         }
         if url is not None:
             predicate["url"] = url
-        statement = {
+        statement: dict[str, object] = {
             "_type": IN_TOTO_STATEMENT,
             "subject": [subject],
             "predicateType": TEST_RESULT_PREDICATE,
             "predicate": predicate,
         }
-        statements[lane.file.removesuffix(".json") + ".intoto.json"] = (
-            json.dumps(statement, indent=2, ensure_ascii=False) + "\n"
+        yield lane, statement
+
+
+def in_toto_statements(view: ReportView, directory: Path) -> dict[str, str]:
+    """Each lane's statement as its own file (``<lane>.intoto.json``), by file name."""
+    return {
+        lane.file.removesuffix(".json") + ".intoto.json": json.dumps(
+            statement, indent=2, ensure_ascii=False
         )
-    return statements
+        + "\n"
+        for lane, statement in _statements(view, directory)
+    }
+
+
+def in_toto_jsonl(view: ReportView, directory: Path) -> str:
+    """Every lane's statement in one JSON Lines file (``--in-toto FILE.jsonl``), one per line."""
+    return "".join(
+        json.dumps(statement, ensure_ascii=False) + "\n"
+        for _, statement in _statements(view, directory)
+    )

@@ -11,6 +11,7 @@ sources, licences), so a drift from the published format fails here, offline.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ from tests.report.lane_payloads import (
     violation,
 )
 from tests.report.report_fixtures import HOSTILE, write_lane
+from tests.support.processes import run_lanes
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -209,3 +211,31 @@ def test_lanekits_own_fields_ride_where_each_format_allows(tmp_path: Path) -> No
     sleepy_test = next(t for t in tests if t["name"] == "slow: tests/test_b.py::test_sleepy")
     assert sleepy_test["filePath"] == "tests/test_b.py"
     assert sleepy_test["extra"]["lanekit"]["kind"] == "finding"
+
+
+@pytest.mark.integration  # the command as a user runs it, in a process
+def test_the_readme_export_command_writes_three_valid_files(tmp_path: Path) -> None:
+    """``lanes report --junit out.xml --ctrf out.json --in-toto out.intoto.jsonl`` (README, Exports)."""
+    _every_outcome(tmp_path)
+    env = {**os.environ, "LANES_PROGRESS": "0"}
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):
+        env.pop(name, None)
+    done = run_lanes(
+        "report",
+        "--junit",
+        "out.xml",
+        "--ctrf",
+        "out.json",
+        "--in-toto",
+        "out.intoto.jsonl",
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr  # lanes failed: the verdict says so
+    assert xmlschema.XMLSchema10(JUNIT_XSD).is_valid(str(tmp_path / "out.xml"))
+    ctrf = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert _json_errors(CTRF_SCHEMA, ctrf) == []
+    lines = (tmp_path / "out.intoto.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 6
+    for line in lines:
+        assert _json_errors(IN_TOTO_SCHEMA, json.loads(line)) == []

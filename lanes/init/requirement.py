@@ -53,7 +53,8 @@ _VERSION_RE: Final = re.compile(
     r"^(==|>=|<=|~=|!=|>|<)?\s*\d+(\.\d+)*([a-z0-9.+-]*)$", re.IGNORECASE
 )
 _URL_SCHEMES: Final = ("git+", "https://", "http://")
-# user@host:path, git's scp-like syntax (no scheme).
+# ssh://[user@]host[:port]/path, and git's scp-like user@host:path (no scheme).
+_SSH_URL: Final = re.compile(r"^ssh://(?:[\w.-]+@)?(?P<host>[\w.-]+)(?::\d+)?/(?P<path>\S+)$")
 _SCP_LIKE: Final = re.compile(r"^(?:[\w.-]+@)?(?P<host>[\w.-]+):(?P<path>(?!/)[^\s]+)$")
 _HINT: Final = (
     "pass a version (0.1.0), a git URL with a commit or tag "
@@ -100,12 +101,12 @@ def _git(root: Path, *args: str) -> str | None:
 
 def _installable_remote(url: str) -> str | None:
     """A remote URL as pip's ``git+`` URL, or None when it is a path on this machine."""
-    if url.startswith(("https://", "http://", "ssh://", "git://")):
+    if url.startswith(("https://", "http://", "git://")):
         return f"git+{url}"
-    scp = _SCP_LIKE.match(url)
-    if scp is not None:
-        # A CI runner has no ssh key for the host: the same repository over https.
-        return f"git+https://{scp['host']}/{scp['path']}"
+    # A CI runner has no ssh key for the host: the same repository over https.
+    ssh = _SSH_URL.match(url) or _SCP_LIKE.match(url)
+    if ssh is not None:
+        return f"git+https://{ssh['host']}/{ssh['path']}"
     return None  # a local path or file:// URL: only this machine has it
 
 

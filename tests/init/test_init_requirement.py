@@ -61,8 +61,11 @@ def test_an_unpushed_commit_or_a_dirty_tree_is_said(tmp_path: Path) -> None:
     assert any("uncommitted changes" in note for note in source.notes)
 
 
-def test_an_ssh_remote_becomes_https_a_runner_can_fetch(tmp_path: Path) -> None:
-    repo, commit = _clone(tmp_path / "lanekit", "git@github.com:team/lanekit.git")
+@pytest.mark.parametrize(
+    "remote", ["git@github.com:team/lanekit.git", "ssh://git@github.com:22/team/lanekit.git"]
+)
+def test_an_ssh_remote_becomes_https_a_runner_can_fetch(tmp_path: Path, remote: str) -> None:
+    repo, commit = _clone(tmp_path / "lanekit", remote)
     assert source_from_checkout(repo).spec == (
         f" @ git+https://github.com/team/lanekit.git@{commit}"
     )

@@ -117,17 +117,22 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
         else running_source()
     )
     settings = Settings(
-        lanekit_source=source, python=ns.python, workflows=not ns.no_workflows, force=ns.force
+        lanekit_source=source,
+        python=ns.python,
+        workflows=not ns.no_workflows,
+        dependabot=not ns.no_dependabot,
+        force=ns.force,
     )
     plan = build_plan(project, settings)
     hook = [] if ns.no_hook else _hook_change(root, codex=ns.codex)
-    print(f"lanes init: {root} (lanekit from lanekit{source})", file=stream)
-    notes = list(project.notes)
-    if settings.workflows and source.startswith(" @ file://"):
-        # A local path works on this machine only: a CI runner has no such directory.
+    installs = f"lanekit{source.spec}" if source.spec is not None else "a PLACEHOLDER"
+    print(f"lanes init: {root} (lanekit from {source.origin}: {installs})", file=stream)
+    notes = [*project.notes, *source.notes]
+    if source.spec is None:
+        # A local path works on this machine only: the first CI run would fail.
         notes.append(
-            "the workflows install lanekit from a local path, which CI runners do not have: "
-            "run again with --force --lanekit-requirement git+https://<host>/<lanekit>.git@<tag>"
+            "no lanekit a CI runner can install: noxfile.py and the workflows carry a "
+            f"placeholder that stops with the fix; run: {source.fix}"
         )
     for note in notes:
         print(f"  note: {note}", file=stream)

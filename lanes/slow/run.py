@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from lanes.config import Config, fingerprint, load_config
 from lanes.errors import LanesError
-from lanes.exitcodes import ExitCode
 from lanes.lane import drive
 from lanes.slow.selfcheck import run_self_check
 
@@ -30,15 +29,22 @@ if TYPE_CHECKING:
     from lanes.envelope import LaneRun, Seed
     from lanes.payloads.slow import SlowData, SlowRatchet
 
-__all__ = ["SlowLane", "SlowOptions", "SlowRunError", "run_slow", "slow_config_hash"]
+__all__ = [
+    "PytestUsageError",
+    "SlowLane",
+    "SlowOptions",
+    "SlowRunError",
+    "run_slow",
+    "slow_config_hash",
+]
 
 
 class SlowRunError(LanesError):
-    """pytest did not finish with a verdict (crash, usage error, interruption)."""
+    """pytest did not finish with a verdict (crash, interruption): exit 3, the lane could not complete."""
 
-    def __init__(self, message: str, *, hint: str, exit_code: ExitCode) -> None:
-        super().__init__(message, hint=hint)
-        self.exit_code = exit_code
+
+class PytestUsageError(SlowRunError):
+    """pytest refused its command line (its exit 4): no test ran, so exit 2 (lanes/exitcodes.py)."""
 
 
 def slow_config_hash(config: Config) -> str:
@@ -74,11 +80,10 @@ def _run_pytest(json_path: Path, pytest_args: list[str]) -> tuple[SlowRatchet, L
         usage = returncode == 4  # pytest's ExitCode.USAGE_ERROR; pytest is not imported here
         what = "a usage or configuration error" if usage else "it did not complete"
         msg = f"pytest exited {returncode}: {what}"
-        raise SlowRunError(
+        raise (PytestUsageError if usage else SlowRunError)(
             msg,
             hint="read pytest's output above; exit 2 = interrupted, 3 = internal error, "
             "4 = usage error, 5 = no tests collected",
-            exit_code=ExitCode.USAGE if usage else ExitCode.CRASH,
         )
     return _read_result(json_path, returncode), 0 if returncode == 0 else 1
 
@@ -106,7 +111,7 @@ def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
             "(the process was ended from inside: os._exit, a signal, or a crashed interpreter)"
         )
         hint = "read pytest's output above for the last test that ran"
-    return SlowRunError(msg, hint=hint, exit_code=ExitCode.CRASH)
+    return SlowRunError(msg, hint=hint)
 
 
 def _read_result(path: Path, returncode: int) -> SlowRatchet:
@@ -121,14 +126,12 @@ def _read_result(path: Path, returncode: int) -> SlowRatchet:
             msg,
             hint="the slow plugin did not run: check that lanekit is installed in this "
             "interpreter and that nothing passes -p no:lanes.slow",
-            exit_code=ExitCode.CRASH,
         ) from None
     if not isinstance(data, dict):
         msg = f"the ratchet's result is not a JSON object: {data!r:.80}"
         raise SlowRunError(
             msg,
             hint="re-run the lane; report a bug if it repeats",
-            exit_code=ExitCode.CRASH,
         )
     # Written by this lanekit's own plugin (lanes.slow.report.envelope_data, a
     # SlowRatchet) in the child pytest; the report validates the envelope's
@@ -187,12 +190,7 @@ class SlowLane:
 
 def run_slow(ns: argparse.Namespace) -> int:
     # No --config: the child pytest finds its pyproject.toml itself, and the
-    # envelope must describe the same project.
-    try:
-        return drive(SlowLane(), ns, config=load_config())
-    except SlowRunError as exc:
-        # Recorded in the envelope (stage "error") by the driver; the exit
-        # code says whether pytest was misused (2) or did not finish (3).
-        print(f"error: {exc.message}", file=sys.stderr)
-        print(f"hint: {exc.hint}", file=sys.stderr)
-        return exc.exit_code
+    # envelope must describe the same project. A SlowRunError reaches the CLI,
+    # recorded in the envelope (stage "error"); lanes/exitcodes.py says whether
+    # pytest was misused (2) or did not finish (3).
+    return drive(SlowLane(), ns, config=load_config())

@@ -17,7 +17,8 @@ Per module, in this order:
   risen) and one more stable run.
 
 A survivor whose key the baseline does not have as a survivor is a *new
-survivor*: listed with its diff and tests whatever the verdict.
+survivor*: listed with its diff and tests whatever the verdict — unless it is
+already listed as a regression (each survivor is listed once).
 """
 
 from __future__ import annotations
@@ -131,6 +132,11 @@ def _judge(
     verdict.regressions = [
         survivor_view(m) for m in survivors if old.mutants.get(m.key) in _DETECTED_VALUES
     ]
+    # A regressed mutant is listed once, as a regression: it was not a
+    # survivor in the baseline either, and listing it under both showed every
+    # regressed mutant twice in the report.
+    regressed = {r["key"] for r in verdict.regressions}
+    verdict.new_survivors = [s for s in verdict.new_survivors if s["key"] not in regressed]
     dropped = current is not None and old.score is not None and current < old.score - _EPSILON
     if dropped or verdict.regressions:
         verdict.verdict = "regression"

@@ -62,6 +62,15 @@ def test_a_killed_mutant_that_survives_is_a_gating_regression_with_its_diff(
     assert (proposed["score"], proposed["stable_runs"]) == (0.75, 0)
 
 
+def test_a_regressed_survivor_is_not_also_a_new_survivor(baseline: Baseline) -> None:
+    # Regression: the report showed every regressed mutant twice, once as a
+    # regression and once as a new survivor (54 rows for 27 mutants). k2 was
+    # killed last week (a regression), k5 did not exist (a new survivor).
+    verdict, _ = _judge({**SAME, "k2": "survived", "k5": "survived"}, baseline)
+    assert [r["key"] for r in verdict.regressions] == ["k2"]
+    assert [s["key"] for s in verdict.new_survivors] == ["k5"]
+
+
 def test_a_score_drop_alone_is_a_regression(baseline: Baseline) -> None:
     # k1..k3 still killed, but two new mutants survive: 3/6 < 0.75.
     verdict, _ = _judge({**SAME, "k5": "survived", "k6": "no tests"}, baseline)

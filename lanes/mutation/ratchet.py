@@ -24,19 +24,19 @@ already listed as a regression (each survivor is listed once).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from lanes.mutation.baseline import Baseline, ModuleBaseline
 from lanes.mutation.provenance import Provenance, drift
-from lanes.mutation.statuses import DETECTED, NOT_SCORED, Status, score
+from lanes.mutation.statuses import DETECTED, NOT_SCORED, Status, score, status_name
 
 if TYPE_CHECKING:
     from lanes.mutation.merge import MergedModule
     from lanes.mutation.results import MutantRecord
+    from lanes.payloads.mutation import MutationDrift, MutationSurvivor, MutationVerdict
 
-__all__ = ["ModuleVerdict", "Verdict", "ratchet"]
+__all__ = ["ModuleVerdict", "ratchet"]
 
-Verdict = Literal["pass", "regression", "drift", "new"]
 # Scores are stored rounded to 6 places; a difference below that is noise.
 _EPSILON: Final = 1e-9
 _DETECTED_VALUES: Final = frozenset(status.value for status in DETECTED)
@@ -46,7 +46,7 @@ def _undetected(record: MutantRecord) -> bool:
     return record.status not in DETECTED and record.status not in NOT_SCORED
 
 
-def survivor_view(record: MutantRecord) -> dict[str, Any]:
+def survivor_view(record: MutantRecord) -> MutationSurvivor:
     """A survivor as a reviewer reads it: where, what changed, and which tests ran."""
     return {
         "key": record.key,
@@ -54,7 +54,7 @@ def survivor_view(record: MutantRecord) -> dict[str, Any]:
         "path": record.path,
         "line": record.line,
         "function": record.function,
-        "status": record.status.value,
+        "status": status_name(record.status),
         "diff": record.diff,
         "tests": list(record.tests),
         "tests_total": record.tests_total,
@@ -64,14 +64,14 @@ def survivor_view(record: MutantRecord) -> dict[str, Any]:
 @dataclass
 class ModuleVerdict:
     name: str
-    verdict: Verdict
+    verdict: MutationVerdict
     gating: bool  # a regression here fails the lane
     score: float | None
     baseline_score: float | None
     stable_runs: int  # in the proposal
-    drift: list[dict[str, str]] = field(default_factory=list)
-    regressions: list[dict[str, Any]] = field(default_factory=list)
-    new_survivors: list[dict[str, Any]] = field(default_factory=list)
+    drift: list[MutationDrift] = field(default_factory=list)
+    regressions: list[MutationSurvivor] = field(default_factory=list)
+    new_survivors: list[MutationSurvivor] = field(default_factory=list)
     equivalent_survivors: int = 0
 
     @property

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -13,6 +13,9 @@ from lanes.mutation.baseline import Baseline, read_baseline, write_baseline
 from lanes.mutation.merge import MergedModule
 from lanes.mutation.ratchet import ModuleVerdict, ratchet
 from tests.mutation.mutation_fixtures import PROVENANCE, mutant
+
+if TYPE_CHECKING:
+    from lanes.payloads.mutation import MutationBaselineModule
 
 DATA = Path(__file__).with_name("data")
 
@@ -28,7 +31,7 @@ def _module(statuses: dict[str, str], **provenance: str) -> MergedModule:
 
 def _judge(
     statuses: dict[str, str], baseline: Baseline, *, required: int = 2, **provenance: str
-) -> tuple[ModuleVerdict, dict[str, Any]]:
+) -> tuple[ModuleVerdict, MutationBaselineModule]:
     verdicts, proposal = ratchet(
         {"lock": _module(statuses, **provenance)}, baseline, required_stable_runs=required
     )

@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SIDE_MODES", "VIEWS", "lane_detail", "side_kind"]
 
-VIEWS: Mapping[str, Callable[[Mapping[str, Any]], Detail]] = {
+# Each view takes its lane's payload type; lane_detail hands it only data
+# that matches that type's schema, hence Any at this one boundary.
+VIEWS: Mapping[str, Callable[[Any], Detail]] = {
     "affected": affected_view,
     "bench": bench_view,
     "fuzz": fuzz_view,

@@ -15,12 +15,12 @@ from lanes.mutation.ratchet import ModuleVerdict, ratchet
 from tests.mutation.mutation_fixtures import PROVENANCE, mutant
 
 if TYPE_CHECKING:
-    from lanes.payloads.mutation import MutationBaselineModule
+    from lanes.payloads.mutation import MutationBaselineModule, MutationStatus
 
 DATA = Path(__file__).with_name("data")
 
 
-def _module(statuses: dict[str, str], **provenance: str) -> MergedModule:
+def _module(statuses: dict[str, MutationStatus], **provenance: str) -> MergedModule:
     raw = {
         "shards": ["1/1"],
         "provenance": {**PROVENANCE, **provenance},
@@ -30,7 +30,7 @@ def _module(statuses: dict[str, str], **provenance: str) -> MergedModule:
 
 
 def _judge(
-    statuses: dict[str, str], baseline: Baseline, *, required: int = 2, **provenance: str
+    statuses: dict[str, MutationStatus], baseline: Baseline, *, required: int = 2, **provenance: str
 ) -> tuple[ModuleVerdict, MutationBaselineModule]:
     verdicts, proposal = ratchet(
         {"lock": _module(statuses, **provenance)}, baseline, required_stable_runs=required
@@ -43,7 +43,7 @@ def baseline() -> Baseline:
     return read_baseline(DATA / "baseline-lock.json")
 
 
-SAME = {"k1": "killed", "k2": "killed", "k3": "killed", "k4": "survived"}
+SAME: dict[str, MutationStatus] = {"k1": "killed", "k2": "killed", "k3": "killed", "k4": "survived"}
 
 
 def test_an_equal_sweep_passes_and_counts_one_more_stable_run(baseline: Baseline) -> None:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Final
 
 from lanes.payloads.mutation import MutationData
+from lanes.payloads.retry import RetryData
 
 __all__ = ["LANE_PAYLOADS"]
 
 # lane name -> its payload type. Adding a lane's type is adding one line.
 LANE_PAYLOADS: Final[dict[str, object]] = {
     "mutation": MutationData,
+    "retry": RetryData,
 }

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import typing
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from lanes.cli import main
 from lanes.envelope import payload_problems
+from lanes.payloads.retry import RetryBlockerKind
 from lanes.retry.entries import ENTRIES_FORMAT
 from lanes.retry.policy import Blocker, decide
 
@@ -188,3 +190,8 @@ def test_the_lane_writes_a_payload_of_its_type(
     ]
     assert [b["kind"] for b in data["blockers"]] == ["not-a-timeout"]
     assert (data["retried"], data["second"], data["entries"]) == ([], None, 1)
+
+
+def test_the_payload_type_spells_exactly_the_blockers() -> None:
+    # mypy proves every Blocker is a RetryBlockerKind; this proves the converse.
+    assert set(typing.get_args(RetryBlockerKind)) == {b.value for b in Blocker}

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from lanes.envelope import LaneRun, Seed
     from lanes.payloads.retry import RetryData, RetryFailure, RetryPolicy, RetrySelfCheck
 
-__all__ = ["RetryLane", "attempt", "run_check", "run_policy", "run_retry"]
+__all__ = ["Attempt", "RetryLane", "attempt", "run_check", "run_policy", "run_retry"]
 
 
 class Attempt(NamedTuple):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Final
 
 from lanes.payloads.fuzz import FuzzData
+from lanes.payloads.mutation import MutationData
+from lanes.payloads.retry import RetryData
 from lanes.payloads.slow import SlowData
 from lanes.payloads.torture import TortureData
 
@@ -18,6 +20,8 @@ __all__ = ["LANE_PAYLOADS"]
 # lane name -> its payload type. Adding a lane's type is adding one line.
 LANE_PAYLOADS: Final[dict[str, object]] = {
     "fuzz": FuzzData,
+    "mutation": MutationData,
+    "retry": RetryData,
     "slow": SlowData,
     "torture": TortureData,
 }

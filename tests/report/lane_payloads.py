@@ -8,8 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from lanes.mutation.statuses import counts_document
+
 if TYPE_CHECKING:
     from lanes.payloads.fuzz import FuzzData, FuzzFailure, FuzzMode, FuzzOverhead, FuzzTarget
+    from lanes.payloads.mutation import (
+        MutationCheck,
+        MutationCheckedModule,
+        MutationCounts,
+        MutationSurvivor,
+        MutationVerdict,
+    )
     from lanes.payloads.slow import SlowData, SlowJudged, SlowPin, SlowPinState, SlowTest
     from lanes.payloads.torture import TortureData, TortureScheduler, TortureViolation
 
@@ -265,27 +274,11 @@ def bench_data(*, miss: bool = True) -> dict[str, Any]:
     return {"iterations": 40, "benchmarks": benchmarks}
 
 
-def _counts(killed: int, survived: int) -> dict[str, int]:
-    counts = dict.fromkeys(
-        (
-            "killed",
-            "survived",
-            "timeout",
-            "no tests",
-            "suspicious",
-            "skipped",
-            "caught by type check",
-            "segfault",
-            "not checked",
-            "check was interrupted by user",
-        ),
-        0,
-    )
-    counts.update(killed=killed, survived=survived)
-    return counts
+def _counts(killed: int, survived: int) -> MutationCounts:
+    return counts_document({"killed": killed, "survived": survived})
 
 
-def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> dict[str, Any]:
+def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> MutationSurvivor:
     return {
         "key": f"{path}::acquire::3f2a9c",
         "name": "lanes.governor.state.lock.x_acquire__mutmut_7",
@@ -300,9 +293,13 @@ def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> dict
 
 
 def mutation_check_data(
-    *, score: float = 0.82, baseline: float = 0.85, verdict: str = "regression", gating: bool = True
-) -> dict[str, Any]:
-    module = {
+    *,
+    score: float = 0.82,
+    baseline: float = 0.85,
+    verdict: MutationVerdict = "regression",
+    gating: bool = True,
+) -> MutationCheck:
+    module: MutationCheckedModule = {
         "shards": ["1/1"],
         "provenance": {
             "mutmut": "3.8.1",

@@ -42,7 +42,10 @@ from lanes.fuzz.engine import (
 )
 from lanes.fuzz.targets import (
     BUILTIN_TARGETS,
+    MalformedInputError,
     Target,
+    check_input,
+    is_lanekit_project,
     project_on_path,
     project_targets,
     registry_fingerprint,
@@ -66,6 +69,7 @@ __all__ = [
     "OVERHEAD_GOAL",
     "CorpusReplayer",
     "FuzzOptions",
+    "MalformedEntryError",
     "corpus_path",
     "replay_corpus",
     "run_fuzz",
@@ -351,6 +355,12 @@ def _replay(
             msg,
             hint=f"known targets: {', '.join(known)}; a user target must be in [tool.lanes.fuzz.targets]",
         )
+    try:
+        check_input(target, case.value)
+    except MalformedInputError as exc:
+        # A downloaded artifact is data: refused before a worker acts on it.
+        msg = f"{input_file}: {exc.message}"
+        raise UsageError(msg, hint=exc.hint) from None
     if mode == "promote" and target in selfcheck.SELF_CHECK_TARGETS:
         msg = f"target {case.target!r} is a self-check target, broken on purpose"
         raise UsageError(msg, hint="promote only cases of real parsers")
@@ -427,6 +437,10 @@ def corpus_path(config: Config) -> Path:
     return config.root / config.baseline_dir / CORPUS_FILE
 
 
+class MalformedEntryError(UsageError):
+    """A corpus entry names no replayable target, or an input its target's strategy cannot generate."""
+
+
 class CorpusReplayer:
     """Replays corpus entries through one watchdog per target, with the configured budget.
 
@@ -434,12 +448,19 @@ class CorpusReplayer:
     pytest plugin one test per entry): a promoted hang comes back as a
     ``stall`` outcome after one budget, never as a wedged test session.
     Workers start with the project root on their path; :meth:`close` stops them.
+
+    lanekit's built-in targets replay only in lanekit's own repository or when
+    asked (``builtin``): a user's corpus is the user's parsers (issue 26).
+    Every entry's input is checked (:func:`check_input`) before a worker sees
+    it; an entry that fails the check is a :class:`MalformedEntryError`.
     """
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, builtin: bool = False) -> None:
         self.config = config
+        self.builtin = builtin or is_lanekit_project(config)
         self.registry = {
-            target.name: target for target in (*BUILTIN_TARGETS, *targets_from_config(config))
+            target.name: target
+            for target in (*(BUILTIN_TARGETS if self.builtin else ()), *targets_from_config(config))
         }
         self._watchdogs: dict[str, Watchdog] = {}
 
@@ -454,14 +475,29 @@ class CorpusReplayer:
 
     def replay(self, entry: CorpusEntry) -> CaseOutcome:
         target = self.registry.get(entry.target)
+        if target is None and entry.target in {t.name for t in BUILTIN_TARGETS}:
+            msg = (
+                f"fuzz corpus entry {entry.id} names {entry.target!r}, one of lanekit's "
+                "built-in targets, which replay only in lanekit's own repository unless asked"
+            )
+            raise MalformedEntryError(
+                msg,
+                hint="remove the entry, or replay lanekit's targets on purpose: "
+                "ini lanes_fuzz_builtin = true (pytest -o lanes_fuzz_builtin=true)",
+            )
         if target is None:
             msg = (
                 f"fuzz corpus entry {entry.id} names target {entry.target!r}, which does not exist"
             )
-            raise UsageError(
+            raise MalformedEntryError(
                 msg,
                 hint=f"remove the entry or restore the target; targets: {', '.join(self.registry)}",
             )
+        try:
+            check_input(target, entry.value)
+        except MalformedInputError as exc:
+            msg = f"fuzz corpus entry {entry.id} (target {entry.target!r}): {exc.message}"
+            raise MalformedEntryError(msg, hint=exc.hint) from None
         watchdog = self._watchdogs.get(target.name)
         if watchdog is None:
             watchdog = Watchdog(target, budget=self.config.fuzz.case_budget)

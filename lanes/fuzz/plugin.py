@@ -54,6 +54,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="replay the fuzz regression corpus: auto, on or off (default auto)",
         default="auto",
     )
+    # lanekit's own parsers are not the user's code, and an entry for one of
+    # them is the one way a committed corpus could reach the filesystem
+    # (issue 26): they replay in a user's project only when asked.
+    parser.addini(
+        "lanes_fuzz_builtin",
+        help="also replay corpus entries of lanekit's built-in fuzz targets (default false)",
+        type="bool",
+        default=False,
+    )
 
 
 def _mode(config: pytest.Config) -> str:
@@ -130,7 +139,9 @@ class CorpusFile(pytest.File):
 
         try:
             config = load_config(self.pyproject, cwd=self.path.parent)
-            replayer = CorpusReplayer(config)
+            replayer = CorpusReplayer(
+                config, builtin=bool(self.config.getini("lanes_fuzz_builtin"))
+            )
             entries = replayer.entries()
         except LanesError as exc:
             msg = f"fuzz regression corpus {self.path}: {exc.message}\nhint: {exc.hint}"
@@ -152,7 +163,17 @@ class CorpusCase(pytest.Item):
         self.entry = entry
 
     def runtest(self) -> None:
-        outcome = self.config.stash[_REPLAYER].replay(self.entry)
+        from lanes.errors import LanesError  # noqa: PLC0415  # loaded by the collector already
+
+        try:
+            outcome = self.config.stash[_REPLAYER].replay(self.entry)
+        except LanesError as exc:
+            # Refused before any worker ran it: the entry, not the parser, is wrong.
+            msg = (
+                f"malformed fuzz corpus entry {self.entry.id} (target {self.entry.target!r}): "
+                f"{exc.message}\nhint: {exc.hint}"
+            )
+            raise CorpusCaseFailedError(msg) from None
         if outcome.failed:
             from lanes.fuzz.artifacts import preview  # noqa: PLC0415
 

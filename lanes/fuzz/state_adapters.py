@@ -14,13 +14,35 @@ import shutil
 from typing import TYPE_CHECKING, Final
 
 from lanes.fuzz.adapters import _scratch_dir  # the worker's own scratch dir
+from lanes.fuzz.targets import MalformedInputError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from lanes.strategies.state_files import Plant
 
-__all__ = ["read_planted_state"]
+__all__ = ["check_plant", "read_planted_state"]
+
+# What lanes.strategies.state_files draws from, restated here so that the
+# check needs no Hypothesis import (tests tie the two together).
+_STATE_FILES: Final = (
+    "verify-ledger.json",
+    "test-run.lock",
+    "economy.json",
+    "gate-config.json",
+    "suite-words.tsv",
+)
+_KINDS: Final = (
+    "fifo",
+    "directory",
+    "symlink-to-fifo",
+    "symlink-to-dev-zero",
+    "symlink-to-file",
+    "oversized",
+    "deep",
+    "text",
+)
+_SIZES: Final = range(1, 20_001)
 
 # Past every reader's cap (the largest, the envelope's, is 64 MiB): a sparse
 # file costs nothing to create and would cost gigabytes to read whole.
@@ -52,16 +74,65 @@ def _plant(path: Path, kind: str, size: int) -> None:
         path.write_text('{"format": "x"}'[: size % 16], encoding="utf-8")
 
 
+def check_plant(value: object) -> Plant:
+    """``value`` as a plant, or :class:`MalformedInputError` unless the strategy could draw it.
+
+    A corpus entry or an artifact is a file someone else wrote: its file name
+    is one of the state files (a plain name: never a ``/``, ``..`` or an
+    absolute path), its kind one of the kinds, its size knob in the strategy's
+    range. (JSON has no tuples: a saved plant comes back as a list.)
+    """
+    if isinstance(value, list | tuple) and len(value) == 3:
+        name, kind, size = value
+        if (
+            name in _STATE_FILES
+            and kind in _KINDS
+            and isinstance(size, int)
+            and not isinstance(size, bool)
+            and size in _SIZES
+        ):
+            return (name, kind, size)
+    msg = f"saved state-files input {value!r:.120} is not a plant the strategy generates"
+    raise MalformedInputError(
+        msg,
+        hint=f"a plant is [name, kind, size]: name a plain file name, one of "
+        f"{', '.join(_STATE_FILES)}; kind one of {', '.join(_KINDS)}; size an integer "
+        f"{_SIZES.start}..{_SIZES.stop - 1}. Remove the entry and re-save it from a fuzz run",
+    )
+
+
+def _confined(scratch: Path, directory: Path, name: str) -> Path:
+    """``directory / name``, refused unless it resolves inside ``scratch``.
+
+    ``name`` passed :func:`check_plant`; this catches the directory itself
+    leading elsewhere (a symlink left where the state dir goes).
+    """
+    path = directory / name
+    if not path.parent.resolve().is_relative_to(scratch.resolve()):
+        msg = f"state-files plant {str(path)!r} would land outside the scratch directory {str(scratch)!r}"
+        raise MalformedInputError(
+            msg, hint="remove the symlink from the worker's scratch directory"
+        )
+    return path
+
+
 def read_planted_state(plant: Plant) -> object:
-    """Plant ``plant`` in a fresh state dir and read it the way the hook does."""
-    name, kind, size = plant
-    root = _scratch_dir() / "state"
+    """Plant ``plant`` in a fresh state dir and read it the way the hook does.
+
+    The state dir is inside the worker's private scratch directory, and the
+    plant is checked again here: the adapter plants only there, whoever calls it.
+    """
+    name, kind, size = check_plant(plant)
+    scratch = _scratch_dir()
+    root = scratch / "state"
     shutil.rmtree(root, ignore_errors=True)
     user = root / "lanekit"
-    user.mkdir(parents=True)
+    # exist_ok: rmtree leaves a symlink standing where the state dir goes;
+    # _confined then refuses it instead of planting through it.
+    user.mkdir(parents=True, exist_ok=True)
     os.environ["XDG_STATE_HOME"] = str(root)  # the per-user files live under it
     directory = user if name in _USER_FILES else root
-    path = directory / name
+    path = _confined(scratch, directory, name)
     _plant(path, kind, size)
     return _read(name, str(path))
 

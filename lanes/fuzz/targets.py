@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from lanes.errors import ConfigError, UsageError
+from lanes.errors import ConfigError, LanesError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -29,7 +29,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BUILTIN_TARGETS",
+    "MalformedInputError",
     "Target",
+    "check_input",
+    "check_table",
+    "check_text",
+    "check_text_or_bytes",
     "is_lanekit_project",
     "project_on_path",
     "project_targets",
@@ -52,6 +57,11 @@ class Target:
     (the command classifier must accept any text). ``budget`` overrides the
     configured per-case budget in seconds (the self-check's wedged target).
     ``origin`` says where the entry came from, for error messages.
+    ``inputs`` names a ``"module:function"`` that refuses, with
+    :class:`MalformedInputError`, a value read from a file (a corpus entry, an
+    ``--input-file`` artifact) that the strategy could not have generated:
+    a file is data, and a built-in target that touches the filesystem must
+    not do what a hand-edited input tells it to (issue 26).
     """
 
     name: str
@@ -62,6 +72,7 @@ class Target:
     may_reject: bool = True
     budget: float | None = None
     origin: str = "lanes.fuzz.targets.BUILTIN_TARGETS"
+    inputs: str | None = None
 
     def describe(self) -> dict[str, object]:
         """The fields that decide what a run of this target does (for ``config_hash``)."""
@@ -78,6 +89,65 @@ class Target:
 
 _STRATEGY_PACKAGE: Final = "lanes.strategies"
 _STRATEGIES: Final = f"{_STRATEGY_PACKAGE}.documents"
+_TEXT: Final = "lanes.fuzz.targets:check_text"
+_TABLE: Final = "lanes.fuzz.targets:check_table"
+# Above anything a strategy here generates (the longest, the hostile payloads,
+# stay near 1 MiB), below what would make a replay itself the denial of service.
+_MAX_INPUT_CHARS: Final = 4 << 20
+
+
+class MalformedInputError(LanesError, ValueError):
+    """A saved fuzz input is not one the target's strategy could have generated."""
+
+
+def _refuse(value: object, allowed: str) -> MalformedInputError:
+    msg = f"saved fuzz input {value!r:.120} is not {allowed}"
+    return MalformedInputError(
+        msg,
+        hint="the file was edited by hand or is not from a fuzz run of this target; "
+        "remove the entry (or the artifact) and re-save the case from a `lanes fuzz` run",
+    )
+
+
+def check_text(value: object) -> None:
+    """A text target's input: a string of bounded length."""
+    if not isinstance(value, str) or len(value) > _MAX_INPUT_CHARS:
+        raise _refuse(value, f"a string of at most {_MAX_INPUT_CHARS} characters")
+
+
+def check_text_or_bytes(value: object) -> None:
+    """The hook payload target's input: text or raw bytes, of bounded length."""
+    if not isinstance(value, str | bytes) or len(value) > _MAX_INPUT_CHARS:
+        raise _refuse(value, f"a string or bytes of at most {_MAX_INPUT_CHARS} characters")
+
+
+def check_table(value: object) -> None:
+    """A config target's input: a table (dict with string keys) of bounded size."""
+    from lanes.fuzz._codec import canonical  # noqa: PLC0415  # only when a saved case is checked
+
+    if (
+        not isinstance(value, dict)
+        or not all(isinstance(key, str) for key in value)
+        or len(canonical(value)) > _MAX_INPUT_CHARS
+    ):
+        raise _refuse(value, "a TOML table (a dict with string keys) of bounded size")
+
+
+def check_input(target: Target, value: object) -> None:
+    """Refuse ``value`` for ``target`` unless its strategy could have generated it.
+
+    Run in the parent before a saved input reaches a worker. A user's target
+    declares no checker (its strategy is arbitrary code): its input is only
+    what the codec decodes, and its callable is the user's own.
+    """
+    if target.inputs is None:
+        return
+    checker = resolve(target.inputs, what="input checker", key=f"{target.name} inputs")
+    if not callable(checker):
+        msg = f"{target.inputs!r} (the input checker of target {target.name!r}) is not callable"
+        raise ConfigError(msg, hint="point inputs at a function taking one input")
+    checker(value)
+
 
 BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
     Target(
@@ -86,6 +156,7 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         strategy=f"{_STRATEGY_PACKAGE}.shell:shell_commands",
         # The classifier runs on every agent command: it must accept any text.
         may_reject=False,
+        inputs=_TEXT,
     ),
     Target(
         name="sweep-gate",
@@ -94,16 +165,19 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         # Every generated command is a full sweep in disguise: an allow is a
         # failure, and so is any exception (the rule must answer all text).
         may_reject=False,
+        inputs=_TEXT,
     ),
     Target(
         name="payload",
         callable="lanes.governor.payload:parse_payload",
         strategy=f"{_STRATEGIES}:hook_payload_texts",
+        inputs="lanes.fuzz.targets:check_text_or_bytes",
     ),
     Target(
         name="config",
         callable="lanes.fuzz.adapters:parse_config_table",
         strategy=f"{_STRATEGY_PACKAGE}.tables:config_tables",
+        inputs=_TABLE,
     ),
     Target(
         name="config-one-field",
@@ -112,21 +186,25 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         # A valid table with ONE field of a forbidden type or range: the
         # ConfigError is the expected answer, acceptance is the finding.
         error="lanes.errors:ConfigError",
+        inputs=_TABLE,
     ),
     Target(
         name="config-file",
         callable="lanes.fuzz.adapters:load_pyproject_text",
         strategy=f"{_STRATEGY_PACKAGE}.tables:pyproject_texts",
+        inputs=_TEXT,
     ),
     Target(
         name="ledger",
         callable="lanes.governor.state.ledger:parse_ledger",
         strategy=f"{_STRATEGIES}:ledger_texts",
+        inputs=_TEXT,
     ),
     Target(
         name="lock",
         callable="lanes.governor.state.lock:parse_lock",
         strategy=f"{_STRATEGIES}:lock_texts",
+        inputs=_TEXT,
     ),
     Target(
         name="state-files",
@@ -135,16 +213,19 @@ BUILTIN_TARGETS: Final[tuple[Target, ...]] = (
         # A FIFO, device, directory, link, huge or deep file at a state path:
         # every reader answers (fail open) in time; any exception is a finding.
         may_reject=False,
+        inputs="lanes.fuzz.state_adapters:check_plant",
     ),
     Target(
         name="envelope",
         callable="lanes.fuzz.adapters:read_and_validate_envelope",
         strategy=f"{_STRATEGIES}:envelope_texts",
+        inputs=_TEXT,
     ),
     Target(
         name="torture-schedule",
         callable="lanes.torture.schedule:load_schedule",
         strategy=f"{_STRATEGIES}:torture_schedule_texts",
+        inputs=_TEXT,
     ),
 )
 

@@ -23,7 +23,13 @@ from lanes.config import fingerprint
 from lanes.envelope import read_envelope
 from lanes.errors import UsageError
 from lanes.mutation.baseline import read_baseline
-from lanes.mutation.merge import MergedModule, collect_envelope_paths, merge_shards
+from lanes.mutation.merge import (
+    MergedModule,
+    collect_envelope_paths,
+    merge_shards,
+    outside_registry,
+    registry_paths,
+)
 from lanes.mutation.plan import select_modules
 from lanes.mutation.provenance import mutmut_version
 from lanes.mutation.ratchet import ratchet
@@ -142,7 +148,9 @@ class MergeLane:
 
     def run(self, options: MergeOptions, config: Config, run: LaneRun) -> None:
         merged = merge_shards(
-            collect_envelope_paths(options.inputs), expect_shards=options.expect_shards
+            collect_envelope_paths(options.inputs),
+            expect_shards=options.expect_shards,
+            registry=registry_paths(config),
         )
         payload: MutationMerged = {
             "kind": "merged",
@@ -215,6 +223,12 @@ def _check(
 ) -> bool:
     """Ratchet the merged modules into ``payload``, write the reports; whether the lane passes."""
     modules = {name: MergedModule.from_dict(name, raw) for name, raw in merged["modules"].items()}
+    # The merged file is an artifact too: its paths are confined again before
+    # the report reads a single source file.
+    foreign = outside_registry(modules, registry_paths(config))
+    if foreign:
+        payload["problems"].extend(foreign)
+        return False
     baseline = read_baseline(options.baseline)
     required = config.mutation.required_stable_runs
     verdicts, proposal = ratchet(

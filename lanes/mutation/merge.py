@@ -8,7 +8,14 @@ A merge fails, naming each problem, when a shard is
 - crashed: its envelope says ``stage: "error"`` or it has no verdict;
 - foreign: another lane's envelope, another ``group_id`` (an older CI run's
   artifact), another commit, or a registry entry / mutmut configuration /
-  source digest that differs from its siblings'.
+  source digest that differs from its siblings';
+- outside the registry: a module the project's ``[tool.lanes.mutation.modules]``
+  does not list, or a mutant whose ``path`` is not one of its module's
+  registry paths. A shard is a file someone else wrote (a CI artifact): the
+  check reads each mutant's source file into the uploaded report, so a path
+  is never taken from it unconfined (issue 26: ``/proc/self/environ``);
+- malformed: a shard spec that is not ``I/N`` with ``1 <= I <= N <= MAX_SHARDS``
+  (``1/100000000000`` once made the merge enumerate every index).
 
 Completeness is also checked from the inside: every shard of a module reports
 how many mutants mutmut generated for the whole module, and the shards' mutant
@@ -24,12 +31,14 @@ from lanes.envelope import read_envelope, validate_envelope
 from lanes.errors import LanesError, UsageError
 from lanes.mutation.provenance import Provenance
 from lanes.mutation.results import MutantRecord
+from lanes.mutation.shard import parse_shard
 from lanes.mutation.statuses import counts_by_status, counts_document, score
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping, Sequence
     from pathlib import Path
 
+    from lanes.config import Config
     from lanes.payloads.mutation import MutationMergedModule, MutationModuleScores
 
 # Outside CI a sweep's shards share a group only if the user gives them one.
@@ -38,7 +47,14 @@ _GROUP_HINT = (
     "LANES_GROUP_ID=<any id> before running the shards, as `nox -s mutation` does)"
 )
 
-__all__ = ["MergeResult", "MergedModule", "collect_envelope_paths", "merge_shards"]
+__all__ = [
+    "MergeResult",
+    "MergedModule",
+    "collect_envelope_paths",
+    "merge_shards",
+    "outside_registry",
+    "registry_paths",
+]
 
 
 @dataclass(frozen=True)
@@ -136,8 +152,44 @@ def _load(path: Path, problems: list[str]) -> dict[str, Any] | None:
     return envelope
 
 
-def merge_shards(paths: Iterable[Path], *, expect_shards: int) -> MergeResult:
-    """Merge the shard envelopes at ``paths``; ``problems`` non-empty means the merge failed."""
+def registry_paths(config: Config) -> dict[str, tuple[str, ...]]:
+    """Module name -> the source paths the project registered for it."""
+    return {name: module.paths for name, module in config.mutation.modules.items()}
+
+
+def outside_registry(
+    modules: Mapping[str, MergedModule], registry: Mapping[str, Sequence[str]]
+) -> list[str]:
+    """Problems for every module not in ``registry`` and every mutant path not its module's.
+
+    ``registry`` maps a module name to its configured source paths; the
+    comparison is exact, as mutmut reports the path the registry gave it.
+    """
+    problems: list[str] = []
+    for name, module in sorted(modules.items()):
+        allowed = registry.get(name)
+        if allowed is None:
+            problems.append(
+                f"module {name!r} is not in [tool.lanes.mutation.modules] "
+                f"(registered: {', '.join(sorted(registry)) or 'none'}): a foreign shard"
+            )
+            continue
+        problems.extend(
+            f"module {name!r}: a mutant names path {path!r}, which is not one of the "
+            f"module's registry paths ({', '.join(allowed)}); it is not read"
+            for path in sorted({mutant.path for mutant in module.mutants} - set(allowed))
+        )
+    return problems
+
+
+def merge_shards(
+    paths: Iterable[Path], *, expect_shards: int, registry: Mapping[str, Sequence[str]]
+) -> MergeResult:
+    """Merge the shard envelopes at ``paths``; ``problems`` non-empty means the merge failed.
+
+    ``registry`` (module name -> its source paths) confines what the shards
+    may name; see :func:`outside_registry`.
+    """
     result = MergeResult()
     envelopes: list[tuple[Path, dict[str, Any]]] = []
     for path in paths:
@@ -155,15 +207,19 @@ def merge_shards(paths: Iterable[Path], *, expect_shards: int) -> MergeResult:
         for shard in envelope["data"]["shards"]:
             pairs += 1
             name = str(shard["module"])
-            index, _, count = str(shard["shard"]).partition("/")
-            counts.setdefault(name, set()).add(int(count))
+            try:
+                spec = parse_shard(str(shard["shard"]), what="shard")
+            except UsageError as exc:
+                result.problems.append(f"{path}: module {name!r}: {exc.message}")
+                continue
+            counts.setdefault(name, set()).add(spec.count)
             slot = by_module.setdefault(name, {})
-            if int(index) in slot:
+            if spec.index in slot:
                 result.problems.append(
-                    f"module {name!r} shard {shard['shard']} appears twice: {slot[int(index)][0]} and {path}"
+                    f"module {name!r} shard {spec} appears twice: {slot[spec.index][0]} and {path}"
                 )
                 continue
-            slot[int(index)] = (path, shard)
+            slot[spec.index] = (path, shard)
     if pairs != expect_shards:
         result.problems.append(
             f"expected {expect_shards} shard(s) (--expect-shards), found {pairs}: "
@@ -173,6 +229,7 @@ def merge_shards(paths: Iterable[Path], *, expect_shards: int) -> MergeResult:
         module = _merge_module(name, by_module[name], counts[name], result.problems)
         if module is not None:
             result.modules[name] = module
+    result.problems.extend(outside_registry(result.modules, registry))
     if result.problems:
         result.modules = {}  # never a partial score
     return result

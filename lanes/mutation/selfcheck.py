@@ -27,7 +27,7 @@ from lanes.exitcodes import ExitCode, exit_rule
 from lanes.lane import drive
 from lanes.mutation.baseline import Baseline
 from lanes.mutation.lane import RunLane
-from lanes.mutation.merge import merge_shards
+from lanes.mutation.merge import merge_shards, registry_paths
 from lanes.mutation.ratchet import ratchet
 from lanes.mutation.runner import MutmutRunError, find_mutmut
 
@@ -136,7 +136,9 @@ def _record(checks: list[MutationPlantedCheck], name: str, *, ok: bool, observed
 def _sweep(config: Config, checks: list[MutationPlantedCheck], work: Path) -> None:
     root = config.root
     strong = [run_planted(config, f"{i}/2", work / "strong") for i in (1, 2)]
-    merged = merge_shards([path for _, path in strong], expect_shards=2)
+    merged = merge_shards(
+        [path for _, path in strong], expect_shards=2, registry=registry_paths(config)
+    )
     verdicts, baseline = ratchet(merged.modules, Baseline(), required_stable_runs=0)
     strong_score = verdicts[0].score if verdicts else None
     _record(
@@ -145,7 +147,7 @@ def _sweep(config: Config, checks: list[MutationPlantedCheck], work: Path) -> No
         ok=not merged.problems and strong_score == 1.0,
         observed=f"score {strong_score}; problems {merged.problems}",
     )
-    dropped = merge_shards([strong[0][1]], expect_shards=2)
+    dropped = merge_shards([strong[0][1]], expect_shards=2, registry=registry_paths(config))
     _record(
         checks,
         "a merge with one shard dropped is refused",
@@ -154,7 +156,7 @@ def _sweep(config: Config, checks: list[MutationPlantedCheck], work: Path) -> No
     )
     (root / "tests" / "test_planted.py").write_text(_WEAK_TESTS, encoding="utf-8")
     _, weak_path = run_planted(config, "1/1", work / "weak")
-    weak = merge_shards([weak_path], expect_shards=1)
+    weak = merge_shards([weak_path], expect_shards=1, registry=registry_paths(config))
     weak_verdicts, _ = ratchet(weak.modules, baseline, required_stable_runs=0)
     verdict = weak_verdicts[0] if weak_verdicts else None
     ok = (

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from lanes.payloads.mutation import (
+        MutationMerged,
+        MutationMergedModule,
         MutationModuleShard,
         MutationMutant,
         MutationProvenance,
@@ -140,5 +142,26 @@ def write_shard_envelope(
         if crash:
             msg = "mutmut died"
             raise RuntimeError(msg)
+        run.verdict(passed=True)
+    return path
+
+
+# A project whose registry has the module the fixtures' mutants belong to.
+LOCK_PYPROJECT = '[tool.lanes.mutation.modules.lock]\npaths = ["pkg/calc.py"]\n'
+
+
+def write_merged_envelope(path: Path, modules: dict[str, MutationMergedModule]) -> Path:
+    """A merged envelope as `lanes mutation merge` writes it, holding ``modules`` as given."""
+    config = parse_config({}, root=path.parent)
+    with lane_run("mutation", config=config, path=path) as run:
+        payload: MutationMerged = {
+            "kind": "merged",
+            "expect_shards": 1,
+            "shard_files": [],
+            "shard_group_id": "sweep-1",
+            "problems": [],
+            "modules": modules,
+        }
+        run.publish(payload)
         run.verdict(passed=True)
     return path

@@ -6,7 +6,12 @@ import json
 from typing import TYPE_CHECKING
 
 from lanes.cli import main
-from tests.mutation.mutation_fixtures import mutant, shard_data, write_shard_envelope
+from tests.mutation.mutation_fixtures import (
+    LOCK_PYPROJECT,
+    mutant,
+    shard_data,
+    write_shard_envelope,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -20,6 +25,7 @@ def test_check_writes_its_envelope_where_envelope_says(
     # Regression: --envelope reached the envelope writer as a str and crashed
     # (exit 3, AttributeError) after the check had run.
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(LOCK_PYPROJECT, encoding="utf-8")
     monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
     monkeypatch.setenv("LANES_GROUP_ID", "sweep-1")
     shard = shard_data("lock", "1/1", [mutant("k1"), mutant("k2", "survived")], generated=2)

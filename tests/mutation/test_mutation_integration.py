@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.mutation.merge import merge_shards
+from lanes.mutation.merge import merge_shards, registry_paths
 from lanes.mutation.selfcheck import plant, run_planted
 
 if TYPE_CHECKING:
@@ -49,8 +49,10 @@ def test_sharded_and_unsharded_give_the_same_statuses(tmp_path: Path) -> None:
     whole_code, whole = run_planted(config, "1/1", tmp_path / "whole")
     shard_runs = [run_planted(config, f"{i}/2", tmp_path / "sharded") for i in (1, 2)]
     assert [whole_code, *(code for code, _ in shard_runs)] == [0, 0, 0]
-    one = merge_shards([whole], expect_shards=1)
-    two = merge_shards([path for _, path in shard_runs], expect_shards=2)
+    one = merge_shards([whole], expect_shards=1, registry=registry_paths(config))
+    two = merge_shards(
+        [path for _, path in shard_runs], expect_shards=2, registry=registry_paths(config)
+    )
     assert one.problems == two.problems == []
 
     def statuses(merged: object) -> dict[str, str]:

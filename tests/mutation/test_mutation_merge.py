@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -12,6 +13,8 @@ from tests.mutation.mutation_fixtures import mutant, shard_data, write_shard_env
 if TYPE_CHECKING:
     from pathlib import Path
 
+# The project's [tool.lanes.mutation.modules]: module -> the files it mutates.
+REGISTRY = {"lock": ("pkg/calc.py",)}
 FIRST = [mutant("k1"), mutant("k2", "survived")]
 SECOND = [mutant("k3", "timeout"), mutant("k4", "skipped")]
 
@@ -35,7 +38,7 @@ def _two_shards(tmp_path: Path) -> list[Path]:
 
 def test_complete_shards_merge_into_one_score(tmp_path: Path) -> None:
     _two_shards(tmp_path)
-    merged = merge_shards(collect_envelope_paths([tmp_path]), expect_shards=2)
+    merged = merge_shards(collect_envelope_paths([tmp_path]), expect_shards=2, registry=REGISTRY)
     assert merged.problems == []
     lock = merged.modules["lock"].to_dict()
     assert lock["shards"] == ["1/2", "2/2"]
@@ -46,7 +49,7 @@ def test_complete_shards_merge_into_one_score(tmp_path: Path) -> None:
 
 def test_missing_shard_fails_with_no_score(tmp_path: Path) -> None:
     first, _ = _two_shards(tmp_path)
-    merged = merge_shards([first], expect_shards=2)
+    merged = merge_shards([first], expect_shards=2, registry=REGISTRY)
     assert merged.modules == {}
     assert any("missing shard(s) 2 of 2" in p for p in merged.problems)
     assert any("expected 2 shard(s)" in p for p in merged.problems)
@@ -54,7 +57,7 @@ def test_missing_shard_fails_with_no_score(tmp_path: Path) -> None:
 
 def test_expected_count_catches_a_module_whose_every_shard_is_missing(tmp_path: Path) -> None:
     paths = _two_shards(tmp_path)
-    merged = merge_shards(paths, expect_shards=3)
+    merged = merge_shards(paths, expect_shards=3, registry=REGISTRY)
     assert merged.modules == {}
     expected = (
         "expected 3 shard(s) (--expect-shards), found 2: a shard job did not upload its "
@@ -68,7 +71,7 @@ def test_duplicated_shard_fails(tmp_path: Path) -> None:
     again = write_shard_envelope(
         tmp_path / "c" / "s1-again.json", [shard_data("lock", "1/2", FIRST, generated=4)]
     )
-    merged = merge_shards([*paths, again], expect_shards=3)
+    merged = merge_shards([*paths, again], expect_shards=3, registry=REGISTRY)
     assert merged.modules == {}
     assert any("shard 1/2 appears twice" in p for p in merged.problems)
 
@@ -76,7 +79,7 @@ def test_duplicated_shard_fails(tmp_path: Path) -> None:
 def test_crashed_shard_fails(tmp_path: Path) -> None:
     first, _ = _two_shards(tmp_path)
     crashed = write_shard_envelope(tmp_path / "c" / "s2.json", [], crash=True)
-    merged = merge_shards([first, crashed], expect_shards=2)
+    merged = merge_shards([first, crashed], expect_shards=2, registry=REGISTRY)
     assert merged.modules == {}
     assert any(
         "crashed shard (stage 'error'): RuntimeError: mutmut died" in p for p in merged.problems
@@ -91,7 +94,7 @@ def test_shard_of_another_run_is_foreign(tmp_path: Path, monkeypatch: pytest.Mon
     stale = write_shard_envelope(
         tmp_path / "s2.json", [shard_data("lock", "2/2", SECOND, generated=4)]
     )
-    merged = merge_shards([first, stale], expect_shards=2)
+    merged = merge_shards([first, stale], expect_shards=2, registry=REGISTRY)
     assert merged.modules == {}
     assert any(
         "foreign shard: group_id 'last-week'" in p and "LANES_GROUP_ID" in p
@@ -107,18 +110,57 @@ def test_shard_with_other_provenance_or_count_is_foreign(tmp_path: Path) -> None
         tmp_path / "s2.json",
         [shard_data("lock", "2/2", SECOND, generated=4, source_digest="sha256:" + "d" * 64)],
     )
-    merged = merge_shards([first, other], expect_shards=2)
+    merged = merge_shards([first, other], expect_shards=2, registry=REGISTRY)
     assert any("their provenance differs" in p for p in merged.problems)
     short = write_shard_envelope(
         tmp_path / "s3.json", [shard_data("lock", "2/2", SECOND[:1], generated=4)]
     )
-    merged = merge_shards([first, short], expect_shards=2)
+    merged = merge_shards([first, short], expect_shards=2, registry=REGISTRY)
     assert merged.problems == ["module 'lock': the shards hold 3 mutants but mutmut generated 4"]
 
 
 def test_another_lanes_envelope_is_foreign(tmp_path: Path) -> None:
     first, second = _two_shards(tmp_path)
     other = write_shard_envelope(tmp_path / "fuzz.json", [], lane="probe")
-    merged = merge_shards([first, second, other], expect_shards=2)
+    merged = merge_shards([first, second, other], expect_shards=2, registry=REGISTRY)
     assert merged.modules == {}
     assert any("foreign file: lane 'probe'" in p for p in merged.problems)
+
+
+def test_a_mutant_path_outside_the_registry_is_refused(tmp_path: Path) -> None:
+    # issue 26: a shard's mutant path is data; `check` embedded whatever file it
+    # named (/proc/self/environ) into the uploaded Stryker report.
+    hostile = [mutant("k1"), mutant("k2")]
+    hostile[0]["path"] = "/proc/self/environ"
+    hostile[1]["path"] = "pkg/../../etc/hostname"
+    path = write_shard_envelope(
+        tmp_path / "s1.json", [shard_data("lock", "1/1", hostile, generated=2)]
+    )
+    merged = merge_shards([path], expect_shards=1, registry=REGISTRY)
+    assert merged.modules == {}
+    assert any("'/proc/self/environ'" in p and "pkg/calc.py" in p for p in merged.problems)
+    assert any("'pkg/../../etc/hostname'" in p for p in merged.problems)
+
+
+def test_a_module_outside_the_registry_is_refused(tmp_path: Path) -> None:
+    path = write_shard_envelope(
+        tmp_path / "s1.json", [shard_data("ledger", "1/1", FIRST, generated=2)]
+    )
+    merged = merge_shards([path], expect_shards=1, registry=REGISTRY)
+    assert merged.modules == {}
+    assert any(
+        "module 'ledger' is not in [tool.lanes.mutation.modules]" in p for p in merged.problems
+    )
+
+
+@pytest.mark.parametrize("spec", ["1/100000000000", "0/2", "3/2"])
+def test_a_shard_spec_out_of_bounds_is_a_problem_at_once(tmp_path: Path, spec: str) -> None:
+    # issue 26: 1/100000000000 made the merge enumerate 10^11 shard indexes (9 GB in 60 s).
+    path = write_shard_envelope(
+        tmp_path / "s1.json", [shard_data("lock", spec, FIRST, generated=2)]
+    )
+    started = time.monotonic()
+    merged = merge_shards([path], expect_shards=1, registry=REGISTRY)
+    assert time.monotonic() - started < 5
+    assert merged.modules == {}
+    assert any(repr(spec) in p for p in merged.problems), merged.problems

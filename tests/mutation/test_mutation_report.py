@@ -7,7 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lanes.cli import main
-from tests.mutation.mutation_fixtures import mutant, shard_data, write_shard_envelope
+from tests.mutation.mutation_fixtures import (
+    LOCK_PYPROJECT,
+    mutant,
+    shard_data,
+    write_shard_envelope,
+)
 
 if TYPE_CHECKING:
     import pytest
@@ -22,6 +27,7 @@ def test_the_report_shows_each_surviving_mutant_once_in_its_group(
     # both as a regression and as a new survivor, so the report showed it
     # twice (54 rows for 27 mutants).
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(LOCK_PYPROJECT, encoding="utf-8")
     monkeypatch.delenv("GITHUB_RUN_ID", raising=False)
     monkeypatch.setenv("LANES_GROUP_ID", "sweep-1")
     baseline = tmp_path / "baseline.json"

@@ -24,11 +24,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STALE_TEMP_SECONDS",
+    "OutsideTreeError",
     "flocked",
     "flocked_directory",
     "read_text_nofollow",
     "remove_stale_temps",
     "write_atomic",
+    "write_atomic_under",
 ]
 
 # A temp file older than this was left by a writer that was killed: a write
@@ -64,6 +66,93 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
         except FileNotFoundError:
             pass
         raise
+    remove_stale_temps(target)
+
+
+class OutsideTreeError(OSError):
+    """A write under a root would leave it: the path is outside, or a directory
+    on the way down is a symlink (or not a directory at all)."""
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _descend(root: str, parts: list[str]) -> int:
+    """A descriptor of ``root/parts...``, each part created if missing and never followed.
+
+    ``root`` itself is opened as named (the user chose it, links and all);
+    below it every step is ``O_NOFOLLOW`` relative to the parent's descriptor,
+    so a symlinked ``envelopes/`` or ``.github/`` cannot carry a write
+    elsewhere, and a swap after a check cannot either (no path is re-resolved).
+    """
+    fd = os.open(root, _DIR_FLAGS)
+    try:
+        for part in parts:
+            try:  # noqa: SIM105  # contextlib.suppress would put contextlib on the hook's path
+                os.mkdir(part, 0o777, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                child = os.open(part, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            except OSError as exc:  # ELOOP or ENOTDIR: a symlink, a file, a FIFO
+                msg = f"{part!r} under {root!r} is a symlink or not a directory"
+                raise OutsideTreeError(exc.errno, msg) from None
+            os.close(fd)
+            fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def write_atomic_under(
+    root: str | os.PathLike[str],
+    path: str | os.PathLike[str],
+    data: str | bytes,
+    *,
+    mode: int = 0o644,
+) -> None:
+    """:func:`write_atomic` for a file inside a project tree: confined to ``root``.
+
+    ``path`` must lie under ``root`` (compared on absolute paths; ``..`` that
+    climbs out is refused). Missing directories are created; every directory
+    below ``root`` is opened without following links and the temp file and the
+    rename are relative to the last one's descriptor, so the write lands in
+    the tree or not at all (:class:`OutsideTreeError`). A symlink at the final
+    name is replaced, never followed (``rename`` does not follow).
+    """
+    base = os.path.abspath(os.fspath(root))
+    target = os.path.abspath(os.fspath(path))
+    relative = os.path.relpath(target, base)
+    parts = relative.split(os.sep)
+    if relative in (".", os.curdir) or parts[0] == os.pardir:
+        msg = f"{target!r} is not inside {base!r}"
+        raise OutsideTreeError(msg)
+    name = parts.pop()
+    temp = os.path.basename(_temp_name(target))
+    payload = data.encode() if isinstance(data, str) else data
+    directory = _descend(base, parts)
+    try:
+        fd = os.open(
+            temp,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            mode,
+            dir_fd=directory,
+        )
+        try:
+            with os.fdopen(fd, "wb", closefd=True) as handle:
+                handle.write(payload)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        except BaseException:
+            try:  # noqa: SIM105  # contextlib.suppress would put contextlib on the hook's path
+                os.unlink(temp, dir_fd=directory)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(directory)
     remove_stale_temps(target)
 
 

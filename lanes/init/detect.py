@@ -14,11 +14,12 @@ from __future__ import annotations
 import configparser
 import re
 import shlex
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from lanes._jsondoc import failing_with
+from lanes._textdoc import load_toml, read_text
 from lanes.errors import ConfigError
 
 __all__ = ["DependencySource", "Project", "detect_project"]
@@ -58,29 +59,30 @@ class Project:
 
 def _read_pyproject(root: Path) -> dict[str, Any]:
     path = root / "pyproject.toml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"{path} cannot be read: {exc}"
-        raise ConfigError(
-            msg, hint="check the file's permissions and that it is UTF-8 text"
-        ) from None
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        msg = f"{path} is not valid TOML: {exc}"
-        raise ConfigError(
-            msg, hint="fix the TOML syntax first: lanes init appends to the file and must parse it"
-        ) from None
+    # Strict (lanes._textdoc): a FIFO or /dev/zero at pyproject.toml is
+    # refused at once instead of hanging init or filling memory.
+    document = load_toml(
+        path,
+        what=str(path),
+        fail=failing_with(
+            ConfigError,
+            "make pyproject.toml a regular UTF-8 TOML file (fix the syntax at the line and "
+            "column shown): lanes init appends to the file and must parse it",
+        ),
+    )
+    return {} if document is None else document
 
 
 def _ini(path: Path) -> configparser.ConfigParser | None:
+    text = read_text(
+        path,
+        what=str(path),
+        fail=failing_with(ConfigError, f"make {path.name} a regular UTF-8 file, or move it aside"),
+    )
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, UnicodeDecodeError):
+        parser.read_string(text or "", source=str(path))
+    except configparser.Error:
         return None
     return parser
 

@@ -4,20 +4,30 @@ A plan is a list of :class:`FileChange` — the current text (or none) and the
 proposed text of each file — so ``--dry-run`` prints exactly the diff a real
 run applies, a second run finds every file ``unchanged``, and a file that
 differs from what init would write is ``kept`` unless ``--force`` is given.
-The user's ``pyproject.toml`` and ``.gitignore`` are only ever appended to.
+The user's ``pyproject.toml`` and ``.gitignore`` are only ever appended to,
+byte for byte (a CRLF file gets CRLF lines).
+
+Files someone else wrote are read strictly (:mod:`lanes._textdoc`: regular
+files only, bounded, never through a link), values from them are escaped
+where they land in generated Python, and :func:`apply` checks every target
+before it writes the first one, then writes each inside the project only
+(:func:`lanes._atomic.write_atomic_under`), undoing its own writes if one
+fails: all or nothing (issue 26).
 """
 
 from __future__ import annotations
 
 import difflib
 import json
-import tomllib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Literal
 
-from lanes._atomic import write_atomic
-from lanes.errors import StateError
+from lanes._atomic import OutsideTreeError, write_atomic_under
+from lanes._jsondoc import failing_with
+from lanes._textdoc import loads_toml, read_text
+from lanes.errors import ConfigError, StateError
 from lanes.init.pyproject_section import has_lanes_table, render_section, with_section
 
 if TYPE_CHECKING:
@@ -26,13 +36,25 @@ if TYPE_CHECKING:
     from lanes.init.detect import Project
     from lanes.init.requirement import Source
 
-__all__ = ["GITIGNORE_LINES", "Action", "FileChange", "Settings", "apply", "build_plan"]
+__all__ = [
+    "GITIGNORE_LINES",
+    "Action",
+    "FileChange",
+    "Settings",
+    "apply",
+    "build_plan",
+    "check_targets",
+    "envelope_dir",
+]
 
 Action = Literal["create", "update", "unchanged", "kept"]
 TEMPLATES: Final = Path(__file__).parent / "templates"
-GITIGNORE_LINES: Final = (
+GITIGNORE_HEADER: Final = (
     "# lanekit: lane outputs are artifacts (only their README is committed);",
     "# baselines/ holds reviewed high-water marks and IS committed.",
+)
+GITIGNORE_LINES: Final = (
+    *GITIGNORE_HEADER,
     "/envelopes/*",
     "!/envelopes/README.md",
     ".hypothesis/",
@@ -91,13 +113,20 @@ def _has_lane(command: str) -> bool:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"{path} cannot be read: {exc}"
-        raise StateError(msg, hint="fix its permissions or encoding, or move it aside") from None
+    """The file's text exactly as stored (CRLF kept); None when absent.
+
+    A FIFO, a device, a link or a file past the cap is refused before init
+    blocks on it or reads without bound.
+    """
+    return read_text(
+        path,
+        what=str(path),
+        fail=failing_with(
+            StateError,
+            "make it a regular UTF-8 file you can read (not a FIFO, device or symlink), "
+            "or move it aside",
+        ),
+    )
 
 
 def _environment() -> jinja2.Environment:
@@ -123,6 +152,16 @@ def _environment() -> jinja2.Environment:
     )
 
 
+def _literal(value: object) -> str:
+    """A Python string literal of ``value``: JSON's escapes are Python's (quotes, newlines, \\uXXXX)."""
+    return json.dumps(str(value))
+
+
+def _inline(value: str) -> str:
+    """``value`` safe inside a generated docstring or comment: escaped, on one line."""
+    return json.dumps(value)[1:-1]
+
+
 def _install_lines(project: Project) -> tuple[list[str], str]:
     """The nox lines that install the project with its test dependencies, and a label."""
     installable = bool(project.pyproject.get("project") or project.pyproject.get("build-system"))
@@ -135,17 +174,18 @@ def _install_lines(project: Project) -> tuple[list[str], str]:
     extra_used = False
     for found in project.test_dependencies:
         labels.append(found.describe())
+        # Every value is the project's text: a Python literal, never pasted raw.
         if found.kind == "extra" and installable:
-            lines.append(f'session.install("-e", ".[{found.value}]")')
+            lines.append(f'session.install("-e", {_literal(f".[{found.value}]")})')
             extra_used = True
         elif found.kind == "group":
             lines.append(
-                f'session.install(*nox.project.dependency_groups(PYPROJECT, "{found.value}"))'
+                f"session.install(*nox.project.dependency_groups(PYPROJECT, {_literal(found.value)}))"
             )
         elif found.kind == "requirements":
-            lines.append(f'session.install("-r", "{found.value}")')
+            lines.append(f'session.install("-r", {_literal(found.value)})')
         elif found.kind == "tox-deps":
-            deps = ", ".join(f'"{dep}"' for dep in found.value)
+            deps = ", ".join(_literal(dep) for dep in found.value)
             lines.append(f"session.install({deps})")
     if installable and not extra_used:
         lines.insert(0, f"session.install({target})")
@@ -161,17 +201,18 @@ def _render_noxfile(project: Project, settings: Settings, env: jinja2.Environmen
     template = env.get_template("noxfile.py.j2")
     return str(
         template.render(
-            project_label=project.name or project.root.name,
+            # [project].name is the user's text: a name with '"""' must not end the docstring.
+            project_label=_inline(project.name or project.root.name),
             mutation=mutation,
             timing=timing,
             lanekit_source_literal=json.dumps(settings.lanekit_source.spec),
-            lanekit_fix=settings.lanekit_source.fix,
+            lanekit_fix=_inline(settings.lanekit_source.fix or ""),
             lanekit_fix_message=json.dumps(
                 "LANEKIT_SOURCE is a placeholder (no installable lanekit was found); "
                 f"fix: {settings.lanekit_source.fix}"
             ),
             install_lines=lines,
-            test_deps_label=label,
+            test_deps_label=_inline(label),
             lane_sessions_literal="(" + ", ".join(json.dumps(name) for name in lanes) + ")",
         )
     )
@@ -192,38 +233,72 @@ def _change(root: Path, relative: str, new: str, *, force: bool, why: str = "") 
 def _pyproject_change(project: Project) -> FileChange:
     path = Path("pyproject.toml")
     old = _read(project.root / path)
-    document = tomllib.loads(old) if old else {}
+    document = (
+        loads_toml(
+            old,
+            what=str(project.root / path),
+            fail=failing_with(ConfigError, "fix the TOML syntax at the line and column shown"),
+        )
+        if old
+        else {}
+    )
     if has_lanes_table(document):
         assert old is not None  # noqa: S101  # a table was read from it
         return FileChange(path, old, old, "unchanged", "[tool.lanes] already present")
-    new = with_section(old or "", render_section(project))
+    # Appended in the file's own line ending, the user's bytes untouched.
+    newline = "\r\n" if old and "\r\n" in old else "\n"
+    plain = (old or "").replace("\r\n", "\n")
+    appended = with_section(plain, render_section(project))[len(plain) :]
+    new = (old or "") + appended.replace("\n", newline)
     return FileChange(path, old, new, "create" if old is None else "update", "appends [tool.lanes]")
 
 
-def _gitignore_change(root: Path) -> FileChange:
+def _gitignore_change(root: Path, envelopes: str) -> FileChange:
     path = Path(".gitignore")
     old = _read(root / path)
     present = {line.strip() for line in (old or "").splitlines()}
-    missing = [line for line in GITIGNORE_LINES if not line.startswith("#") and line not in present]
+    wanted = [
+        f"/{envelopes}/*",
+        f"!/{envelopes}/README.md",
+        *(line for line in GITIGNORE_LINES[len(GITIGNORE_HEADER) + 2 :]),
+    ]
+    missing = [line for line in wanted if line not in present]
     if not missing:
         return FileChange(path, old, old or "", "unchanged")
-    header = [line for line in GITIGNORE_LINES if line.startswith("#")]
+    newline = "\r\n" if old and "\r\n" in old else "\n"
     text = old or ""
     if text:
-        text += "\n" if text.endswith("\n") else "\n\n"
-    new = text + "\n".join([*header, *missing]) + "\n"
+        text += newline if text.endswith("\n") else newline * 2
+    new = text + newline.join([*GITIGNORE_HEADER, *missing]) + newline
     action: Action = "create" if old is None else "update"
     return FileChange(path, old, new, action, "ignores lanekit's outputs")
+
+
+def envelope_dir(project: Project) -> str:
+    """The envelope directory an existing ``[tool.lanes]`` configures (default ``envelopes``)."""
+    tool = project.pyproject.get("tool")
+    table = tool.get("lanes") if isinstance(tool, dict) else None
+    if not isinstance(table, dict) or "envelope_dir" not in table:
+        return "envelopes"
+    from lanes.config import parse_config  # noqa: PLC0415  # validates the path (inside the project)
+
+    return parse_config(table, root=project.root).envelope_dir.strip("/")
 
 
 def build_plan(project: Project, settings: Settings) -> list[FileChange]:
     env = _environment()
     root = project.root
+    envelopes = envelope_dir(project)
     plan = [
         _pyproject_change(project),
         _change(root, "noxfile.py", _render_noxfile(project, settings, env), force=settings.force),
-        _gitignore_change(root),
-        _change(root, "envelopes/README.md", ENVELOPES_README, force=settings.force),
+        _gitignore_change(root, envelopes),
+        _change(
+            root,
+            f"{envelopes}/README.md",
+            ENVELOPES_README.replace("envelopes/", f"{envelopes}/", 1),
+            force=settings.force,
+        ),
     ]
     if settings.workflows:
         context = {
@@ -266,9 +341,75 @@ def build_plan(project: Project, settings: Settings) -> list[FileChange]:
     return plan
 
 
+def _refuse(path: Path, why: str) -> StateError:
+    msg = f"lanes init will not write {str(path)!r}: {why}"
+    return StateError(
+        msg,
+        hint="lanes init writes only inside the project: replace the symlink with a real "
+        "directory (or move the file aside), then run it again; nothing was written",
+    )
+
+
+def check_targets(root: Path, relatives: list[Path]) -> None:
+    """Refuse, before anything is written, a target that would leave the project or fail.
+
+    Resolves rather than compares text: every existing component below
+    ``root`` must be a real directory (not a symlink to elsewhere, not a
+    file), the file itself a regular file or absent, and the nearest existing
+    directory writable.
+    """
+    for relative in relatives:
+        current = root
+        for part in relative.parts[:-1]:
+            current = current / part
+            if current.is_symlink():
+                raise _refuse(
+                    root / relative, f"{str(current)!r} is a symlink to {str(current.readlink())!r}"
+                )
+            if current.exists() and not current.is_dir():
+                raise _refuse(root / relative, f"{str(current)!r} is not a directory")
+        target = root / relative
+        if target.exists() and not target.is_symlink() and not target.is_file():
+            raise _refuse(target, "it is not a regular file")
+        existing = target.parent
+        while not existing.exists():
+            existing = existing.parent
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise _refuse(target, f"{str(existing)!r} is not writable")
+
+
 def apply(root: Path, plan: list[FileChange]) -> None:
-    for change in plan:
-        if change.action in ("create", "update"):
-            target = root / change.path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, change.new)
+    """Write the plan's creates and updates, all or none.
+
+    The caller checks the targets first (:func:`check_targets`, before its
+    work begins: a refusal there is "nothing ran"). A write that still fails
+    (a full disk, a directory swapped for a link meanwhile) undoes the ones
+    before it and raises :class:`StateError`.
+    """
+    writes = [change for change in plan if change.action in ("create", "update")]
+    done: list[FileChange] = []
+    try:
+        for change in writes:
+            write_atomic_under(root, root / change.path, change.new)
+            done.append(change)
+    except OSError as exc:
+        for change in reversed(done):
+            _undo(root, change)
+        why = "it would leave the project" if isinstance(exc, OutsideTreeError) else "it failed"
+        msg = f"lanes init could not write {str(root / writes[len(done)].path)!r} ({why}: {exc})"
+        raise StateError(
+            msg,
+            hint="fix the path (a symlinked directory, permissions, free space) and run it "
+            "again; the files written before it were restored",
+        ) from None
+
+
+def _undo(root: Path, change: FileChange) -> None:
+    """Put back what ``change`` replaced (best effort: the error being raised matters more)."""
+    try:
+        if change.old is None:
+            (root / change.path).unlink()
+        else:
+            write_atomic_under(root, root / change.path, change.old)
+    except OSError:
+        pass

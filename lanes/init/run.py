@@ -9,14 +9,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from lanes._jsondoc import failing_with
+from lanes._textdoc import read_text
 from lanes.errors import UsageError
 from lanes.exitcodes import work_began
 from lanes.init.detect import detect_project
-from lanes.init.plan import Action, FileChange, Settings, apply, build_plan
+from lanes.init.plan import (
+    Action,
+    FileChange,
+    Settings,
+    apply,
+    build_plan,
+    check_targets,
+    envelope_dir,
+)
 from lanes.init.requirement import running_source, source_from_option
 
 if TYPE_CHECKING:
@@ -25,6 +36,16 @@ if TYPE_CHECKING:
 __all__ = ["run_init"]
 
 _WIDTH = 10
+# What actions/setup-python takes and nothing else: the value is pasted into
+# the workflows' YAML, so a quote or a newline would rewrite them.
+_PYTHON = re.compile(r"(?:pypy)?3\.\d{1,3}(?:\.\d{1,3})?(?:-dev)?")
+
+
+def _python(value: str) -> str:
+    if not _PYTHON.fullmatch(value):
+        msg = f"--python must be a Python version such as 3.12, 3.13-dev or pypy3.10, got {value!r}"
+        raise UsageError(msg, hint="pass --python 3.12 (the version the workflows set up)")
+    return value
 
 
 def _root(ns: argparse.Namespace) -> Path:
@@ -55,13 +76,16 @@ def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
     changes: list[FileChange] = []
     for relative, events, command in targets:
         path = root / relative
-        old = path.read_text(encoding="utf-8") if path.is_file() else None
         try:
             # The reader install uses: a FIFO, a deep or non-object file is refused.
             document = load_agent_settings(path)
+            # Through a link, as install writes through one (a shared settings file).
+            old = read_text(
+                path, what=str(path), fail=failing_with(ConfigError, "-"), follow_symlinks=True
+            )
         except ConfigError as exc:
             changes.append(
-                FileChange(relative, old, old or "", "kept", f"install will refuse it: {exc}")
+                FileChange(relative, None, "", "kept", f"install will refuse it: {exc.message}")
             )
             continue
         added = merge_hooks(document, events, command, path)
@@ -95,16 +119,18 @@ def _print_change(change: FileChange, out: TextIO) -> None:
 
 
 def _next_commands(project: Project, out: TextIO) -> None:
+    envelopes = envelope_dir(project)
     targets = project.pyproject.get("tool", {}).get("lanes", {}).get("fuzz", {}).get("targets")
     fuzz_note = (
         "your parsers" if targets else "after declaring a parser in [tool.lanes.fuzz.targets]"
     )
     print("\nnext:", file=out)
     print(
-        "  nox -s slow      # your suite under the slow-test ratchet: envelopes/slow.json", file=out
+        f"  nox -s slow      # your suite under the slow-test ratchet: {envelopes}/slow.json",
+        file=out,
     )
     print(f"  nox -s fuzz      # {fuzz_note}", file=out)
-    print("  lanes report     # envelopes/summary.md and envelopes/index.html", file=out)
+    print(f"  lanes report     # {envelopes}/summary.md and {envelopes}/index.html", file=out)
 
 
 def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
@@ -118,7 +144,7 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
     )
     settings = Settings(
         lanekit_source=source,
-        python=ns.python,
+        python=_python(ns.python),
         workflows=not ns.no_workflows,
         dependabot=not ns.no_dependabot,
         force=ns.force,
@@ -144,8 +170,22 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
                 print(change.diff(), end="", file=stream)
         print("dry run: nothing was written", file=stream)
         return 0
-    # From the first file written, an error (the hook's settings file that
-    # cannot be merged, say) leaves a half-done init: exit 3, not "nothing ran".
+    # Plan first: every target, the hook's files included, is checked before
+    # the first write, so a symlinked directory, a file the hook install would
+    # refuse or an unwritable path stops init with nothing written (exit 2).
+    refused = [change for change in hook if change.action == "kept"]
+    if refused:
+        msg = f"{refused[0].path.as_posix()}: {refused[0].why}"
+        raise UsageError(
+            msg,
+            hint="fix or move the file aside and run lanes init again (or pass --no-hook); "
+            "nothing was written",
+        )
+    # Every file of the plan, kept and unchanged ones too: a symlinked
+    # directory is refused even where init would not write this time.
+    check_targets(root, [change.path for change in (*plan, *hook)])
+    # From the first file written, an error leaves init unable to complete:
+    # exit 3, not "nothing ran" (apply restores what it wrote).
     with work_began():
         apply(root, plan)
         for change in plan:

@@ -81,6 +81,8 @@ def _report(ns: argparse.Namespace) -> int:
     from lanes.exitcodes import ExitCode
 
     directory: Path
+    # The project whose tree the outputs may not leave (None: --dir names the place).
+    root: Path | None = None
     if ns.dir is not None:
         directory = ns.dir
         try:
@@ -99,6 +101,19 @@ def _report(ns: argparse.Namespace) -> int:
 
         config = load_config(ns.config)
         directory = config.root / config.envelope_dir
+        root = config.root
+        # Resolved, not compared as text: a symlinked envelopes/ pointing
+        # elsewhere would carry summary.md and index.html out (issue 26).
+        if not directory.resolve().is_relative_to(root.resolve()):
+            msg = (
+                f"envelope_dir {config.envelope_dir!r} resolves to {str(directory.resolve())!r}, "
+                "outside the project"
+            )
+            raise UsageError(
+                msg,
+                hint=f"replace the symlink {str(directory)!r} with a directory, or name the "
+                "place on purpose with --dir DIR",
+            )
     if directory.exists() and not directory.is_dir():
         msg = f"--dir {str(directory)!r} is not a directory"
         raise UsageError(msg, hint="pass the directory the lanes write their envelopes to")
@@ -132,6 +147,7 @@ def _report(ns: argparse.Namespace) -> int:
             junit=ns.junit,
             ctrf=ns.ctrf,
             in_toto=ns.in_toto,
+            root=root,
         )
     except StateError as exc:
         # The report could not be written: this command crashed, the user did nothing wrong.

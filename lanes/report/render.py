@@ -8,16 +8,18 @@ marked its result as Markdown we wrote ourselves.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
+import stat
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 import jinja2
 
-from lanes._atomic import write_atomic
+from lanes._atomic import write_atomic, write_atomic_under
 from lanes.errors import StateError
 from lanes.report._collect import collect
 from lanes.report._formats import ctrf as ctrf_json
@@ -190,10 +192,15 @@ class Report:
         return self.view.ok
 
 
-def _write(path: Path, text: str, option: str) -> None:
+def _write(path: Path, text: str, option: str, root: Path | None) -> None:
+    """Write one output; under ``root`` (the project) without following a link down the tree."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, text)
+        if root is not None and path.absolute().is_relative_to(root.absolute()):
+            write_atomic_under(root, path, text)
+        else:
+            # Named by the user outside the project: written where it points.
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, text)
     except OSError as exc:
         msg = f"cannot write the report to {str(path)!r}: {exc.strerror or exc}"
         raise StateError(msg, hint=f"choose a writable location with {option} PATH") from exc
@@ -203,15 +210,27 @@ def _append_step_summary(markdown: str) -> None:
     target = os.environ.get("GITHUB_STEP_SUMMARY")
     if not target:
         return
+    hint = "unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a regular file"
+    # Appended, not replaced: other steps of the job write to the same file.
+    # O_NONBLOCK and a regular-file check on the descriptor: a FIFO there
+    # would otherwise block the report forever (issue 26).
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        # Appended, not replaced: other steps of the job write to the same file.
-        with Path(target).open("a", encoding="utf-8") as handle:
-            handle.write(markdown)
+        fd = os.open(target, flags, 0o644)
     except OSError as exc:
         msg = f"cannot append to $GITHUB_STEP_SUMMARY {target!r}: {exc.strerror or exc}"
-        raise StateError(
-            msg, hint="unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a file"
-        ) from exc
+        if exc.errno == errno.ENXIO:  # a FIFO nobody reads
+            msg = f"$GITHUB_STEP_SUMMARY {target!r} is not a regular file (a FIFO)"
+        raise StateError(msg, hint=hint) from exc
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            msg = f"$GITHUB_STEP_SUMMARY {target!r} is not a regular file"
+            raise StateError(msg, hint=hint)
+        try:
+            handle.write(markdown)
+        except OSError as exc:
+            msg = f"cannot append to $GITHUB_STEP_SUMMARY {target!r}: {exc.strerror or exc}"
+            raise StateError(msg, hint=hint) from exc
 
 
 def build_report(
@@ -224,13 +243,15 @@ def build_report(
     ctrf: Path | None = None,
     in_toto: Path | None = None,
     now: datetime | None = None,
+    root: Path | None = None,
 ) -> Report:
     """Render every envelope in ``directory``; write the outputs and the step summary.
 
     ``history`` is a folder of earlier runs' envelopes (trends, deltas, drift);
     ``junit`` and ``ctrf`` are extra outputs for CI test reporters; ``in_toto``
     a folder for one unsigned in-toto test-result statement per lane, or a
-    ``.jsonl`` file holding them all, one per line.
+    ``.jsonl`` file holding them all, one per line. Outputs inside ``root``
+    (the project) are written without following a symlinked directory.
     """
     started = utc_now()
     entries = collect(directory)
@@ -242,10 +263,10 @@ def build_report(
         past = load_history(history, exclude_runs=own)
     view = build_view(entries, directory=str(directory), history=past, now=now or started)
     report = Report(view=view, markdown=fit_markdown(view), html=render_html(view))
-    _write(out_md, report.markdown, "--out-md")
-    _write(out_html, report.html, "--out-html")
+    _write(out_md, report.markdown, "--out-md", root)
+    _write(out_html, report.html, "--out-html", root)
     if junit is not None:
-        _write(junit, junit_xml(view), "--junit")
+        _write(junit, junit_xml(view), "--junit", root)
     if ctrf is not None:
         stop = utc_now()
         _write(
@@ -256,11 +277,12 @@ def build_report(
                 stop_ms=int(stop.timestamp() * 1000),
             ),
             "--ctrf",
+            root,
         )
     if in_toto is not None and in_toto.suffix == ".jsonl":
-        _write(in_toto, in_toto_jsonl(view, directory), "--in-toto")
+        _write(in_toto, in_toto_jsonl(view, directory), "--in-toto", root)
     elif in_toto is not None:
         for name, statement in in_toto_statements(view, directory).items():
-            _write(in_toto / name, statement, "--in-toto")
+            _write(in_toto / name, statement, "--in-toto", root)
     _append_step_summary(report.markdown)
     return report

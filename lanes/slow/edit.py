@@ -114,6 +114,7 @@ def run_pin(ns: argparse.Namespace) -> int:
         ceiling=ceiling,
         reason=ns.reason,
         tracking=ns.tracking,
+        root=config.root,
     )
     verb = "re-pinned" if previous is not None else "pinned"
     print(
@@ -129,6 +130,6 @@ def run_pin(ns: argparse.Namespace) -> int:
 
 def run_unpin(ns: argparse.Namespace) -> int:
     config = load_config(ns.config)
-    pin = remove_pin(_pins_path(config), slow=config.slow, nodeid=ns.nodeid)
+    pin = remove_pin(_pins_path(config), slow=config.slow, nodeid=ns.nodeid, root=config.root)
     print(f"unpinned {shlex.quote(pin.nodeid)} from {config.slow.pins}")
     return ExitCode.OK

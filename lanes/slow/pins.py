@@ -24,7 +24,7 @@ import math
 import re
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from lanes._atomic import flocked_directory, write_atomic
+from lanes._atomic import flocked_directory, write_atomic_under
 from lanes._jsondoc import failing_with, load_object, loads_object, read_bytes
 from lanes.errors import ConfigError, StateError, UsageError
 
@@ -314,9 +314,21 @@ def dump_pins(pins: Sequence[Pin]) -> str:
     return json.dumps(document, indent=2) + "\n"
 
 
-def write_pins(path: Path, pins: Sequence[Pin]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, dump_pins(pins))
+def write_pins(path: Path, pins: Sequence[Pin], *, root: Path | None = None) -> None:
+    """Write the pin file; inside ``root`` (the project) without following a link down."""
+    write_atomic_under(path.parent if root is None else root, path, dump_pins(pins))
+
+
+def _inside(path: Path, root: Path | None) -> None:
+    """Refuse a pin file whose directory resolves outside the project (a symlinked baselines/)."""
+    if root is None or path.parent.resolve().is_relative_to(root.resolve()):
+        return
+    msg = f"the pin file {str(path)!r} resolves to {str(path.resolve())!r}, outside the project"
+    raise UsageError(
+        msg,
+        hint=f"replace the symlink on the way to {str(path.parent)!r} with a directory of "
+        "the project: pins are a committed file of this repository",
+    )
 
 
 def _today() -> str:
@@ -332,10 +344,12 @@ def add_pin(
     ceiling: float,
     reason: str,
     tracking: str,
+    root: Path | None = None,
 ) -> tuple[Pin, Pin | None]:
     """Pin ``nodeid`` (replacing an existing pin, which keeps its ``added`` date).
 
-    Returns the new pin and the one it replaced.
+    Returns the new pin and the one it replaced. With ``root`` (the project)
+    the file must resolve inside it and is written without following links.
     """
     if not nodeid.strip():
         msg = f"NODEID must be a non-empty text, got {nodeid!r}"
@@ -361,6 +375,7 @@ def add_pin(
             msg,
             hint="pass the seconds the test may take, e.g. --ceiling 4.5",
         )
+    _inside(path, root)
     with flocked_directory(path.parent):
         current = load_pins(path, slow=slow)
         previous = current.get(nodeid)
@@ -374,11 +389,11 @@ def add_pin(
         )
         pins = {p.nodeid: p for p in current}
         pins[nodeid] = pin
-        write_pins(path, list(pins.values()))
+        write_pins(path, list(pins.values()), root=root)
     return pin, previous
 
 
-def _remove_damaged(path: Path, nodeid: str, damage: ConfigError) -> Pin | None:
+def _remove_damaged(path: Path, nodeid: str, damage: ConfigError, root: Path | None) -> Pin | None:
     """Drop ``nodeid``'s entries from a pin file whose *entries* fail validation.
 
     The load error's hint for a damaged entry is "unpin it and pin it again",
@@ -400,7 +415,9 @@ def _remove_damaged(path: Path, nodeid: str, damage: ConfigError) -> Pin | None:
         return None
     gone = next(e for e in entries if isinstance(e, dict) and e.get("nodeid") == nodeid)
     document["pins"] = kept
-    write_atomic(path, json.dumps(document, indent=2) + "\n")
+    write_atomic_under(
+        path.parent if root is None else root, path, json.dumps(document, indent=2) + "\n"
+    )
     return Pin(
         nodeid=nodeid,
         tier=str(gone.get("tier", "")),
@@ -411,16 +428,18 @@ def _remove_damaged(path: Path, nodeid: str, damage: ConfigError) -> Pin | None:
     )
 
 
-def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str) -> Pin:
+def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str, root: Path | None = None) -> Pin:
     """Unpin ``nodeid``; a node id that is not pinned is a usage error with a guess.
 
     Works on a pin file with damaged entries too (see :func:`_remove_damaged`).
+    ``root`` confines the write as in :func:`add_pin`.
     """
+    _inside(path, root)
     with flocked_directory(path.parent):
         try:
             current = load_pins(path, slow=slow)
         except ConfigError as damage:
-            removed = _remove_damaged(path, nodeid, damage)
+            removed = _remove_damaged(path, nodeid, damage, root)
             if removed is None:
                 raise
             return removed
@@ -435,5 +454,5 @@ def remove_pin(path: Path, *, slow: SlowConfig, nodeid: str) -> Pin:
                 msg,
                 hint=f"pass the node id exactly as it is written in {path}",
             )
-        write_pins(path, [p for p in current if p.nodeid != nodeid])
+        write_pins(path, [p for p in current if p.nodeid != nodeid], root=root)
     return pin

@@ -119,7 +119,9 @@ def collect_envelope_paths(inputs: Iterable[Path]) -> list[Path]:
         elif item.is_file():
             found.append(item)
         else:
-            msg = f"merge input {str(item)!r} does not exist"
+            # Said truthfully: a FIFO or a device is there, it just is not a shard.
+            what = "is not a regular file or a directory" if item.exists() else "does not exist"
+            msg = f"merge input {str(item)!r} {what}"
             raise UsageError(
                 msg, hint="pass the directories the shard jobs' artifacts were downloaded to"
             )

@@ -18,7 +18,7 @@ from lanes.progress import progress
 from lanes.torture import _text
 from lanes.torture.planted import PLANTED
 from lanes.torture.real import run_real_guard
-from lanes.torture.schedule import Schedule, ScheduleError, dump_schedule, load_schedule
+from lanes.torture.schedule import Schedule, dump_schedule, read_schedule
 from lanes.torture.scheduler import pct_bound
 from lanes.torture.settings import SCHEDULERS
 from lanes.torture.sweep import (
@@ -143,7 +143,7 @@ class TortureLane:
 
     def resolve(self, ns: argparse.Namespace, config: Config) -> Request:
         options = Options.from_namespace(ns, config.torture)
-        schedule = _read_schedule(options.schedule) if options.schedule is not None else None
+        schedule = read_schedule(options.schedule) if options.schedule is not None else None
         return Request(options, schedule)
 
     def config_hash(self, request: Request, config: Config) -> str:
@@ -169,18 +169,6 @@ def _greenlet_version() -> str:
     from importlib.metadata import version  # noqa: PLC0415
 
     return version("greenlet")
-
-
-def _read_schedule(path: Path) -> Schedule:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        msg = f"schedule file {str(path)!r} cannot be read: {exc}"
-        raise ScheduleError(
-            msg,
-            hint="pass the path a failing `lanes torture` run printed after 'shrunk schedule'",
-        ) from None
-    return load_schedule(text)
 
 
 class _Lane:

@@ -16,10 +16,12 @@ rejects anything else with a :class:`ScheduleError` that says what to do.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Final
 
-from lanes._jsondoc import loads_object
+from lanes._jsondoc import failing_with, loads_object
+from lanes._textdoc import read_text
 from lanes.errors import LanesError, UsageError
 from lanes.torture.program import HOSTS, ClientSpec, parse_op
 
@@ -30,6 +32,7 @@ __all__ = [
     "ScheduleError",
     "dump_schedule",
     "load_schedule",
+    "read_schedule",
 ]
 
 FORMAT: Final = "lanekit.torture.schedule"
@@ -80,6 +83,11 @@ def dump_schedule(schedule: Schedule) -> str:
     return json.dumps(document, indent=1) + "\n"
 
 
+_READ_HINT: Final = "pass the path a failing `lanes torture` run printed after 'shrunk schedule'"
+# MAX_CHOICES choices and MAX_CLIENTS programs of short ops fit in far less.
+_MAX_SCHEDULE_BYTES: Final = 4 << 20
+
+
 def _bad(what: str) -> ScheduleError:
     return ScheduleError(f"schedule file: {what}", hint=_HINT)
 
@@ -114,6 +122,26 @@ def _client(index: int, raw: object) -> ClientSpec:
             msg = f"clients[{index}].program[{position}]: {exc.message}"
             raise _bad(msg) from None
     return ClientSpec(host=host, program=tuple(ops))
+
+
+def read_schedule(path: str | os.PathLike[str]) -> Schedule:
+    """The schedule in the file at ``path`` (named by the user: a link is followed).
+
+    Read strictly (:mod:`lanes._textdoc`): a FIFO is refused at once instead of
+    hanging the lane, ``/dev/zero`` or a huge file instead of filling memory.
+    """
+    where = f"schedule file {os.fspath(path)!r}"
+    text = read_text(
+        path,
+        what=where,
+        fail=failing_with(ScheduleError, _READ_HINT),
+        max_bytes=_MAX_SCHEDULE_BYTES,
+        follow_symlinks=True,
+    )
+    if text is None:
+        msg = f"{where} does not exist"
+        raise ScheduleError(msg, hint=_READ_HINT)
+    return load_schedule(text)
 
 
 def load_schedule(text: str) -> Schedule:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import time
 from typing import TYPE_CHECKING
 
 import pytest
 
+from lanes.errors import UsageError
 from lanes.mutation.merge import collect_envelope_paths, merge_shards
 from tests.mutation.mutation_fixtures import mutant, shard_data, write_shard_envelope
 
@@ -164,3 +166,13 @@ def test_a_shard_spec_out_of_bounds_is_a_problem_at_once(tmp_path: Path, spec: s
     assert time.monotonic() - started < 5
     assert merged.modules == {}
     assert any(repr(spec) in p for p in merged.problems), merged.problems
+
+
+def test_a_fifo_merge_input_is_named_for_what_it_is(tmp_path: Path) -> None:
+    # issue 26: a FIFO was reported as "does not exist".
+    fifo = tmp_path / "shards.json"
+    os.mkfifo(fifo)
+    with pytest.raises(UsageError, match="is not a regular file or a directory"):
+        collect_envelope_paths([fifo])
+    with pytest.raises(UsageError, match="does not exist"):
+        collect_envelope_paths([tmp_path / "absent"])

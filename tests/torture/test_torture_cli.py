@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -102,6 +103,24 @@ def test_bad_schedule_file_is_a_usage_error_with_a_hint(
     assert main(["torture", "--schedule", str(path)]) == 2
     err = capsys.readouterr().err
     assert "error: schedule file: missing" in err
+    assert "hint: " in err
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "missing"])
+def test_a_schedule_that_is_not_a_regular_file_is_refused_without_blocking(
+    project: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    # issue 26: `lanes torture --schedule FIFO` hung; /dev/zero was read without bound.
+    path = project / "schedule.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "dev-zero":
+        path.symlink_to("/dev/zero")
+    assert main(["torture", "--schedule", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"schedule file {str(path)!r}" in err
+    assert ("does not exist" if kind == "missing" else "not a regular file") in err
     assert "hint: " in err
 
 

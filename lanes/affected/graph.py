@@ -19,13 +19,19 @@ from __future__ import annotations
 import ast
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
+
+from lanes._jsondoc import read_bytes
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
 
-__all__ = ["BlindSpot", "ImportGraph", "build_graph", "module_name"]
+__all__ = ["MAX_SOURCE_BYTES", "BlindSpot", "ImportGraph", "build_graph", "module_name"]
+
+# Far past any hand-written module (a large one is ~500 KiB); a generated
+# file past it is reported as unreadable, and the plan fails open for it.
+MAX_SOURCE_BYTES: Final = 8 << 20
 
 # Calls whose argument names a module the graph cannot follow statically.
 _DYNAMIC_CALLS = frozenset(
@@ -171,19 +177,27 @@ def build_graph(
     graph = ImportGraph(files=python)
     for path in sorted(python):
         try:
-            source = (root / path).read_bytes()
-        except FileNotFoundError:
-            continue  # a deleted file: kept in the module map, nothing to parse
-        try:
-            tree = ast.parse(source, filename=path)
-        except (SyntaxError, ValueError) as exc:
-            # A file that does not parse imports nothing we can see: say so.
-            graph.unparsable[path] = f"{type(exc).__name__}: {exc}"
+            # Tracked files are someone else's: a regular file, bounded (a test
+            # file linked to /dev/zero was read until the OOM killer came).
+            # A tracked symlink to a real module is followed, as Python would.
+            source = read_bytes(root / path, max_bytes=MAX_SOURCE_BYTES, follow_symlinks=True)
+        except OSError as exc:
+            graph.unparsable[path] = f"cannot be read: {exc}"
             continue
+        if source is None:
+            continue  # a deleted file: kept in the module map, nothing to parse
         importer = module_name(path, roots) or ""
         is_package = path.endswith("__init__.py")
+        try:
+            tree = ast.parse(source, filename=path)
+            facts = _scan(tree, path, importer, is_package=is_package)
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+            # A file that does not parse imports nothing we can see: say so.
+            # Nesting deep enough to exhaust the parser's (or our walk's)
+            # stack is one more such file, not a crash of the plan.
+            graph.unparsable[path] = f"{type(exc).__name__}: {str(exc)[:200]}"
+            continue
         targets: set[str] = set()
-        facts = _scan(tree, path, importer, is_package=is_package)
         script_names = scripts if scripts and runs_scripts and runs_scripts(path) else {}
         referenced = _string_references(facts.strings, script_names)
         # A bare module name in a string, next to a module of that name, is a

@@ -86,7 +86,10 @@ def changed_files(root: Path, base: str | None) -> Changes:
     paths: dict[str, str] = {}
     base_commit: str | None = None
     if has_head:
-        resolved = _git(root, "rev-parse", "--verify", "-q", f"{chosen}^{{commit}}")
+        # --end-of-options: a base is a ref, never an option (issue 26).
+        resolved = _git(
+            root, "rev-parse", "--verify", "-q", "--end-of-options", f"{chosen}^{{commit}}"
+        )
         if resolved.returncode != 0:
             msg = f"--base {chosen!r} is not a commit in this repository"
             raise UsageError(msg, hint="pass a branch, tag or commit, e.g. --base origin/main")

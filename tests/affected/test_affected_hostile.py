@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.affected.selfcheck import FILES
+from lanes.cli import main
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -63,3 +64,14 @@ def test_hostile_sources_and_a_dev_zero_test_file_are_named_not_a_crash(tmp_path
         assert path in text, path
     assert "not a regular file" in text
     assert (tmp_path / "tests" / "test_zero.py").is_symlink()
+
+
+@pytest.mark.parametrize("base", ["--output=written-by-git.txt", "-p"])
+def test_a_base_that_looks_like_an_option_is_not_a_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], base: str
+) -> None:
+    make_repo(tmp_path, FILES, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", f"--base={base}"]) == 2
+    assert f"--base {base!r} is not a commit" in capsys.readouterr().err
+    assert not (tmp_path / "written-by-git.txt").exists()

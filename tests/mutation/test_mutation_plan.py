@@ -67,3 +67,19 @@ def test_affected_reads_the_diff_and_falls_back_to_the_canary(tmp_path: Path) ->
     assert touch("pyproject.toml") == ["lock"]  # only the tooling changed: the canary
     with pytest.raises(UsageError, match="--base 'nope'"):
         changed_files(tmp_path, "nope")
+
+
+@pytest.mark.parametrize("base", ["--output=written-by-git.txt", "-p"])
+def test_a_base_that_looks_like_an_option_never_reaches_git_as_one(
+    tmp_path: Path, base: str
+) -> None:
+    # issue 26: `lanes mutation affected --base=--output=FILE` made git write FILE
+    # and answered "no modules" (exit 0).
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "init")
+    (tmp_path / "a.py").write_text("x = 2\n", encoding="utf-8")
+    with pytest.raises(UsageError, match=f"--base {base!r}"):
+        changed_files(tmp_path, base)
+    assert not (tmp_path / "written-by-git.txt").exists()

@@ -29,6 +29,7 @@ from lanes.errors import LanesError, StateError
 
 __all__ = [
     "BASELINE_FORMAT",
+    "MAX_FIGURE",
     "NOISE_FLOOR",
     "BaselineError",
     "compare",
@@ -44,6 +45,9 @@ NOISE_FLOOR: Final = 0.05
 # The figures of the Δ table, in the order the table shows them.
 METRICS: Final = ("wall_ms", "cpu_ms", "peak_rss_kib")
 _STAT_KEYS: Final = ("median", "min", "max")
+# Past any real figure (2^40 ms is 34 years, 2^40 KiB is 1 PiB of RSS), far
+# below a number that turns a percentage into nonsense.
+MAX_FIGURE: Final = 1 << 40
 
 
 class BaselineError(LanesError, ValueError):
@@ -90,12 +94,25 @@ def _bad(path: Path, why: str) -> BaselineError:
 
 
 def _check_stat(path: Path, suite: str, key: str, value: object) -> None:
+    """Integers a measurement can give: 0..:data:`MAX_FIGURE`, ``min <= median <= max``.
+
+    A committed file is data (issue 26): a negative, inverted or 10^300 figure
+    made the gate print "CPU -30260.0% regressed" and pass.
+    """
     if not isinstance(value, dict) or any(
         not isinstance(value.get(k), int) or isinstance(value.get(k), bool) for k in _STAT_KEYS
     ):
         raise _bad(
-            path, f"suite {suite!r} {key} must be {{median, min, max}} integers, got {value!r}"
+            path, f"suite {suite!r} {key} must be {{median, min, max}} integers, got {value!r:.200}"
         )
+    low, median, high = value["min"], value["median"], value["max"]
+    if not all(0 <= figure <= MAX_FIGURE for figure in (low, median, high)):
+        raise _bad(
+            path,
+            f"suite {suite!r} {key} figures must be between 0 and {MAX_FIGURE}, got {value!r:.200}",
+        )
+    if not low <= median <= high:
+        raise _bad(path, f"suite {suite!r} {key} must have min <= median <= max, got {value!r}")
 
 
 def read_baseline(path: Path) -> dict[str, Any] | None:
@@ -126,10 +143,14 @@ def read_baseline(path: Path) -> dict[str, Any] | None:
             _check_stat(path, name, key, suite.get(key))
         collected = suite.get("collected")
         if collected is not None and (
-            not isinstance(collected, int) or isinstance(collected, bool)
+            not isinstance(collected, int)
+            or isinstance(collected, bool)
+            or not 0 <= collected <= MAX_FIGURE
         ):
             raise _bad(
-                path, f"suite {name!r} collected must be an integer or null, got {collected!r}"
+                path,
+                f"suite {name!r} collected must be an integer 0..{MAX_FIGURE} or null, "
+                f"got {collected!r:.200}",
             )
     return document
 

@@ -216,3 +216,46 @@ def test_the_host_fingerprint_names_the_cpus_and_the_platform() -> None:
     assert set(fingerprint) == {"cpu_count", "cpu_model", "platform", "machine"}
     assert fingerprint["cpu_count"] >= 1
     assert fingerprint["cpu_model"]
+
+
+@pytest.mark.parametrize(
+    ("stat", "why"),
+    [
+        ({"median": -30_000, "min": -30_000, "max": -30_000}, "between 0 and"),
+        ({"median": 10, "min": 20, "max": 5}, "min <= median <= max"),
+        ({"median": 10, "min": 20, "max": 30}, "min <= median <= max"),
+        ({"median": 10**300, "min": 10**300, "max": 10**300}, "between 0 and"),
+    ],
+)
+def test_a_baseline_figure_that_no_measurement_gives_is_refused(
+    tmp_path: Path, stat: dict[str, int], why: str
+) -> None:
+    # issue 26: negative, inverted and 10^300 figures were accepted
+    # ("CPU -30260.0% regressed", exit 0).
+    path = tmp_path / "timing.json"
+    suite = {"wall_ms": stat, "cpu_ms": _stat(10), "peak_rss_kib": _stat(10), "collected": 1}
+    document = {
+        "format": "lanekit.timing-baseline",
+        "version": 1,
+        "fingerprint": HOST,
+        "suites": {"unit": suite},
+    }
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(BaselineError, match=why) as caught:
+        read_baseline(path)
+    assert "wall_ms" in caught.value.message
+    assert "--record" in caught.value.hint
+
+
+def test_a_negative_collected_count_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "timing.json"
+    suite = {key: _stat(10) for key in ("wall_ms", "cpu_ms", "peak_rss_kib")}
+    document = {
+        "format": "lanekit.timing-baseline",
+        "version": 1,
+        "fingerprint": HOST,
+        "suites": {"unit": {**suite, "collected": -4}},
+    }
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(BaselineError, match="collected must be"):
+        read_baseline(path)

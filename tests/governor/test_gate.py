@@ -78,6 +78,19 @@ def test_inline_override_allows_audits_and_locks(project: Project) -> None:
     assert parse_lock(project.lock_path.read_text(encoding="utf-8")).suite == "(full sweep)"
 
 
+def test_an_override_the_lock_then_blocks_is_not_audited(project: Project) -> None:
+    # issue 26: the audit line was written before the run lock was asked, so
+    # an override that never ran was logged (44 lines for 8 real overrides).
+    assert project.pre("pytest tests/unit -q").action == "allow"  # session A holds the lock
+    command = f'LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="{REASON}" pytest'
+    blocked = project.pre(command, session=SESSION_B)
+    assert (blocked.action, blocked.step) == ("block", "lock")
+    assert project.audit() == []
+    project.lock_path.unlink()  # A's run ended
+    assert project.pre(command, session=SESSION_B).action == "allow"
+    assert len(project.audit()) == 1
+
+
 def test_environment_override_allows(project: Project) -> None:
     environ = {"LANES_FULL_SWEEP_OK": "1", "LANES_OVERRIDE_REASON": REASON}
     assert project.pre("pytest", environ=environ).action == "allow"

@@ -7,8 +7,10 @@ Decision order (issue 4, README "The gate"):
    ``sweep_min_paths`` distinct files), or possibly so (a program name built
    at run time, a command the classifier could not read through), is blocked
    unless ``LANES_FULL_SWEEP_OK=1`` and a ``LANES_OVERRIDE_REASON`` of at least
-   15 characters are given (environment or inline prefix). An allowed override
-   is appended to ``<state>/audit.jsonl``.
+   15 characters are given (environment or inline prefix). An override that
+   is then allowed (steps 2-3 did not block it) is appended to
+   ``<state>/audit.jsonl``; if that append fails, the command is blocked and
+   the lock it took released.
 2. **Dedup.** A command that runs a suite with a fresh PASS on this exact tree
    is blocked; ``LANES_TEST_FORCE=1`` skips this step.
 3. **Run lock** for suites with ``lock = true`` and allowed full sweeps.
@@ -209,15 +211,34 @@ def decide_pre(
     if verdict.message is not None:
         return Decision("block", verdict.message, step="sweep")
     sweep_allowed = bool(verdict.reasons)
-    if sweep_allowed:
-        refused = _audit(ctx, payload, "; ".join(dict.fromkeys(verdict.reasons)))
-        if refused is not None:
-            return Decision("block", refused, step="sweep-audit")
     try:
-        return _dedup_and_lock(ctx, classification, payload, matches, sweep_allowed=sweep_allowed)
+        decision = _dedup_and_lock(
+            ctx, classification, payload, matches, sweep_allowed=sweep_allowed
+        )
     except Exception as exc:  # noqa: BLE001  # steps 2-3 fail open by contract
         debug_log("gate-error", error=f"{type(exc).__name__}: {exc}", command=payload.command)
-        return Decision("allow", step="error")
+        decision = Decision("allow", step="error")
+    if sweep_allowed and decision.action == "allow":
+        # Audited only once it will run: an override that dedup or the run
+        # lock blocks ran nothing (issue 26: 44 audit lines for 8 real
+        # overrides under load). The audit line is still its price.
+        refused = _audit(ctx, payload, "; ".join(dict.fromkeys(verdict.reasons)))
+        if refused is not None:
+            _release(ctx, decision)
+            return Decision("block", refused, step="sweep-audit")
+    return decision
+
+
+def _release(ctx: HookContext, decision: Decision) -> None:
+    """Give back the run lock ``decision`` took for a command that is now blocked."""
+    if decision.lock is None or ctx.state is None:
+        return
+    from lanes.governor.state import lock as lock_mod
+
+    try:
+        lock_mod.release(ctx.env, ctx.state.lock, ctx.state.lock_guard, token=decision.lock.token)
+    except OSError as exc:  # the lock then ends by its TTL or the session's next run
+        debug_log("lock-release-failed", error=str(exc))
 
 
 def _dedup_and_lock(

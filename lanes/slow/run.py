@@ -143,6 +143,8 @@ def _read_result(path: Path, returncode: int) -> SlowRatchet:
 class SlowOptions:
     pytest_args: tuple[str, ...]
     self_check: bool
+    # Where the envelope goes: --envelope, else <envelope_dir>/slow.json.
+    envelope: Path
 
 
 class SlowLane:
@@ -151,7 +153,12 @@ class SlowLane:
     name: ClassVar[str] = "slow"
 
     def resolve(self, ns: argparse.Namespace, config: Config) -> SlowOptions:
-        return SlowOptions(pytest_args=tuple(ns.pytest_args), self_check=bool(ns.self_check))
+        given = getattr(ns, "envelope", None)
+        return SlowOptions(
+            pytest_args=tuple(ns.pytest_args),
+            self_check=bool(ns.self_check),
+            envelope=Path(given) if given is not None else config.envelope_path("slow"),
+        )
 
     def config_hash(self, options: SlowOptions, config: Config) -> str:
         return slow_config_hash(config)
@@ -176,7 +183,7 @@ class SlowLane:
             print(
                 "lanes slow run: a PARTIAL run ("
                 + "; ".join(ratchet["partial_reasons"])
-                + f"): {config.envelope_path('slow')} is marked partial",
+                + f"): {options.envelope} is marked partial",
                 file=sys.stderr,
             )
         # The lane passes when the suite passes and keeps its budget: the

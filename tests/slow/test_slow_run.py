@@ -182,3 +182,18 @@ def test_self_check_goes_red_when_the_ratchet_cannot_fail_a_run(
     result = run_self_check()
     assert result["passed"] is False
     assert result["observed"] == {**EXPECTED, "pytest_exit": 0}
+
+
+@pytest.mark.integration
+def test_a_partial_run_names_the_envelope_it_wrote(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 26: `slow run --envelope X` named envelopes/slow.json in its PARTIAL notice.
+    target = project / "out" / "mine.json"
+    code = main(["slow", "run", "--envelope", str(target), *PYTEST, "-k", "fast"])
+    err = capsys.readouterr().err
+    assert code in (0, 1), err
+    assert "PARTIAL" in err
+    assert f"{target} is marked partial" in err
+    assert "envelopes/slow.json" not in err
+    assert read_envelope(target)["data"]["partial"] is True

@@ -3,8 +3,8 @@
 Each entry names a test file, which spawn or wait contends (``reason``),
 where removing the need is tracked (``tracking``) and a ``review_by`` date.
 ``lanes retry check`` fails on an entry past its date, without a real reason
-or tracking reference, or naming a file that no longer exists: a list that
-only grows would turn the retry into a blanket waiver.
+or tracking reference, or naming a file that no longer exists or lies outside
+the project: a list that only grows would turn the retry into a blanket waiver.
 """
 
 from __future__ import annotations
@@ -131,6 +131,11 @@ def entry_problems(root: Path, entry: Entry, today: dt.date) -> list[str]:
     problems = list(justification_problems(entry.reason, entry.tracking))
     if dt.date.fromisoformat(entry.review_by) < today:
         problems.append(f"review_by {entry.review_by} has passed")
-    if not (root / entry.file).is_file():
+    path = root / entry.file
+    # Resolved, not compared as text: an absolute path, a '..' or a symlink
+    # that leads out of the project names no test of this project (issue 26).
+    if not path.resolve().is_relative_to(root.resolve()):
+        problems.append(f"file {entry.file!r} is outside the project")
+    elif not path.is_file():
         problems.append(f"file {entry.file!r} does not exist")
     return problems

@@ -138,6 +138,26 @@ def test_check_fails_an_expired_unjustified_or_stale_entry(
     assert "lanes retry check FAILED: 1 of 1 entries" in out
 
 
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+def test_check_fails_an_entry_naming_a_file_outside_the_project(
+    project: Path, capsys: pytest.CaptureFixture[str], how: str
+) -> None:
+    # issue 26: `retry check` accepted files outside the project.
+    outside = project.parent / f"{project.name}-outside.py"
+    outside.write_text("def test_x(): pass\n")
+    named = {
+        "absolute": str(outside),
+        "dotdot": f"../{outside.name}",
+        "symlink": "tests/test_link.py",
+    }[how]
+    if how == "symlink":
+        (project / "tests" / "test_link.py").symlink_to(outside)
+    _write_entries(project, _entry(file=named))
+    assert main(["retry", "check"]) == 1
+    out = capsys.readouterr().out
+    assert f"file {named!r} is outside the project" in out
+
+
 def test_a_malformed_list_is_a_config_error_with_a_hint(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

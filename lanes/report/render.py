@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SUMMARY_LIMIT",
+    "VALUE_LIMIT",
     "Report",
     "build_report",
     "fit_markdown",
@@ -68,15 +69,28 @@ def markdown_escape(text: str) -> str:
     return " ".join(text.splitlines())
 
 
+# One value shown in the job summary, at most: a branch name, a message or a
+# test id this long is already unreadable in a table cell, and one envelope's
+# megabyte-long value must not push every other lane out of the 1 MiB summary
+# (issue 26). index.html shows values whole.
+VALUE_LIMIT = 500
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= VALUE_LIMIT:
+        return text
+    return f"{text[: VALUE_LIMIT - 1]}… ({len(text):,} characters; index.html has all)"
+
+
 def _finalize(value: object) -> str:
     if isinstance(value, _Markdown):
         return value
-    return markdown_escape("" if value is None else str(value))
+    return markdown_escape(_bounded("" if value is None else str(value)))
 
 
 def _code(value: object) -> _Markdown:
     """An inline code span; values with backticks or pipes fall back to escaped text."""
-    text = str(value)
+    text = _bounded(str(value))
     if re.fullmatch(r"[A-Za-z0-9:._/@+-]*", text) and text:
         return _Markdown(f"`{text}`")
     return _Markdown(markdown_escape(text))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.cli import main
+from lanes.report.render import SUMMARY_LIMIT, build_report
 from tests.report.report_fixtures import write_lane
 
 if TYPE_CHECKING:
@@ -66,3 +68,25 @@ def test_a_regular_step_summary_is_appended_to(
     text = summary.read_text(encoding="utf-8")
     assert text.startswith("earlier step\n")
     assert "alpha" in text
+
+
+def test_one_envelope_with_a_huge_branch_cannot_empty_the_overview(tmp_path: Path) -> None:
+    # issue 26: a 1 MB subject.branch pushed the overview past GitHub's limit,
+    # the summary was cut inside it and five crashed lanes went unseen.
+    root = tmp_path / "project"
+    for index in range(5):
+        write_lane(root, f"crashed{index}", "error")
+    path = write_lane(root, "alpha", "pass")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["subject"] = {"commit": "a" * 40, "dirty": False, "branch": "b" * 1_000_000}
+    path.write_text(json.dumps(document), encoding="utf-8")
+    directory = root / "envelopes"
+    report = build_report(
+        directory, out_md=directory / "summary.md", out_html=directory / "index.html"
+    )
+    assert len(report.markdown.encode()) <= SUMMARY_LIMIT
+    overview = report.markdown.split("\n## ", 1)[0]
+    for name in ("alpha", *(f"crashed{index}" for index in range(5))):
+        assert f"`{name}`" in overview, name
+    assert "b" * 1000 not in report.markdown
+    assert "Truncated" not in report.markdown  # bounded, the summary fits whole

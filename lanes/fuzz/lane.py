@@ -25,6 +25,7 @@ from lanes.envelope import lane_run
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
 from lanes.fuzz import selfcheck
+from lanes.fuzz._codec import canonical
 from lanes.fuzz.artifacts import (
     CorpusEntry,
     append_to_corpus,
@@ -364,7 +365,8 @@ def _replay(
     if mode == "promote" and target in selfcheck.SELF_CHECK_TARGETS:
         msg = f"target {case.target!r} is a self-check target, broken on purpose"
         raise UsageError(msg, hint="promote only cases of real parsers")
-    decided_by = {"input_file": input_file.read_text(encoding="utf-8"), "target": target.describe()}
+    # The input as decoded from the artifact (read once, strictly, above).
+    decided_by = {"input": canonical(case.value), "target": target.describe()}
     with lane_run("fuzz", config=config, config_hash=fingerprint(decided_by), path=envelope) as run:
         run.tools["hypothesis"] = hypothesis.__version__
         # Published now and after each part: a crash keeps what was done.

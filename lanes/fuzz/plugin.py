@@ -80,15 +80,17 @@ def _corpus_path(pyproject: Path | None, rootpath: Path) -> Path:
     """``<baseline_dir>/fuzz-regressions.json`` of the project, without loading lanes.config."""
     if pyproject is None:
         return rootpath / "baselines" / _CORPUS_FILE
-    import tomllib  # noqa: PLC0415  # usually loaded already: pytest reads pyproject.toml with it
+    from lanes._textdoc import load_toml  # noqa: PLC0415  # only with a pyproject to read
 
     baseline_dir: object = "baselines"
     try:
-        tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool")
+        # Strict: never blocks on a FIFO, never reads a huge file whole.
+        document = load_toml(pyproject, what=str(pyproject), fail=ValueError, follow_symlinks=True)
+        tool = (document or {}).get("tool")
         lanes = tool.get("lanes") if isinstance(tool, dict) else None
         if isinstance(lanes, dict):
             baseline_dir = lanes.get("baseline_dir", "baselines")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except ValueError:
         pass  # pytest reports a broken pyproject.toml itself
     if not isinstance(baseline_dir, str):
         baseline_dir = "baselines"  # lanes.config rejects it with a hint when the cases load

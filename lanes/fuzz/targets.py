@@ -15,11 +15,11 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from lanes._textdoc import load_toml
 from lanes.errors import ConfigError, LanesError, UsageError
 
 if TYPE_CHECKING:
@@ -283,10 +283,12 @@ def is_lanekit_project(config: Config) -> bool:
     if config.source is None:
         return False
     try:
-        document = tomllib.loads(config.source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        document = load_toml(
+            config.source, what=str(config.source), fail=ValueError, follow_symlinks=True
+        )
+    except ValueError:
         return False
-    project = document.get("project")
+    project = (document or {}).get("project")
     return isinstance(project, dict) and project.get("name") == "lanekit"
 
 

@@ -24,6 +24,8 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from lanes._jsondoc import failing_with
+from lanes._textdoc import load_toml
 from lanes.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -144,15 +146,14 @@ def _without_xdist(args: Iterable[str]) -> list[str]:
 
 
 def _read_pyproject(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        msg = f"{path} cannot be read as TOML: {exc}"
-        raise ConfigError(
-            msg, hint="fix pyproject.toml: mutmut reads its settings from it"
-        ) from None
+    # Strict (lanes._textdoc): a FIFO, a device or a huge file is refused, not waited on.
+    document = load_toml(
+        path,
+        what=f"{path} (as TOML)",
+        fail=failing_with(ConfigError, "fix pyproject.toml: mutmut reads its settings from it"),
+        follow_symlinks=True,
+    )
+    return {} if document is None else document
 
 
 def mutmut_settings(

@@ -76,3 +76,14 @@ def test_settings_it_cannot_replace_are_an_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot replace") as excinfo:
         write_mutmut_settings(tmp_path, {"debug": False})
     assert "[tool.mutmut]" in excinfo.value.hint
+
+
+@pytest.mark.timeout(60)
+def test_a_fifo_pyproject_is_refused_not_waited_on(tmp_path: Path) -> None:
+    # issue 26: one strict reader for every file someone else wrote.
+    import os  # noqa: PLC0415  # this test only
+
+    os.mkfifo(tmp_path / "pyproject.toml")
+    with pytest.raises(ConfigError, match="not a regular file") as caught:
+        mutmut_settings(tmp_path, MODULE, timeout_multiplier=3.0, xdist=False)
+    assert "mutmut reads its settings" in caught.value.hint

@@ -81,7 +81,10 @@ def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
             document = load_agent_settings(path)
             # Through a link, as install writes through one (a shared settings file).
             old = read_text(
-                path, what=str(path), fail=failing_with(ConfigError, "-"), follow_symlinks=True
+                path,
+                what=str(path),
+                fail=failing_with(ConfigError, "make it a regular UTF-8 JSON file, or move it aside"),
+                follow_symlinks=True,
             )
         except ConfigError as exc:
             changes.append(

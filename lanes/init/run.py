@@ -83,7 +83,9 @@ def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
             old = read_text(
                 path,
                 what=str(path),
-                fail=failing_with(ConfigError, "make it a regular UTF-8 JSON file, or move it aside"),
+                fail=failing_with(
+                    ConfigError, "make it a regular UTF-8 JSON file, or move it aside"
+                ),
                 follow_symlinks=True,
             )
         except ConfigError as exc:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import hypothesis
 
-from lanes._atomic import flocked_directory, write_atomic
+from lanes._atomic import flocked_directory, write_atomic_under
 from lanes._jsondoc import failing_with, load_object
 from lanes.errors import StateError, UsageError
 from lanes.fuzz._codec import CodecError, canonical, decode, encode
@@ -133,9 +133,21 @@ def save_failure(failure: Failure, directory: Path, *, root: Path) -> FuzzFailur
             "reproduce_failure": failure.reproduce_failure,
         },
     }
-    directory.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, json.dumps(document, indent=2) + "\n")
+    _write_inside(root, path, json.dumps(document, indent=2) + "\n")
     return summary
+
+
+def _write_inside(root: Path, path: Path, text: str) -> None:
+    """Write under the project without following a symlinked directory out of it."""
+    try:
+        write_atomic_under(root, path, text)
+    except OSError as exc:
+        msg = f"cannot write {str(path)!r}: {exc.strerror or exc}"
+        raise StateError(
+            msg,
+            hint="lanekit writes only inside the project: replace a symlinked envelopes/ "
+            "or baselines/ with a directory, and make it writable",
+        ) from None
 
 
 def _read_json(path: Path, what: str) -> dict[str, Any]:
@@ -224,9 +236,18 @@ def load_corpus(path: Path) -> list[CorpusEntry]:
     return out
 
 
-def append_to_corpus(path: Path, case: SavedCase, *, note: str) -> bool:
-    """Add ``case`` to the corpus unless an equal input of the same target is there (True when added)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+def append_to_corpus(path: Path, case: SavedCase, *, note: str, root: Path | None = None) -> bool:
+    """Add ``case`` to the corpus unless an equal input of the same target is there (True when added).
+
+    Written inside ``root`` (the project; default the corpus's directory)
+    without following a symlinked directory.
+    """
+    root = path.parent if root is None else root
+    if not path.parent.resolve().is_relative_to(root.resolve()):
+        msg = f"the fuzz corpus {str(path)!r} resolves to {str(path.resolve())!r}, outside the project"
+        raise StateError(
+            msg, hint="replace the symlinked directory with a directory of the project"
+        )
     entry_id = _case_id(case.target, case.value)
     with flocked_directory(path.parent):
         existing = load_corpus(path)
@@ -252,5 +273,5 @@ def append_to_corpus(path: Path, case: SavedCase, *, note: str) -> bool:
             }
         )
         document = {"format": CORPUS_FORMAT, "version": _VERSION, "entries": raw_entries}
-        write_atomic(path, json.dumps(document, indent=2) + "\n")
+        _write_inside(root, path, json.dumps(document, indent=2) + "\n")
     return True

@@ -406,7 +406,7 @@ def _replay(
         if mode == "promote":
             corpus = corpus_path(config)
             note = f"{case.kind}: {case.error}"[:200] if case.error else case.kind
-            added = append_to_corpus(corpus, case, note=note)
+            added = append_to_corpus(corpus, case, note=note, root=config.root)
             data["corpus"] = {"path": str(corpus.relative_to(config.root)), "added": added}
             run.publish(data)
             print(f"  {'appended to' if added else 'already in'} {corpus}", file=stream)

@@ -93,3 +93,23 @@ def test_a_damaged_corpus_is_a_state_error(tmp_path: Path, document: dict[str, o
     with pytest.raises(StateError) as caught:
         load_corpus(corpus)
     assert caught.value.hint.strip()
+
+
+def test_artifacts_and_the_corpus_are_not_written_through_a_symlinked_directory(
+    tmp_path: Path,
+) -> None:
+    # issue 26: writes under the project never follow a symlinked directory out.
+    project, outside = tmp_path / "project", tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "envelopes").symlink_to(outside)
+    (project / "baselines").symlink_to(outside)
+    with pytest.raises(StateError, match="cannot write") as caught:
+        save_failure(_failure("x"), project / "envelopes" / "fuzz", root=project)
+    assert caught.value.hint
+    case = SavedCase(target="kv", value="", kind="untyped", source=project / "case.json")
+    with pytest.raises(StateError, match="outside the project"):
+        append_to_corpus(
+            project / "baselines" / "fuzz-regressions.json", case, note="n", root=project
+        )
+    assert list(outside.iterdir()) == []

@@ -9,10 +9,10 @@ through it: the rows say what a value must be, this reader says so to the user.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from lanes.errors import ConfigError
-from lanes.settings_rows import toml
+from lanes.settings_rows import REQUIRED, toml
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 __all__ = ["REQUIRED", "ConfigTable"]
 
 T = TypeVar("T")
-
-# "this key has no default": its hint must not offer one.
-REQUIRED: Final = object()
 
 
 class ConfigTable:

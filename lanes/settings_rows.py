@@ -48,6 +48,7 @@ else:
     S = None
 
 __all__ = [
+    "REQUIRED",
     "Bool",
     "Entry",
     "Int",
@@ -64,9 +65,15 @@ __all__ = [
     "StringsTable",
     "Sub",
     "Table",
+    "Tables",
     "reference",
     "toml",
 ]
+
+
+# "this key has no default here": a hint must not offer one (a required key,
+# or a derived one whose default another section decides).
+REQUIRED = object()
 
 
 def toml(value: object) -> str:
@@ -87,10 +94,10 @@ def toml(value: object) -> str:
 class Row:
     """One ``key = value`` of a section: its default, bounds, docs and checks.
 
-    ``derived``: the default is computed by the section's :meth:`Section.validate`
-    (a suite's command is ``pytest <paths>``); it is documented as that text and
-    a bad value's hint offers no default. ``required``: the key must be present;
-    the text is the example its hint shows (``add budget = <required>``).
+    ``derived``: the default is computed from the keys before it by the
+    section's :meth:`Section.derive` (a suite's command is ``pytest <paths>``);
+    the reference shows that text. ``required``: the key must be present; the
+    text is the example its hint shows (``add budget = <required>``).
     """
 
     __slots__ = ("default", "derived", "doc", "env", "name", "required")
@@ -123,17 +130,20 @@ class Row:
         """The value as the section holds it, or None when it is not allowed."""
         raise NotImplementedError
 
-    def parse(self, table: ConfigTable) -> object:
-        """The strictly validated value of this key in ``table`` (or its default)."""
+    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
+        """The strictly validated value of this key in ``table``; absent: ``default``
+        (a derived one), else the row's. A bad value's hint offers the default
+        only when there is one (:data:`REQUIRED`: none)."""
         if self.required is not None and self.name not in table.raw:
             msg = f"[{table.name}] has no {self.name}"
             raise ConfigError(msg, hint=f"add {self.name} = {self.required} to [{table.name}]")
+        derived = default is not REQUIRED
         return table.get(
             self.name,
-            self.default,
+            default if derived else self.default,
             self.check,
             self.allowed(),
-            required=self.required is not None or self.derived is not None,
+            required=self.required is not None or (self.derived is not None and not derived),
         )
 
     def from_row(self, value: object) -> object:
@@ -338,9 +348,11 @@ class ProjectPath(Str):
 
 
 class Strings(Row):
-    """A list of non-empty strings (each one of ``choices`` when given)."""
+    """A list of non-empty strings (each one of ``choices`` when given);
+    ``non_empty``: at least one, or — with ``unless`` — at least one when the
+    key ``unless`` is absent (a suite's paths, unless it has a command)."""
 
-    __slots__ = ("choices", "non_empty", "what")
+    __slots__ = ("choices", "non_empty", "unless", "what")
     kind = "strings"
 
     def __init__(
@@ -351,12 +363,14 @@ class Strings(Row):
         non_empty: bool = False,
         choices: tuple[str, ...] = (),
         what: str = "names",
+        unless: str = "",
         required: str | None = None,
     ) -> None:
         super().__init__(default, doc=doc, required=required)
         self.non_empty = non_empty
         self.choices = choices
         self.what = what
+        self.unless = unless
 
     def __get__(self, section: object, owner: type | None = None) -> tuple[str, ...]:
         value: tuple[str, ...] = self.default  # type: ignore[assignment]  # a Strings default is a tuple
@@ -365,7 +379,8 @@ class Strings(Row):
     def allowed(self) -> str:
         if self.choices:
             return f"a list of {self.what}: " + ", ".join(self.choices)
-        return f"a {'non-empty ' if self.non_empty else ''}list of non-empty strings"
+        shown = f"a {'non-empty ' if self.non_empty else ''}list of non-empty strings"
+        return f"{shown} (non-empty without {self.unless})" if self.unless else shown
 
     def check(self, value: object) -> tuple[str, ...] | None:
         if not isinstance(value, list | tuple):
@@ -377,6 +392,13 @@ class Strings(Row):
         if self.choices and not all(item in self.choices for item in value):
             return None
         return tuple(value)
+
+    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
+        if self.unless and self.unless not in table.raw:
+            strict = Strings(self.default, doc=self.doc, non_empty=True)  # type: ignore[arg-type]  # a Strings default is a tuple
+            strict.name = self.name
+            return strict.parse(table, default)
+        return super().parse(table, default)
 
 
 class _Nested(Row):
@@ -403,8 +425,9 @@ class Sub(_Nested, Generic[S]):
     def __get__(self, owner_section: object, owner: type | None = None) -> S | None:
         return None
 
-    def parse(self, table: ConfigTable) -> object:
-        if self.name not in table.raw:
+    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
+        # None too: TOML has no null, and a to_dict() view says None for "absent".
+        if table.raw.get(self.name) is None:
             return None
         return self.section.parse(table.raw[self.name], f"{table.name}.{self.name}")
 
@@ -422,7 +445,7 @@ class Sub(_Nested, Generic[S]):
         return "(absent)"
 
 
-class _Tables(_Nested, Generic[S]):
+class Tables(_Nested, Generic[S]):
     """A table of named entries (``[tool.lanes.slow.tiers.<name>]``), each an
     :class:`Entry` parsed by its own rows."""
 
@@ -432,7 +455,7 @@ class _Tables(_Nested, Generic[S]):
         super().__init__(default, doc=doc)
         self.entry = entry
 
-    def parse(self, table: ConfigTable) -> object:
+    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
         from types import MappingProxyType  # noqa: PLC0415  # a parse only (cache miss)
 
         if self.name not in table.raw:
@@ -461,7 +484,7 @@ class _Tables(_Nested, Generic[S]):
         return "{" + ", ".join(self.default) + "}"  # type: ignore[call-overload]  # a Mapping of Entry
 
 
-class Table(_Tables[S]):
+class Table(Tables[S]):
     """Named entries; absent = ``default`` (no entries unless given)."""
 
     __slots__ = ()
@@ -478,7 +501,7 @@ class Table(_Tables[S]):
         return value
 
 
-class OptTable(_Tables[S]):
+class OptTable(Tables[S]):
     """Named entries, or absent (None: the lane derives them)."""
 
     __slots__ = ()
@@ -505,7 +528,7 @@ class StringsTable(_Nested):
         value: Mapping[str, tuple[str, ...]] = self.default  # type: ignore[assignment]  # a Mapping
         return value
 
-    def parse(self, table: ConfigTable) -> object:
+    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
         from types import MappingProxyType  # noqa: PLC0415  # a parse only
 
         from lanes.config_table import ConfigTable  # noqa: PLC0415  # the one reader, on a parse only
@@ -575,16 +598,23 @@ class Section:
         from lanes.config_table import ConfigTable  # noqa: PLC0415  # the one reader; a cache miss only
 
         table = ConfigTable(where or cls.TABLE, raw, known or cls.KEYS)
-        values: dict[str, Any] = {row.name: row.parse(table) for row in cls.ROWS}
-        if name is not None:
-            values["name"] = name
+        values: dict[str, Any] = {} if name is None else {"name": name}
+        for row in cls.ROWS:
+            default = REQUIRED if row.derived is None else cls.derive(row.name, values)
+            values[row.name] = row.parse(table, default)
         cls.validate(table, values)
         return cls(**values)
 
     @classmethod
+    def derive(cls, key: str, values: dict[str, Any]) -> object:
+        """The default of the derived row ``key`` from the ``values`` parsed
+        before it; :data:`REQUIRED` when it is decided elsewhere."""
+        return REQUIRED
+
+    @classmethod
     def validate(cls, table: ConfigTable, values: dict[str, Any]) -> None:
-        """Rules between keys and derived defaults: may fill ``values`` or raise
-        a :class:`~lanes.errors.ConfigError` naming the table and key."""
+        """Rules between keys: may adjust ``values`` or raise a
+        :class:`~lanes.errors.ConfigError` naming the table and key."""
 
     @classmethod
     def from_dict(cls, data: object, *, name: str | None = None) -> Self:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from lanes.errors import ConfigError
 from lanes.governor.classify.runners.names import COMMAND_RUNNER, DEFAULT_TEST_COMMANDS, RUNNERS
 from lanes.settings_rows import (
+    REQUIRED,
     Bool,
     Entry,
     Int,
@@ -108,7 +109,7 @@ class Suite(Entry):
     NAMED_DICT = True
 
     # fmt: off
-    paths = Strings((), doc="the selector paths that make a run this suite (needed unless command is set)")
+    paths = Strings((), unless="command", doc="the selector paths that make a run this suite (needed unless command is set)")
     command = Str("", derived="pytest <paths>", doc="how the lanes run the suite")
     max_age = Int(DEFAULT_MAX_AGE, minimum=1, doc="seconds a PASS stays fresh")
     tier = Str("unit", derived="[tool.lanes.slow] default_tier", doc="the slow-test budget tier (a tier of [tool.lanes.slow.tiers])")
@@ -116,6 +117,15 @@ class Suite(Entry):
     lock = Bool(True, derived='true; false for runner = "command"', doc="whether a run holds the run lock")
     timing = Sub(SuiteTiming, doc="this suite's timing-lane overrides ([tool.lanes.suites.<name>.timing])")
     # fmt: on
+
+    @classmethod
+    def derive(cls, key: str, values: dict[str, Any]) -> object:
+        if key == "command":
+            paths = [_normalise_path(path) for path in values["paths"]]
+            return "pytest " + " ".join(paths) if paths else ""
+        if key == "lock":
+            return values["runner"] != COMMAND_RUNNER
+        return REQUIRED  # tier: the slow section's default tier (lanes.config)
 
     @classmethod
     def validate(cls, table: ConfigTable, values: dict[str, Any]) -> None:
@@ -128,14 +138,7 @@ class Suite(Entry):
                 hint=f'add paths = ["tests/{values["name"]}"] (the test paths of this suite) '
                 f'or command = "..." to [{table.name}]',
             )
-        if not has_command and not values["paths"]:
-            raise table._bad("paths", [], "a non-empty list of non-empty strings", default=())
-        paths = tuple(_normalise_path(path) for path in values["paths"])
-        values["paths"] = paths
-        if not has_command:
-            values["command"] = "pytest " + " ".join(paths)
-        if "lock" not in table.raw:
-            values["lock"] = values["runner"] != COMMAND_RUNNER
+        values["paths"] = tuple(_normalise_path(path) for path in values["paths"])
 
 
 FIELDS = GovernorSettings.ROWS

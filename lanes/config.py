@@ -30,23 +30,18 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from lanes.affected.settings import AffectedConfig
-    from lanes.fuzz.settings import FuzzConfig, FuzzTarget
+    from lanes.fuzz.settings import FuzzConfig
     from lanes.mutation.settings import MutationConfig
     from lanes.settings_rows import Section
-    from lanes.slow.settings import SlowConfig, Tier
+    from lanes.slow.settings import SlowConfig
     from lanes.timing.settings import TimingConfig
     from lanes.torture.settings import TortureConfig
 
 __all__ = [
     "DEFAULT_MAX_AGE",
     "Config",
-    "FuzzConfig",
-    "FuzzTarget",
     "GovernorConfig",
-    "SlowConfig",
     "Suite",
-    "Tier",
-    "TortureConfig",
     "find_pyproject",
     "fingerprint",
     "load_config",
@@ -57,9 +52,14 @@ __all__ = [
 # type, bounds, default, environment override, parse, cache row and docs).
 GovernorConfig = GovernorSettings
 
+
 def _defaults(name: str) -> Callable[[], Any]:
     """A registered section's defaults, built when a Config is made without it."""
-    return lambda: section_class(name)()
+
+    def build() -> Any:  # noqa: ANN401  # the field it fills is typed by Config, per section
+        return section_class(name)()
+
+    return build
 
 
 @dataclass(frozen=True)

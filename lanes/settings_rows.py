@@ -29,7 +29,7 @@ from lanes.errors import ConfigError
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
     from typing import Any, Generic, Self, TypeVar
 
     from lanes.config_table import ConfigTable
@@ -242,7 +242,7 @@ class Number(Row):
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None
         number = float(value)
-        if number != number or number in (float("inf"), float("-inf")):
+        if number - number != 0.0:  # NaN and ±inf; math is not imported for it
             return None
         ok = number >= self.minimum if self.inclusive else number > self.minimum
         return number if ok else None
@@ -463,7 +463,10 @@ class Tables(_Nested, Generic[S]):
         raw = table.table(self.name)
         where = f"{table.name}.{self.name}"
         return MappingProxyType(
-            {name: self.entry.parse(item, f"{where}.{name}", name=name) for name, item in raw.items()}
+            {
+                name: self.entry.parse(item, f"{where}.{name}", name=name)
+                for name, item in raw.items()
+            }
         )
 
     def from_row(self, value: object) -> object:
@@ -471,7 +474,9 @@ class Tables(_Nested, Generic[S]):
             return None
         if not isinstance(value, dict):
             raise TypeError(value)
-        return {str(name): self.entry.from_dict(item, name=str(name)) for name, item in value.items()}
+        return {
+            str(name): self.entry.from_dict(item, name=str(name)) for name, item in value.items()
+        }
 
     def to_json(self, value: object) -> object:
         if value is None:
@@ -481,7 +486,7 @@ class Tables(_Nested, Generic[S]):
     def shown_default(self) -> str:
         if not self.default:
             return "(absent)" if self.default is None else "(none)"
-        return "{" + ", ".join(self.default) + "}"  # type: ignore[call-overload]  # a Mapping of Entry
+        return "{" + ", ".join(self.default) + "}"  # type: ignore[arg-type]  # a Mapping of Entry
 
 
 class Table(Tables[S]):
@@ -535,11 +540,10 @@ class StringsTable(_Nested):
 
         raw = table.table(self.name)
         inner = ConfigTable(f"{table.name}.{self.name}", raw, tuple(raw))
+        none: tuple[str, ...] = ()
+        check, allowed = self.value.check, self.value.allowed()
         return MappingProxyType(
-            {
-                key: inner.get(key, (), self.value.check, self.value.allowed(), required=True)
-                for key in raw
-            }
+            {key: inner.get(key, none, check, allowed, required=True) for key in raw}
         )
 
     def from_row(self, value: object) -> object:
@@ -606,7 +610,7 @@ class Section:
         return cls(**values)
 
     @classmethod
-    def derive(cls, key: str, values: dict[str, Any]) -> object:
+    def derive(cls, key: str, values: dict[str, Any]) -> object:  # noqa: ARG003  # a hook: sections with derived rows override it
         """The default of the derived row ``key`` from the ``values`` parsed
         before it; :data:`REQUIRED` when it is decided elsewhere."""
         return REQUIRED

@@ -56,7 +56,7 @@ class FuzzTarget(Entry):
     # fmt: on
 
     @classmethod
-    def validate(cls, table: ConfigTable, values: dict[str, Any]) -> None:
+    def validate(cls, table: ConfigTable, values: dict[str, Any]) -> None:  # noqa: ARG003  # the section hook's signature
         if not _SAFE_NAME.fullmatch(values["name"]):
             # The name becomes part of artifact file names under envelopes/fuzz/.
             msg = f"[{SECTION}.targets] {values['name']!r} is not a valid target name"

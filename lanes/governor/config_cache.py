@@ -65,7 +65,9 @@ class CachedConfig:
             raise TypeError(data)
         self.root = str(data["root"])
         self.envelope_dir = envelope_dir
-        self.suites = {str(name): Suite.from_dict(raw, name=str(name)) for name, raw in suites.items()}
+        self.suites = {
+            str(name): Suite.from_dict(raw, name=str(name)) for name, raw in suites.items()
+        }
         self.governor = GovernorSettings.from_dict(data["governor"])
 
 
@@ -90,7 +92,7 @@ class ConfigCache:
 
     def rows(self) -> dict[str, object]:
         """The cached rows; empty when the file is missing or not one we wrote."""
-        from lanes._jsondoc import load_object  # noqa: PLC0415  # after the screen, like json
+        from lanes._jsondoc import load_object  # after the screen, like json
 
         try:
             # Never blocks: a FIFO here would otherwise hang every test command.
@@ -122,11 +124,11 @@ class ConfigCache:
         """THE write: under the one lock, re-read (another hook may have written
         other rows), put ``rows`` (newest last), evict the oldest past the cap,
         write; ``words`` (path -> (stamp, words)) go to the screen's file with them."""
-        import json  # noqa: PLC0415  # a cache miss only: reading needs no json (nor re)
+        import json  # a cache miss only: reading needs no json (nor re)
 
-        from lanes._atomic import flocked, write_atomic  # noqa: PLC0415  # a cache miss only
-        from lanes.governor.screen.prescreen import read_suite_words  # noqa: PLC0415
-        from lanes.governor.screen.suite_words import write_rows  # noqa: PLC0415
+        from lanes._atomic import flocked, write_atomic  # a cache miss only
+        from lanes.governor.screen.prescreen import read_suite_words
+        from lanes.governor.screen.suite_words import write_rows
 
         try:
             os.makedirs(user_state_dir(), exist_ok=True)
@@ -158,7 +160,7 @@ def refresh(
     lock (``rebuild``: ``need``'s gate row is bad whatever its stamp). Returns
     the freshly loaded config of ``need``, if it was loaded.
     """
-    from lanes.governor.screen.prescreen import read_suite_words  # noqa: PLC0415
+    from lanes.governor.screen.prescreen import read_suite_words
 
     words = read_suite_words()
     if words is None:
@@ -179,7 +181,7 @@ def refresh(
     todo = [(path, stamp) for path, stamp in configs if stale(path, stamp)]
     if not todo:
         return None
-    from lanes.governor.config_loader import load  # noqa: PLC0415  # the strict loader: a miss only
+    from lanes.governor.config_loader import load  # the strict loader: a miss only
 
     loaded = {path: load(path, os.path.dirname(path)) for path, _stamp in todo}
     stamps = dict(todo)
@@ -200,7 +202,7 @@ def refresh_words(cwd: str | None) -> None:
     (the hook's full path calls it, so an edited config is noticed at once)."""
     if cwd is None:
         return
-    from lanes.governor.screen.prescreen import pyprojects_above  # noqa: PLC0415
+    from lanes.governor.screen.prescreen import pyprojects_above
 
     configs = pyprojects_above(cwd)
     if configs:
@@ -209,7 +211,7 @@ def refresh_words(cwd: str | None) -> None:
 
 def _nearest_pyproject(cwd: str) -> tuple[str, str] | None:
     """(path, "<mtime_ns>:<size>") of the nearest pyproject.toml at or above cwd."""
-    from lanes.governor.screen.prescreen import walk_pyprojects  # noqa: PLC0415
+    from lanes.governor.screen.prescreen import walk_pyprojects
 
     found, _complete = walk_pyprojects(cwd, first=True)
     return found[0] if found else None
@@ -228,7 +230,7 @@ def gate_config(cwd: str) -> ConfigLike:
         view = cache.cached(key, "absent")
         if view is not None:
             return view
-        from lanes.governor.config_loader import load  # noqa: PLC0415  # a miss only
+        from lanes.governor.config_loader import load  # a miss only
 
         loaded = load(None, cwd)
         if loaded.valid:
@@ -244,7 +246,7 @@ def gate_config(cwd: str) -> ConfigLike:
     config = refresh([found], need=path, rebuild=bad)
     if config is None:
         # Not refreshed (the word cache is unreadable): load it, uncached.
-        from lanes.governor.config_loader import load  # noqa: PLC0415  # a miss only
+        from lanes.governor.config_loader import load  # a miss only
 
         config = load(path, os.path.dirname(path)).config
     return config

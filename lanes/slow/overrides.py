@@ -17,7 +17,7 @@ from lanes.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from lanes.config import SlowConfig
+    from lanes.slow.settings import SlowConfig
 
 __all__ = ["apply_overrides"]
 

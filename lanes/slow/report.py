@@ -25,7 +25,7 @@ from lanes.slow.verdicts import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from lanes.config import SlowConfig
+    from lanes.slow.settings import SlowConfig
 
 __all__ = [
     "PHASES",

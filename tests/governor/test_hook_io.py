@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from lanes.governor.classify.classifier import classify
 from lanes.governor.classify.runners.table import PROGRAMS
-from lanes.governor.screen import prescreen
 from lanes.governor.config_cache import refresh_words
+from lanes.governor.screen import prescreen
 from tests.support.git import git_repo
 from tests.support.hooks import advice, clean_env, payload, run_hook
 from tests.support.processes import lanes_command

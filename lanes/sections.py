@@ -14,12 +14,19 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Final
 
 from lanes.governor.settings import Suite
-from lanes.settings_rows import ProjectPath, Section, Table
+from lanes.settings_rows import ProjectPath, Section, Sub, Table, Tables, reference
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["LANES_KEYS", "SECTIONS", "Project", "section_class", "section_classes"]
+__all__ = [
+    "LANES_KEYS",
+    "SECTIONS",
+    "Project",
+    "reference_document",
+    "section_class",
+    "section_classes",
+]
 
 # fmt: off
 SECTIONS: Final[tuple[tuple[str, str], ...]] = (
@@ -62,3 +69,36 @@ def section_classes() -> Iterator[tuple[str, type[Section]]]:
     """Every registered section, in registry order (imports every settings module)."""
     for name, _ in SECTIONS:
         yield name, section_class(name)
+
+
+def _tables(section: type[Section], table: str) -> Iterator[str]:
+    """``section``'s reference, then that of every table nested in it."""
+    yield f"## `[{table}]`\n\n{reference(section)}\n"
+    for row in section.ROWS:
+        if isinstance(row, Sub):
+            yield from _tables(row.section, f"{table}.{row.name}")
+        elif isinstance(row, Tables):
+            yield from _tables(row.entry, f"{table}.{row.name}.<name>")
+
+
+_HEADER: Final = """\
+Generated from the setting rows (`lanes/settings_rows.py`: one line per
+setting in each section's class); do not edit by hand. Regenerate with
+
+    python -c 'from lanes.sections import reference_document as r; print(r(), end="")' \\
+        > docs/reference/settings.md
+
+tests/foundation/test_settings_reference.py fails while it differs.
+"""
+
+
+def reference_document() -> str:
+    """docs/reference/settings.md: every ``[tool.lanes.*]`` setting, from the rows."""
+    parts = [
+        "# `[tool.lanes]` settings reference\n",
+        _HEADER,
+        *_tables(Project, Project.TABLE),
+    ]
+    for name, section in section_classes():
+        parts.extend(_tables(section, f"{Project.TABLE}.{name}"))
+    return "\n".join(parts)

@@ -17,29 +17,12 @@ from __future__ import annotations
 
 from lanes.governor.classify.runners.names import COMMAND_RUNNER
 from lanes.governor.screen.prescreen import EVERYTHING, screen_text, suite_words_path
-from lanes.governor.state.debug import debug_log
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from lanes.config import Config
 
-__all__ = ["suite_words", "words_of", "write_rows"]
-
-
-def suite_words(pyproject: str) -> list[bytes]:
-    """The screen words of ``pyproject``'s non-runner suites (loads it strictly);
-    ``[*]`` when the config cannot be read (then nothing may be dropped)."""
-    from pathlib import Path
-
-    from lanes.config import load_config  # off the screen's path
-    from lanes.errors import LanesError
-
-    try:
-        config = load_config(Path(pyproject))
-    except LanesError as exc:
-        debug_log("suite-words", pyproject=pyproject, error=exc.message)
-        return [EVERYTHING]
-    return words_of(config)
+__all__ = ["words_of", "write_rows"]
 
 
 def words_of(config: Config) -> list[bytes]:

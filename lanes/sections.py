@@ -13,11 +13,12 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Final
 
-from lanes.governor.settings import Suite
 from lanes.settings_rows import ProjectPath, Section, Sub, Table, Tables, reference
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from lanes.governor.settings import Suite
 
 __all__ = [
     "LANES_KEYS",
@@ -47,7 +48,8 @@ class Project(Section):
     TABLE = "tool.lanes"
 
     # fmt: off
-    suites = Table(Suite, doc='the suites: what the governor deduplicates and the lanes measure ([tool.lanes.suites.<name>]); none: one suite "tests" over tests/')
+    # Named, not imported: the slow plugin reads these rows and needs no suite.
+    suites: Table[Suite] = Table("lanes.governor.settings:Suite", doc='the suites: what the governor deduplicates and the lanes measure ([tool.lanes.suites.<name>]); none: one suite "tests" over tests/')
     envelope_dir = ProjectPath("envelopes", doc="where lanes write their envelopes")
     baseline_dir = ProjectPath("baselines", doc="where the reviewed baselines live")
     # fmt: on

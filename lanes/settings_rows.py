@@ -447,13 +447,27 @@ class Sub(_Nested, Generic[S]):
 
 class Tables(_Nested, Generic[S]):
     """A table of named entries (``[tool.lanes.slow.tiers.<name>]``), each an
-    :class:`Entry` parsed by its own rows."""
+    :class:`Entry` parsed by its own rows.
 
-    __slots__ = ("entry",)
+    ``entry`` may be named ``"module:Class"``, imported on first use: the
+    ``[tool.lanes]`` rows name the suite so, and the slow plugin, which reads
+    them for the known keys, does not import the governor's rows for it.
+    """
 
-    def __init__(self, entry: type[S], default: object, *, doc: str) -> None:
+    __slots__ = ("_entry",)
+
+    def __init__(self, entry: type[S] | str, default: object, *, doc: str) -> None:
         super().__init__(default, doc=doc)
-        self.entry = entry
+        self._entry = entry
+
+    @property
+    def entry(self) -> type[S]:
+        if isinstance(self._entry, str):
+            from importlib import import_module  # noqa: PLC0415  # a named entry, on first use
+
+            module, _, attribute = self._entry.partition(":")
+            self._entry = getattr(import_module(module), attribute)
+        return self._entry  # type: ignore[return-value]  # resolved above
 
     def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
         from types import MappingProxyType  # noqa: PLC0415  # a parse only (cache miss)
@@ -494,7 +508,9 @@ class Table(Tables[S]):
 
     __slots__ = ()
 
-    def __init__(self, entry: type[S], default: Mapping[str, S] | None = None, *, doc: str) -> None:
+    def __init__(
+        self, entry: type[S] | str, default: Mapping[str, S] | None = None, *, doc: str
+    ) -> None:
         if default is None:
             from types import MappingProxyType  # noqa: PLC0415  # only sections with tables
 

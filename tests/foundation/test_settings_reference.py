@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.config import load_config
 from lanes.sections import LANES_KEYS, SECTIONS, Project, reference_document, section_classes
-from lanes.settings_rows import Section
 from lanes.torture.settings import TortureConfig
+
+if TYPE_CHECKING:
+    from lanes.settings_rows import Section
 
 REPO = Path(__file__).resolve().parents[2]
 EVERY_KEY = Path(__file__).resolve().parent / "config_every_key"
@@ -38,7 +41,7 @@ def test_config_show_of_every_key_is_unchanged() -> None:
 def test_every_registered_section_is_a_key_of_tool_lanes() -> None:
     assert set(LANES_KEYS) == {*Project.KEYS, *(name for name, _ in SECTIONS)}
     for name, section in section_classes():
-        assert section.TABLE == f"tool.lanes.{name}"
+        assert f"tool.lanes.{name}" == section.TABLE
         assert section.ROWS, name
 
 
@@ -54,6 +57,6 @@ def test_a_row_reads_as_its_default_on_the_class_and_values_are_immutable() -> N
     assert TortureConfig.runs == TortureConfig().runs == 128
     torture = TortureConfig(runs=3)
     with pytest.raises(AttributeError, match="immutable"):
-        torture.runs = 4  # type: ignore[misc]  # the point: a section is a value
+        torture.runs = 4  # the point: a section is a value
     assert torture.replace(runs=4).runs == 4
     assert torture.runs == 3

@@ -41,5 +41,4 @@ class TimingConfig(Section):
     max_regression = OptNumber(minimum=0.0, doc="percent of median CPU time growth (beyond the spread) that fails the lane; absent: the delta table never fails it")
     baseline = OptStr(doc="the timing baseline file; absent: <baseline_dir>/timing.json")
     offenders = Int(5, minimum=1, doc="how many slowest tests, files and fixtures to keep")
-    warmup = Int(0, minimum=0, doc="untimed runs before the first timed one")
     # fmt: on

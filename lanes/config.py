@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from lanes.affected.settings import AffectedConfig
-    from lanes.demo.settings import DemoConfig
     from lanes.fuzz.settings import FuzzConfig
     from lanes.mutation.settings import MutationConfig
     from lanes.settings_rows import Section
@@ -77,7 +76,6 @@ class Config:
     timing: TimingConfig = field(default_factory=_defaults("timing"))
     mutation: MutationConfig = field(default_factory=_defaults("mutation"))
     affected: AffectedConfig = field(default_factory=_defaults("affected"))
-    demo: DemoConfig = field(default_factory=_defaults("demo"))
     envelope_dir: str = Project.envelope_dir
     baseline_dir: str = Project.baseline_dir
 

@@ -38,7 +38,6 @@ SECTIONS: Final[tuple[tuple[str, str], ...]] = (
     ("timing", "lanes.timing.settings:TimingConfig"),
     ("mutation", "lanes.mutation.settings:MutationConfig"),
     ("affected", "lanes.affected.settings:AffectedConfig"),
-    ("demo", "lanes.demo.settings:DemoConfig"),
 )
 # fmt: on
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Final
 
-from lanes.settings_rows import ProjectPath, Section, Sub, Table, Tables, reference
+from lanes.settings_rows import ProjectPath, Section, Sub, reference
+from lanes.settings_tables import Table, Tables
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

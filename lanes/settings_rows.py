@@ -11,7 +11,8 @@ did-you-mean (through :class:`lanes.config_table.ConfigTable`, the one
 reader), the defaults (``TortureConfig()``), ``to_dict()`` for ``lanes config
 show`` and the config hashes, ``from_dict()`` for a cache row, the generated
 reference (:func:`reference`, docs/reference/settings.md) and the fuzzer's
-field kinds (:mod:`lanes.strategies.config_fields`). Rules between keys
+field kinds (:mod:`lanes.strategies.config_fields`). Tables of named entries
+(``[tool.lanes.slow.tiers.<name>]``) are :mod:`lanes.settings_tables`. Rules between keys
 (``escalate_at > max_full``) are the section's :meth:`Section.validate` hook.
 
 Import cost is a contract: the governor's rows are read on every agent test
@@ -52,20 +53,17 @@ __all__ = [
     "Bool",
     "Entry",
     "Int",
+    "Nested",
     "Number",
     "OptInt",
     "OptNumber",
     "OptStr",
-    "OptTable",
     "ProjectPath",
     "Row",
     "Section",
     "Str",
     "Strings",
-    "StringsTable",
     "Sub",
-    "Table",
-    "Tables",
     "reference",
     "toml",
 ]
@@ -401,7 +399,7 @@ class Strings(Row):
         return super().parse(table, default)
 
 
-class _Nested(Row):
+class Nested(Row):
     """A row whose value is a table: parsed by its own rows, not by a check."""
 
     __slots__ = ()
@@ -413,7 +411,7 @@ class _Nested(Row):
         return value if isinstance(value, dict) else None
 
 
-class Sub(_Nested, Generic[S]):
+class Sub(Nested, Generic[S]):
     """One nested table (``[tool.lanes.suites.<name>.timing]``); None when absent."""
 
     __slots__ = ("section",)
@@ -443,135 +441,6 @@ class Sub(_Nested, Generic[S]):
 
     def shown_default(self) -> str:
         return "(absent)"
-
-
-class Tables(_Nested, Generic[S]):
-    """A table of named entries (``[tool.lanes.slow.tiers.<name>]``), each an
-    :class:`Entry` parsed by its own rows.
-
-    ``entry`` may be named ``"module:Class"``, imported on first use: the
-    ``[tool.lanes]`` rows name the suite so, and the slow plugin, which reads
-    them for the known keys, does not import the governor's rows for it.
-    """
-
-    __slots__ = ("_entry",)
-
-    def __init__(self, entry: type[S] | str, default: object, *, doc: str) -> None:
-        super().__init__(default, doc=doc)
-        self._entry = entry
-
-    @property
-    def entry(self) -> type[S]:
-        if isinstance(self._entry, str):
-            from importlib import import_module  # noqa: PLC0415  # a named entry, on first use
-
-            module, _, attribute = self._entry.partition(":")
-            self._entry = getattr(import_module(module), attribute)
-        return self._entry  # type: ignore[return-value]  # resolved above
-
-    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
-        from types import MappingProxyType  # noqa: PLC0415  # a parse only (cache miss)
-
-        if self.name not in table.raw:
-            return self.default
-        raw = table.table(self.name)
-        where = f"{table.name}.{self.name}"
-        return MappingProxyType(
-            {
-                name: self.entry.parse(item, f"{where}.{name}", name=name)
-                for name, item in raw.items()
-            }
-        )
-
-    def from_row(self, value: object) -> object:
-        if value is None and self.default is None:
-            return None
-        if not isinstance(value, dict):
-            raise TypeError(value)
-        return {
-            str(name): self.entry.from_dict(item, name=str(name)) for name, item in value.items()
-        }
-
-    def to_json(self, value: object) -> object:
-        if value is None:
-            return None
-        return {name: entry.to_dict() for name, entry in value.items()}  # type: ignore[attr-defined]  # a Mapping of Entry
-
-    def shown_default(self) -> str:
-        if not self.default:
-            return "(absent)" if self.default is None else "(none)"
-        return "{" + ", ".join(self.default) + "}"  # type: ignore[arg-type]  # a Mapping of Entry
-
-
-class Table(Tables[S]):
-    """Named entries; absent = ``default`` (no entries unless given)."""
-
-    __slots__ = ()
-
-    def __init__(
-        self, entry: type[S] | str, default: Mapping[str, S] | None = None, *, doc: str
-    ) -> None:
-        if default is None:
-            from types import MappingProxyType  # noqa: PLC0415  # only sections with tables
-
-            default = MappingProxyType({})
-        super().__init__(entry, default, doc=doc)
-
-    def __get__(self, section: object, owner: type | None = None) -> Mapping[str, S]:
-        value: Mapping[str, S] = self.default  # type: ignore[assignment]  # a Table's default is a Mapping
-        return value
-
-
-class OptTable(Tables[S]):
-    """Named entries, or absent (None: the lane derives them)."""
-
-    __slots__ = ()
-
-    def __init__(self, entry: type[S], *, doc: str) -> None:
-        super().__init__(entry, None, doc=doc)
-
-    def __get__(self, section: object, owner: type | None = None) -> Mapping[str, S] | None:
-        return None
-
-
-class StringsTable(_Nested):
-    """A table from free-form keys (glob patterns) to non-empty string lists."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, *, doc: str, value: Strings) -> None:
-        from types import MappingProxyType  # noqa: PLC0415  # only sections with such tables
-
-        super().__init__(MappingProxyType({}), doc=doc)
-        self.value = value
-
-    def __get__(self, section: object, owner: type | None = None) -> Mapping[str, tuple[str, ...]]:
-        value: Mapping[str, tuple[str, ...]] = self.default  # type: ignore[assignment]  # a Mapping
-        return value
-
-    def parse(self, table: ConfigTable, default: object = REQUIRED) -> object:
-        from types import MappingProxyType  # noqa: PLC0415  # a parse only
-
-        from lanes.config_table import ConfigTable  # noqa: PLC0415  # the one reader, on a parse only
-
-        raw = table.table(self.name)
-        inner = ConfigTable(f"{table.name}.{self.name}", raw, tuple(raw))
-        none: tuple[str, ...] = ()
-        check, allowed = self.value.check, self.value.allowed()
-        return MappingProxyType(
-            {key: inner.get(key, none, check, allowed, required=True) for key in raw}
-        )
-
-    def from_row(self, value: object) -> object:
-        if not isinstance(value, dict):
-            raise TypeError(value)
-        return {str(key): self.value.from_row(item) for key, item in value.items()}
-
-    def to_json(self, value: object) -> object:
-        return {key: list(items) for key, items in value.items()}  # type: ignore[attr-defined]  # a Mapping
-
-    def shown_default(self) -> str:
-        return "(none)"
 
 
 class Section:

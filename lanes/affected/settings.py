@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from lanes.settings_rows import Entry, OptTable, Section, Str, Strings, StringsTable
+from lanes.settings_rows import Entry, Section, Str, Strings
+from lanes.settings_tables import OptTable, StringsTable
 
 __all__ = ["AffectedConfig", "Gate"]
 

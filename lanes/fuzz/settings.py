@@ -11,7 +11,8 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes.errors import ConfigError
-from lanes.settings_rows import Entry, Int, Number, Section, Str, Table
+from lanes.settings_rows import Entry, Int, Number, Section, Str
+from lanes.settings_tables import Table
 
 if TYPE_CHECKING:
     from lanes.config_table import ConfigTable

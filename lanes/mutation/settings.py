@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes.errors import ConfigError
-from lanes.settings_rows import Entry, Int, Number, Section, Str, Strings, Table
+from lanes.settings_rows import Entry, Int, Number, Section, Str, Strings
+from lanes.settings_tables import Table
 
 if TYPE_CHECKING:
     from lanes.config_table import ConfigTable

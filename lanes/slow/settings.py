@@ -19,7 +19,8 @@ from lanes.config_table import ConfigTable
 from lanes.errors import ConfigError
 from lanes.pyproject import find_pyproject, read_lanes_table
 from lanes.sections import LANES_KEYS, Project
-from lanes.settings_rows import Bool, Entry, Int, Number, ProjectPath, Section, Str, Strings, Table
+from lanes.settings_rows import Bool, Entry, Int, Number, ProjectPath, Section, Str, Strings
+from lanes.settings_tables import Table
 
 if TYPE_CHECKING:
     from pathlib import Path

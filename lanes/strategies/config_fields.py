@@ -18,7 +18,8 @@ from typing import Any, Final
 from hypothesis import strategies as st
 
 from lanes.sections import Project, section_classes
-from lanes.settings_rows import Row, Section, StringsTable, Sub, Tables
+from lanes.settings_rows import Row, Section, Sub
+from lanes.settings_tables import StringsTable, Tables
 
 __all__ = ["FIELD_KINDS", "VALID_TABLE", "forbidden_values", "one_field_broken_tables"]
 

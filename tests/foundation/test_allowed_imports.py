@@ -179,6 +179,7 @@ CONFIG_MODULES = sorted(
         GOVERNOR.parent / "config.py",
         GOVERNOR.parent / "config_table.py",
         GOVERNOR.parent / "settings_rows.py",
+        GOVERNOR.parent / "settings_tables.py",
         GOVERNOR.parent / "sections.py",
         *GOVERNOR.parent.glob("*/settings.py"),
     }
@@ -187,6 +188,7 @@ CONFIG_MAY_IMPORT = (
     "lanes.errors",
     "lanes.config_table",
     "lanes.settings_rows",
+    "lanes.settings_tables",
     "lanes.sections",
     "lanes.pyproject",
     # The runner names the suite and governor rows choose from: a data table.

@@ -33,7 +33,7 @@ import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from lanes import __version__
 from lanes._atomic import write_atomic
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from lanes.config import Config
+    from lanes.payloads.envelope import EnvelopeDocument, ErrorDocument, SeedRange, SubjectDocument
 
 __all__ = [
     "FORMAT",
@@ -58,6 +59,7 @@ __all__ = [
     "git_subject",
     "lane_run",
     "nesting_exceeds",
+    "payload_problems",
     "read_envelope",
     "validate_envelope",
 ]
@@ -68,7 +70,8 @@ SCHEMA_PATH: Final = Path(__file__).with_name("envelope.schema.json")
 
 Result = Literal["pass", "fail"]
 Stage = Literal["complete", "error"]
-Seed = int | dict[str, int] | None
+# The envelope's seed, as lanes.payloads.envelope declares it (a type only).
+Seed: TypeAlias = "int | SeedRange | None"
 
 
 class Terminated(BaseException):  # named for the signal, like KeyboardInterrupt
@@ -91,7 +94,7 @@ class Subject:
     dirty: bool
     branch: str | None
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> SubjectDocument:
         return {"commit": self.commit, "dirty": self.dirty, "branch": self.branch}
 
 
@@ -140,13 +143,13 @@ class Envelope:
     result: Result
     stage: Stage
     seed: Seed = None
-    error: dict[str, str] | None = None
+    error: ErrorDocument | None = None
     data: dict[str, Any] = field(default_factory=dict)
     tools: dict[str, str] = field(default_factory=dict)
     run_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     group_id: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EnvelopeDocument:
         return {
             "format": FORMAT,
             "schema_version": SCHEMA_VERSION,
@@ -217,6 +220,11 @@ class LaneRun:
         self.tools: dict[str, str] = {}
         self.seed: Seed = None
         self._passed: bool | None = None
+
+    def publish(self, payload: Mapping[str, object]) -> None:
+        """Set the lane's whole ``data``: a value of the lane's type in :mod:`lanes.payloads`,
+        so mypy checks the writer against the type the schema is generated from."""
+        self.data = dict(payload)
 
     def verdict(self, *, passed: bool) -> None:
         """Record the lane's verdict; a lane that never calls this ends in ``stage: "error"``."""
@@ -319,7 +327,7 @@ def lane_run(
     # takes seconds, and a SIGTERM then must still leave an envelope.
     subject = Subject(commit=None, dirty=False, branch=None)
 
-    def write(stage: Stage, error: dict[str, str] | None) -> str | None:
+    def write(stage: Stage, error: ErrorDocument | None) -> str | None:
         """Write the envelope; return why ``run.data`` had to be dropped, if it had to."""
         passed = run.passed
         data = run.data
@@ -362,6 +370,10 @@ def lane_run(
         raise  # to the enclosing lane, or where the signal is blocked
     except BaseException as exc:
         write("error", {"type": type(exc).__name__, "message": _message(exc)})
+        if isinstance(exc, LanesError):
+            # The lane began: its envelope now says stage "error", so the
+            # exit is "could not complete", never "nothing ran" (lanes/exitcodes.py).
+            exc.work_began = True
         raise
     if run.passed is None:
         dropped = write(
@@ -399,8 +411,7 @@ def _json_path(parts: Iterable[str | int]) -> str:
     return out
 
 
-def validate_envelope(document: object) -> list[Problem]:
-    """Every way ``document`` breaks the envelope schema (empty when valid)."""
+def _validator(schema: Mapping[str, Any]) -> Any:  # noqa: ANN401  # jsonschema's validator is untyped here
     try:
         import jsonschema  # noqa: PLC0415  # a lane dependency, never on the hook path
     except ImportError:
@@ -409,13 +420,37 @@ def validate_envelope(document: object) -> list[Problem]:
             msg,
             hint="install the lane dependencies: python3 -m pip install 'lanekit[lanes]'",
         ) from None
-    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    validator = jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return schema
+
+
+def _problems(validator: Any, document: object) -> list[Problem]:  # noqa: ANN401  # see _validator
     problems = [
         Problem(_json_path(error.absolute_path), error.message)
         for error in validator.iter_errors(document)
     ]
     return sorted(problems, key=lambda p: (p.path, p.message))
+
+
+def validate_envelope(document: object) -> list[Problem]:
+    """Every way ``document`` breaks the envelope schema (empty when valid)."""
+    return _problems(_validator(_schema()), document)
+
+
+def payload_problems(lane: str, data: object) -> list[Problem]:
+    """Every way ``data`` breaks ``lane``'s payload type (``$defs.<lane>``); paths start at data.
+
+    A lane without a type in the schema has none: any data is its own.
+    """
+    schema = _schema()
+    if lane not in schema["$defs"]:
+        return []
+    lane_schema = {"$defs": schema["$defs"], "$ref": f"#/$defs/{lane}"}
+    return _problems(_validator(lane_schema), data)
 
 
 def read_envelope(path: Path) -> dict[str, Any]:

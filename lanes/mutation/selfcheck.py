@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lanes.config import load_config, parse_config
 from lanes.envelope import lane_run, read_envelope
-from lanes.exitcodes import ExitCode
+from lanes.exitcodes import ExitCode, exit_rule
 from lanes.lane import drive
 from lanes.mutation.baseline import Baseline
 from lanes.mutation.lane import RunLane
@@ -123,8 +123,8 @@ def run_planted(config: Config, shard: str, out: Path) -> tuple[int, Path]:
     out.mkdir(parents=True, exist_ok=True)
     try:
         code = drive(lane, ns, config=config, path=options.envelope)
-    except MutmutRunError:
-        code = ExitCode.CRASH
+    except MutmutRunError as exc:
+        code = exit_rule(exc).code  # what `lanes mutation run` exits with
     return code, options.envelope
 
 
@@ -200,6 +200,7 @@ def self_check(ns: argparse.Namespace) -> int:
     find_mutmut()
     checks: list[dict[str, Any]] = []
     path = config.root / config.envelope_dir / "mutation-self-check.json"
+    # lane_run marks an error from here on as exit 3, not "nothing ran".
     with lane_run("mutation", config=config, sections=("mutation",), path=path) as run:
         run.data["kind"] = "self-check"
         run.data["checks"] = checks

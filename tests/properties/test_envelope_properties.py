@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lanes.envelope import Envelope, Result, Stage, Subject, validate_envelope
+from lanes.payloads.envelope import ErrorDocument, SeedRange
 
 _hex = "0123456789abcdef"
 _json_values = st.recursive(
@@ -29,10 +30,10 @@ _subjects = st.builds(
     dirty=st.booleans(),
     branch=st.none() | st.text(max_size=20),
 )
-_seeds = (
+_seeds: st.SearchStrategy[int | SeedRange | None] = (
     st.none()
     | st.integers()
-    | st.fixed_dictionaries({"start": st.integers(), "count": st.integers(0, 10**6)})
+    | st.builds(SeedRange, start=st.integers(), count=st.integers(0, 10**6))
 )
 # lane_run writes the current time; four-digit years are all the schema allows.
 _timestamps = st.datetimes(
@@ -45,7 +46,7 @@ def envelopes(draw: st.DrawFn) -> Envelope:
     stages: tuple[Stage, ...] = ("complete", "error")
     results: tuple[Result, ...] = ("pass", "fail")
     stage = draw(st.sampled_from(stages))
-    error = (
+    error: ErrorDocument | None = (
         None
         if stage == "complete"
         else {"type": draw(st.text(min_size=1, max_size=12)), "message": draw(st.text())}

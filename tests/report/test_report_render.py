@@ -208,9 +208,10 @@ def test_format_duration(ms: int, shown: str) -> None:
     assert format_duration(ms) == shown
 
 
-def test_known_lanes_get_their_view_even_from_a_partial_payload(tmp_path: Path) -> None:
-    # stage "error" (no verdict) so the fuzz lane's own data schema does not apply:
-    # the view reads what is there and shows the rest as "—".
+def test_a_partial_payload_is_shown_whole_with_the_reason(tmp_path: Path) -> None:
+    # stage "error" (no verdict): the lane stopped before its payload was
+    # complete. Its view reads only whole payloads of its type, so the report
+    # says why and shows every key it has.
     data = {
         "mode": "run",
         "iterations": 50,
@@ -219,14 +220,11 @@ def test_known_lanes_get_their_view_even_from_a_partial_payload(tmp_path: Path) 
     }
     write_lane(tmp_path, "fuzz", "no-verdict", data)
     report = _report(tmp_path)
-    for line in (
-        "- **mode:** run\n",
-        "- **iterations per target:** 50\n",
-        "- **targets:** 2\n",
-        "- **failures:** 0\n",
-    ):
-        assert line in report.markdown
-    assert "<dt>targets</dt><dd>2</dd>" in report.html
+    assert "this fuzz envelope's data does not match the fuzz lane's payload type" in (
+        report.markdown
+    )
+    for row in (("mode", "run"), ("iterations", "50"), ("targets[1].name", "b")):
+        assert row in report.view.lanes[0].rows
 
 
 def test_a_shard_is_labelled_with_its_file(tmp_path: Path) -> None:

@@ -126,22 +126,26 @@ def test_an_unknown_lane_keeps_the_generic_view(tmp_path: Path) -> None:
 
 
 def test_a_payload_of_another_shape_still_renders_with_all_its_data(tmp_path: Path) -> None:
-    # stage error: the schema's per-lane block does not apply, so anything goes.
+    # stage error: the schema's per-lane block does not apply, so anything goes;
+    # the slow view only ever sees a payload of its type, so this one gets the
+    # data table, with the reason in front of it.
     write_lane(
         tmp_path, "slow", "error", {"counts": [1, 2], "tiers": "unit", "offenders": {"x": 1}}
     )
     report = _report(tmp_path)
     lane = report.view.lanes[0]
     assert lane.status == "error"
-    assert lane.blocks  # the view read what it could ("—" for the rest)
-    assert "**tests judged:** — — — within budget" in report.markdown
+    assert "this slow envelope's data does not match the slow lane's payload type" in (
+        report.markdown
+    )
+    assert "tests judged" not in report.markdown  # the view itself never ran
     assert ("counts", "[1, 2]") in lane.rows  # and the data table keeps everything
     assert "all data (3 rows)" in report.html
 
 
 def test_a_replay_envelope_is_grouped_apart_and_never_fails_the_report(tmp_path: Path) -> None:
     write_lane(tmp_path, "torture", "pass", torture_data())
-    replay = write_lane(tmp_path, "fuzz", "fail", {**fuzz_data(), "mode": "replay"})
+    replay = write_lane(tmp_path, "fuzz", "fail", fuzz_data(mode="replay"))
     replay.rename(replay.with_name("fuzz-replay.json"))
     report = _report(tmp_path)
     assert report.ok  # the leftover replay does not decide the verdict
@@ -155,7 +159,7 @@ def test_a_replay_envelope_is_grouped_apart_and_never_fails_the_report(tmp_path:
 
 def test_a_failed_self_check_still_fails_the_report(tmp_path: Path) -> None:
     write_lane(tmp_path, "torture", "pass", torture_data())
-    check = write_lane(tmp_path, "fuzz", "fail", {**fuzz_data(), "mode": "self-check"})
+    check = write_lane(tmp_path, "fuzz", "fail", fuzz_data(mode="self-check"))
     check.rename(check.with_name("fuzz-self-check.json"))
     report = _report(tmp_path)
     assert not report.ok
@@ -193,12 +197,16 @@ def test_every_view_survives_hostile_strings_in_every_field(tmp_path: Path) -> N
         assert "```" not in block.group(0)[len(block.group(1)) : -len(block.group(1))]
 
 
-def test_a_view_that_trips_over_a_payload_says_so_and_shows_the_data(tmp_path: Path) -> None:
+def test_a_payload_a_view_cannot_read_is_caught_before_the_view_and_shown(
+    tmp_path: Path,
+) -> None:
     # "caught" should map a target to a list of kinds; a number cannot be iterated.
     data = {"mode": "self-check", "self_check": {"expected": {"a": "stall"}, "caught": {"a": 5}}}
     write_lane(tmp_path, "fuzz", "error", data)
     report = _report(tmp_path)
-    assert "the fuzz view could not read this envelope (TypeError:" in report.markdown
+    assert "this fuzz envelope's data does not match the fuzz lane's payload type (data" in (
+        report.markdown
+    )
     assert ("self_check.caught.a", "5") in report.view.lanes[0].rows
 
 

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 
 __all__ = ["SIDE_MODES", "VIEWS", "lane_detail", "side_kind"]
 
-VIEWS: Mapping[str, Callable[[Mapping[str, Any]], Detail]] = {
+# Each view takes its own lane's payload type (slow_view: SlowData): Any, as
+# no one type covers them all; lane_detail hands a view only data that matched
+# its lane's schema, generated from that type.
+VIEWS: Mapping[str, Callable[[Any], Detail]] = {
     "affected": affected_view,
     "bench": bench_view,
     "fuzz": fuzz_view,
@@ -59,22 +62,33 @@ def side_kind(file: str, data: Mapping[str, Any]) -> str | None:
 
 
 def lane_detail(lane: str, data: Mapping[str, Any]) -> Detail | None:
-    """The lane's own view, or None (generic view) for an unknown lane."""
+    """The lane's own view, or None (generic view) for an unknown lane.
+
+    The one place that tolerates old, foreign or partial payloads: a view is
+    handed only data that matches its lane's payload type (the schema
+    generated from it), so views read their typed data directly. Anything
+    else — an envelope of an older lanekit, a crashed lane's partial data —
+    gets the generic key/value table with a note saying why.
+    """
     view = VIEWS.get(lane)
     if view is None:
         return None
-    try:
-        return view(data)
-    except (KeyError, TypeError, ValueError, AttributeError, ArithmeticError) as exc:
-        # A payload this view did not expect (an older or newer lane): say so
-        # and let the generic data table show everything.
+    from lanes.envelope import payload_problems  # noqa: PLC0415  # jsonschema: only when a view runs
+
+    problems = payload_problems(lane, data)
+    if problems:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         return Detail(
             blocks=(
                 Callout(
                     "warn",
-                    f"the {lane} view could not read this envelope ({type(exc).__name__}: {exc}); "
-                    "its data is shown as a table below",
+                    f"this {lane} envelope's data does not match the {lane} lane's payload type "
+                    f"({first.path.replace('$', 'data', 1)}: {first.message}{more}); "
+                    "it was probably written by another lanekit version or by a lane that "
+                    "crashed; its data is shown as a table below",
                 ),
                 Facts(()),
             )
         )
+    return view(data)

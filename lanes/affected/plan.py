@@ -288,7 +288,7 @@ def _gates(project: Project) -> dict[str, Gate]:
     if "def lint(" not in text:
         return {}
     inputs = ("*.py", "*.pyi", "pyproject.toml", "setup.cfg", "noxfile.py")
-    return {"lint": Gate("lint", "nox -s lint", inputs)}
+    return {"lint": Gate(name="lint", command="nox -s lint", inputs=inputs)}
 
 
 def make_plan(project: Project, changes: Changes) -> Plan:

@@ -190,7 +190,7 @@ class HookContext:
     def settings(self) -> ConfigLike:
         """``[tool.lanes]`` governing ``cwd`` (the cached, validated view), loaded once."""
         if self._settings is None:
-            from lanes.governor.settings import gate_config
+            from lanes.governor.config_cache import gate_config
 
             self._settings = gate_config(self.cwd)
         return self._settings

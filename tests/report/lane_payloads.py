@@ -6,7 +6,10 @@ builders take the parts a test varies.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lanes.payloads.timing import TimingData, TimingMetric, TimingSample, TimingStat
 
 
 def slow_data(
@@ -328,14 +331,14 @@ def mutation_check_data(
     }
 
 
-def _stat(median: int) -> dict[str, int]:
+def _stat(median: int) -> TimingStat:
     return {"median": median, "min": median - 100, "max": median + 100}
 
 
-def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> dict[str, Any]:
+def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> TimingData:
     """One suite, compared with its baseline: CPU time grew by ``cpu_delta_pct``."""
     cpu_now = round(1280 * (1 + cpu_delta_pct / 100))
-    metrics = [
+    metrics: list[TimingMetric] = [
         {
             "metric": "wall_ms",
             "baseline": 5003,
@@ -364,7 +367,7 @@ def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> dict[str
             "flag": "within noise",
         },
     ]
-    sample = {
+    sample: TimingSample = {
         "wall_ms": 5100,
         "cpu_ms": cpu_now,
         "user_ms": cpu_now - 80,

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.config import parse_config
 from lanes.envelope import lane_run
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 HOSTILE = "<script>alert('x')</script> | *bold* [link](http://example.invalid) `tick`"
 
 
-def write_lane(root: Path, lane: str, outcome: str, data: dict[str, Any] | None = None) -> Path:
+def write_lane(
+    root: Path, lane: str, outcome: str, data: Mapping[str, object] | None = None
+) -> Path:
     """An envelope for ``lane`` ending in ``outcome``: pass, fail, error or no-verdict."""
     config = parse_config({}, root=root)
     with suppress(RuntimeError), lane_run(lane, config=config, seed=11) as run:

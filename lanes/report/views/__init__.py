@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SIDE_MODES", "VIEWS", "lane_detail", "side_kind"]
 
-VIEWS: Mapping[str, Callable[[Mapping[str, Any]], Detail]] = {
+# A view takes its lane's payload type; Any because lane_detail hands it only
+# data that matched that type's generated schema (the one check, below).
+VIEWS: Mapping[str, Callable[[Any], Detail]] = {
     "affected": affected_view,
     "bench": bench_view,
     "fuzz": fuzz_view,

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Final
 
+from lanes.payloads.bench import BenchData
 from lanes.payloads.timing import TimingData
 
 __all__ = ["LANE_PAYLOADS"]
 
 # lane name -> its payload type. Adding a lane's type is adding one line.
 LANE_PAYLOADS: Final[dict[str, object]] = {
+    "bench": BenchData,
     "timing": TimingData,
 }

@@ -181,7 +181,7 @@ class TimingLane:
             "table": [table.row(entry) for entry in entries],
         }
         # Published before the baseline is written, so a failing write still
-        # leaves the figures; _record updates ``record``, which data shares.
+        # leaves the figures in the envelope; again once ``record`` says so.
         run.publish(data)
         if options.record:
             self._record(
@@ -193,6 +193,7 @@ class TimingLane:
                 failed=failed,
                 config=config,
             )
+            run.publish(data)
         print(table.render(data["table"]))
         _print_notes(data)
         self_check_ok = check is None or check["passed"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from lanes.payloads.bench import BenchBenchmark, BenchData
     from lanes.payloads.timing import TimingData, TimingMetric, TimingSample, TimingStat
 
 
@@ -238,8 +239,8 @@ def violation(seed: int) -> dict[str, Any]:
     }
 
 
-def bench_data(*, miss: bool = True) -> dict[str, Any]:
-    benchmarks = [
+def bench_data(*, miss: bool = True) -> BenchData:
+    benchmarks: list[BenchBenchmark] = [
         {
             "name": "hook-latency",
             "description": "lanes hook vs python -c pass, paired runs",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from lanes.payloads.affected import AffectedData
 from lanes.payloads.bench import BenchData
 from lanes.payloads.timing import TimingData
 
@@ -16,6 +17,7 @@ __all__ = ["LANE_PAYLOADS"]
 
 # lane name -> its payload type. Adding a lane's type is adding one line.
 LANE_PAYLOADS: Final[dict[str, object]] = {
+    "affected": AffectedData,
     "bench": BenchData,
     "timing": TimingData,
 }

@@ -4,6 +4,7 @@
     nox -s lint             ruff check, ruff format --check, mypy --strict
     nox -s lanes            the main job: every lane, then the report
     nox -s bench            the governor's own cost (hook latency ratio, classify throughput)
+    nox -s build            sdist + wheel in dist/, checked (twine, check-sdist, tests from the sdist)
     nox -s timing           what each suite costs, the xdist verdict, Δ vs baselines/timing.json
 
 Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
@@ -87,6 +88,44 @@ def tests_wheel(session: nox.Session) -> None:
     # pytest's console script does not put the checkout on sys.path either
     # (importlib mode finds the `tests` package, helpers and all, by its files).
     session.run("pytest", *(session.posargs or ["-n", "auto", "-p", "no:cacheprovider"]))
+
+
+# The part of the unit suite run from the unpacked sdist: packaging and the
+# exports' validators (vendored schemas, templates), enough to prove the sdist
+# carries a runnable suite without spending a full run.
+SDIST_SMOKE: tuple[str, ...] = (
+    "tests/foundation/test_packaging.py",
+    "tests/report/test_report_interop.py",
+)
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """The sdist and wheel a release publishes, in dist/, checked as a packager would.
+
+    twine check --strict (metadata PyPI renders), check-sdist (the sdist holds
+    what git tracks, except what [tool.check-sdist] lists), and a part of the
+    unit suite run from the unpacked sdist against the built wheel.
+    """
+    session.install("--upgrade", "pip")
+    session.install("build", "twine", "check-sdist")
+    dist = pathlib.Path("dist")
+    shutil.rmtree(dist, ignore_errors=True)
+    session.run("python", "-m", "build", "--outdir", str(dist))
+    files = sorted(str(path) for path in dist.iterdir())
+    session.run("twine", "check", "--strict", *files)
+    session.run("check-sdist", "--inject-junk")
+    (sdist,) = dist.glob("lanekit-*.tar.gz")
+    (wheel,) = dist.glob("lanekit-*.whl")
+    # Outside the checkout: the tests' temporary projects must not sit inside a git repository.
+    unpacked = pathlib.Path(session.virtualenv.location) / "sdist"
+    shutil.rmtree(unpacked, ignore_errors=True)
+    shutil.unpack_archive(sdist, unpacked)
+    (tree,) = unpacked.iterdir()
+    session.install(f"lanekit[lanes,mutation] @ {wheel.resolve().as_uri()}")
+    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    session.chdir(tree)
+    session.run("pytest", "-p", "no:cacheprovider", *(session.posargs or SDIST_SMOKE))
 
 
 @nox.session

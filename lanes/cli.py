@@ -58,7 +58,6 @@ def _main_argparse(args: list[str]) -> int:
     import importlib
 
     from lanes import __version__
-    from lanes.errors import LanesError
     from lanes.exitcodes import ExitCode
 
     parser = argparse.ArgumentParser(
@@ -80,26 +79,30 @@ def _main_argparse(args: list[str]) -> int:
 
         require_posix()
         return int(handler(ns))
-    except LanesError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
-        print(f"hint: {exc.hint}", file=sys.stderr)
-        return ExitCode.USAGE
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        # `lanes classify --jsonl | head`: the reader left; nothing to report.
-        return ExitCode.OK
-    except Exception as exc:  # noqa: BLE001  # a crash is exit 3 by contract, not Python's 1
+    except (Exception, KeyboardInterrupt) as exc:  # noqa: BLE001  # each class maps to a status in lanes/exitcodes.py
+        return _failed(ns.command, exc)
+
+
+def _failed(command: str, exc: Exception | KeyboardInterrupt) -> int:
+    """Report ``exc`` as its row of the exit table says and return the row's status."""
+    from lanes.exitcodes import Report, exit_rule
+
+    rule = exit_rule(exc)
+    if rule.report is Report.HINT:
+        # Only LanesError rows report a hint (tests/foundation/test_exit_table.py).
+        print(f"error: {exc}", file=sys.stderr)
+        print(f"hint: {getattr(exc, 'hint', '')}", file=sys.stderr)
+    elif rule.report is Report.TRACEBACK:
         import traceback
 
         # The traceback stays: a crash is a lanekit bug and this is its report.
-        traceback.print_exc()
-        print(f"error: lanes {ns.command} crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        traceback.print_exception(exc)
+        print(f"error: lanes {command} crashed: {type(exc).__name__}: {exc}", file=sys.stderr)
         print(
             "hint: this is a bug in lanekit, not in your input; please report it with the traceback above",
             file=sys.stderr,
         )
-        return ExitCode.CRASH
+    return rule.code
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -370,6 +370,10 @@ def lane_run(
         raise  # to the enclosing lane, or where the signal is blocked
     except BaseException as exc:
         write("error", {"type": type(exc).__name__, "message": _message(exc)})
+        if isinstance(exc, LanesError):
+            # The lane began: its envelope now says stage "error", so the
+            # exit is "could not complete", never "nothing ran" (lanes/exitcodes.py).
+            exc.work_began = True
         raise
     if run.passed is None:
         dropped = write(

@@ -24,6 +24,11 @@ class LanesError(Exception):
     bug in lanekit (the fuzz lane checks this on every parser).
     """
 
+    work_began: bool = False
+    """Set when the error was raised after the command's work began (an open
+    envelope, :func:`lanes.exitcodes.work_began`): it then exits 3, "could not
+    complete", instead of 2, "nothing ran" (the table in :mod:`lanes.exitcodes`)."""
+
     def __init__(self, message: str, *, hint: str) -> None:
         if not hint.strip():
             msg = (

@@ -26,12 +26,14 @@ part is :func:`drive`; a lane writes only the four decisions::
     def _handle(ns):                       # the argparse handler
         return drive(TimingLane(), ns)
 
-Errors the user can fix (:class:`~lanes.errors.LanesError`) raised while
-resolving options propagate to the CLI, which prints ``error:``/``hint:`` and
-exits 2 before any envelope exists: nothing ran. Once the envelope is open,
-a ``LanesError`` still reaches the CLI (exit 2) but the envelope records it;
-any other exception is a crash: its traceback is printed, the envelope says
-``stage: "error"`` and the exit code is 3.
+The exit status follows the table in :mod:`lanes.exitcodes`. Errors the user
+can fix (:class:`~lanes.errors.LanesError`) raised while resolving options
+propagate to the CLI, which prints ``error:``/``hint:`` and exits 2 before any
+envelope exists: nothing ran. Once the envelope is open the lane's work has
+begun: a ``LanesError`` is recorded in the envelope (``stage: "error"``) and
+reaches the CLI as "the lane could not complete" — ``error:``/``hint:``, no
+traceback, exit 3; any other exception is a crash: its traceback is printed,
+the envelope says ``stage: "error"`` and the exit code is 3.
 """
 
 from __future__ import annotations
@@ -42,8 +44,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
 
 from lanes.config import load_config
 from lanes.envelope import lane_run
-from lanes.errors import LanesError
-from lanes.exitcodes import ExitCode
+from lanes.exitcodes import ExitCode, Report, exit_rule
 
 if TYPE_CHECKING:
     import argparse
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
 
-__all__ = ["Lane", "choose", "drive", "print_crash"]
+__all__ = ["Lane", "choose", "crash_status", "drive", "print_crash"]
 
 OptionsT = TypeVar("OptionsT")
 T = TypeVar("T")
@@ -115,18 +116,31 @@ def drive(
         config = load_config(getattr(ns, "config", None))
     options = lane.resolve(ns, config)
     target = path if path is not None else getattr(ns, "envelope", None)
+    # Still "nothing ran" if these fail: the envelope is not open yet.
+    config_hash = lane.config_hash(options, config)
+    seed = lane.seed(options)
     try:
+        # From here the envelope is open and records any error with stage
+        # "error": lane_run marks a LanesError as "could not complete" (exit 3),
+        # not "nothing ran" (lanes/exitcodes.py).
         with lane_run(
-            lane.name,
-            config=config,
-            config_hash=lane.config_hash(options, config),
-            seed=lane.seed(options),
-            path=target,
+            lane.name, config=config, config_hash=config_hash, seed=seed, path=target
         ) as run:
             lane.run(options, config, run)
-    except LanesError:
-        raise
-    except Exception as exc:  # noqa: BLE001  # a crash is exit 3 by contract; the envelope says stage "error"
-        print_crash(lane.name, exc)
-        return ExitCode.CRASH
+    except Exception as exc:  # noqa: BLE001  # the exit table decides: report a crash here, re-raise the rest
+        return crash_status(lane.name, exc)
     return ExitCode.OK if run.passed else ExitCode.FAIL
+
+
+def crash_status(lane: str, exc: Exception) -> ExitCode:
+    """The exit status of ``lane`` that raised ``exc`` with its envelope open.
+
+    A crash (the table's traceback row) is reported here, naming the lane,
+    and its status returned; anything else — a LanesError, a broken pipe — is
+    re-raised for the CLI to report with its row's status (lanes/exitcodes.py).
+    """
+    rule = exit_rule(exc)
+    if rule.report is not Report.TRACEBACK:
+        raise exc
+    print_crash(lane, exc)
+    return rule.code

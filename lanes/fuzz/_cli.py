@@ -66,10 +66,8 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
 
 def _handle(ns: argparse.Namespace) -> int:
     from lanes.config import load_config
-    from lanes.errors import LanesError
-    from lanes.exitcodes import ExitCode
     from lanes.fuzz.lane import FuzzOptions, run_fuzz  # imports hypothesis
-    from lanes.lane import print_crash
+    from lanes.lane import crash_status
 
     options = FuzzOptions(
         iterations=ns.iterations,
@@ -86,8 +84,5 @@ def _handle(ns: argparse.Namespace) -> int:
     # entry point; a crash is reported the way every lane reports one.
     try:
         return run_fuzz(options, config)
-    except LanesError:
-        raise
     except Exception as exc:  # noqa: BLE001  # a harness crash: envelope already says stage "error"
-        print_crash("fuzz", exc)
-        return ExitCode.CRASH
+        return crash_status("fuzz", exc)

@@ -18,7 +18,7 @@ import hashlib
 import json
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import hypothesis
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 
     from lanes.fuzz.engine import Failure
     from lanes.fuzz.watchdog import CaseOutcome
+    from lanes.payloads.fuzz import FuzzFailure, FuzzFailureKind
 
 __all__ = [
     "ARTIFACT_FORMAT",
@@ -99,7 +100,7 @@ def preview(value: object) -> str:
     return text if len(text) <= _PREVIEW else text[: _PREVIEW - 3] + "..."
 
 
-def save_failure(failure: Failure, directory: Path, *, root: Path) -> dict[str, Any]:
+def save_failure(failure: Failure, directory: Path, *, root: Path) -> FuzzFailure:
     """Write one failure artifact; return its summary for the envelope (with the commands)."""
     outcome: CaseOutcome = failure.outcome
     case = _case_id(failure.target, failure.value)
@@ -107,9 +108,11 @@ def save_failure(failure: Failure, directory: Path, *, root: Path) -> dict[str, 
     safe = "".join(c if c.isalnum() or c in "_-" else "_" for c in failure.target)
     path = directory / f"{safe}-{outcome.kind}-{case}.json"
     shown = _display(path, root)
-    summary: dict[str, Any] = {
+    summary: FuzzFailure = {
         "target": failure.target,
-        "kind": outcome.kind,
+        # A failure's outcome is one of FAILURE_KINDS, FuzzFailureKind's
+        # values (tests/payloads ties the two).
+        "kind": cast("FuzzFailureKind", outcome.kind),
         "error_type": outcome.error_type,
         "message": outcome.message,
         "input_preview": preview(failure.value),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 import hypothesis
 
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
 
     from lanes.config import Config
     from lanes.envelope import LaneRun
+    from lanes.payloads.fuzz import FuzzData, FuzzOverhead, FuzzTarget
+    from lanes.payloads.fuzz import FuzzMode as Mode
 
 __all__ = [
     "CORPUS_FILE",
@@ -69,7 +71,6 @@ __all__ = [
     "run_fuzz",
 ]
 
-Mode = Literal["run", "self-check", "replay", "promote"]
 CORPUS_FILE: Final = "fuzz-regressions.json"
 OVERHEAD_GOAL: Final = 0.20
 _ENVELOPES: Final[dict[Mode, str]] = {
@@ -163,7 +164,9 @@ def _run_mode(options: FuzzOptions, config: Config, stream: TextIO) -> ExitCode:
         "fuzz", config=config, config_hash=fingerprint(decided_by), seed=seed, path=envelope
     ) as run:
         run.tools["hypothesis"] = hypothesis.__version__
-        run.data.update(_base_data(mode, config, iterations))
+        # Published now and after each part: a crash keeps what was done.
+        data = _base_data(mode, config, iterations)
+        run.publish(data)
         # Resolve every reference before the first case: a misspelt user
         # target is a configuration error, not a finding halfway through.
         for target in targets:
@@ -175,16 +178,18 @@ def _run_mode(options: FuzzOptions, config: Config, stream: TextIO) -> ExitCode:
             config=config,
             iterations=iterations,
             seed=seed,
+            data=data,
             run=run,
             stream=stream,
         )
-        passed = _verdict(mode, reports, run)
+        passed = _verdict(mode, reports, data)
+        run.publish(data)
         run.verdict(passed=passed)
     _print_footer(mode, passed, stream, envelope)
     return ExitCode.OK if passed else ExitCode.FAIL
 
 
-def _base_data(mode: Mode, config: Config, iterations: int | None) -> dict[str, Any]:
+def _base_data(mode: Mode, config: Config, iterations: int | None) -> FuzzData:
     return {
         "mode": mode,
         "iterations": iterations,
@@ -206,6 +211,7 @@ def _generate(
     config: Config,
     iterations: int,
     seed: int,
+    data: FuzzData,
     run: LaneRun,
     stream: TextIO,
 ) -> list[TargetReport]:
@@ -236,9 +242,11 @@ def _generate(
             measure_in_process(target, report)
             reports.append(report)
             _record_target(
-                report, mode=mode, artifacts=artifacts, config=config, run=run, stream=stream
+                report, mode=mode, artifacts=artifacts, config=config, data=data, stream=stream
             )
-    run.data["watchdog_overhead"] = _overhead(reports)
+            run.publish(data)
+    data["watchdog_overhead"] = _overhead(reports)
+    run.publish(data)
     return reports
 
 
@@ -248,10 +256,10 @@ def _record_target(
     mode: Mode,
     artifacts: Path,
     config: Config,
-    run: LaneRun,
+    data: FuzzData,
     stream: TextIO,
 ) -> None:
-    run.data["targets"].append(_target_data(report))
+    data["targets"].append(_target_data(report))
     print(
         f"{report.name}: {report.cases} cases, {len(report.failures)} failures, "
         f"{report.cases_per_second:.0f} cases/s",
@@ -259,7 +267,7 @@ def _record_target(
     )
     for failure in report.failures:
         summary = save_failure(failure, artifacts, root=config.root)
-        run.data["failures"].append(summary)
+        data["failures"].append(summary)
         print(f"  FAIL {summary['kind']}: {failure.outcome.summary()}", file=stream)
         print(f"    input:   {summary['input_preview']}", file=stream)
         print(f"    repro:   {summary['repro']}", file=stream)
@@ -271,7 +279,7 @@ def _ratio(numerator: float, denominator: float) -> float | None:
     return round(numerator / denominator, 4) if denominator > 0 else None
 
 
-def _overhead(reports: Sequence[TargetReport]) -> dict[str, Any]:
+def _overhead(reports: Sequence[TargetReport]) -> FuzzOverhead:
     """The watchdog's cost against calling the same completed cases in-process.
 
     ``execution``: extra time per case call (pipe round trip vs a direct call);
@@ -290,7 +298,7 @@ def _overhead(reports: Sequence[TargetReport]) -> dict[str, Any]:
     }
 
 
-def _target_data(report: TargetReport) -> dict[str, Any]:
+def _target_data(report: TargetReport) -> FuzzTarget:
     return {
         "name": report.name,
         "cases": report.cases,
@@ -305,17 +313,19 @@ def _target_data(report: TargetReport) -> dict[str, Any]:
     }
 
 
-def _verdict(mode: Mode, reports: Sequence[TargetReport], run: LaneRun) -> bool:
+def _verdict(mode: Mode, reports: Sequence[TargetReport], data: FuzzData) -> bool:
     if mode != "self-check":
         return not any(report.failures for report in reports)
-    caught = {report.name: sorted({f.outcome.kind for f in report.failures}) for report in reports}
+    caught: dict[str, list[str]] = {
+        report.name: sorted({f.outcome.kind for f in report.failures}) for report in reports
+    }
     missed = [
         name
         for name, kind in selfcheck.EXPECTED.items()
         if (kind is None and caught.get(name))
         or (kind is not None and kind not in caught.get(name, []))
     ]
-    run.data["self_check"] = {
+    data["self_check"] = {
         "expected": dict(selfcheck.EXPECTED),
         "caught": caught,
         "missed": missed,
@@ -347,7 +357,9 @@ def _replay(
     decided_by = {"input_file": input_file.read_text(encoding="utf-8"), "target": target.describe()}
     with lane_run("fuzz", config=config, config_hash=fingerprint(decided_by), path=envelope) as run:
         run.tools["hypothesis"] = hypothesis.__version__
-        run.data.update(_base_data(mode, config, None))
+        # Published now and after each part: a crash keeps what was done.
+        data = _base_data(mode, config, None)
+        run.publish(data)
         with Watchdog(target, budget=config.fuzz.case_budget) as watchdog:
             watchdog.start()
             outcome = watchdog.run(case.value)
@@ -355,7 +367,7 @@ def _replay(
         print(f"  was: {case.kind or '?'}; now: {outcome.summary()}", file=stream)
         if outcome.detail and outcome.failed:
             print("  " + outcome.detail.rstrip().replace("\n", "\n  "), file=stream)
-        run.data["targets"].append(
+        data["targets"].append(
             {
                 "name": target.name,
                 "cases": 1,
@@ -369,7 +381,7 @@ def _replay(
                 "overhead": None,
             }
         )
-        run.data["replay"] = {
+        data["replay"] = {
             "artifact": str(input_file),
             "target": target.name,
             "was": case.kind,
@@ -378,11 +390,13 @@ def _replay(
             "message": outcome.message,
             "reproduced": outcome.failed,
         }
+        run.publish(data)
         if mode == "promote":
             corpus = corpus_path(config)
             note = f"{case.kind}: {case.error}"[:200] if case.error else case.kind
             added = append_to_corpus(corpus, case, note=note)
-            run.data["corpus"] = {"path": str(corpus.relative_to(config.root)), "added": added}
+            data["corpus"] = {"path": str(corpus.relative_to(config.root)), "added": added}
+            run.publish(data)
             print(f"  {'appended to' if added else 'already in'} {corpus}", file=stream)
             if outcome.failed:
                 print(

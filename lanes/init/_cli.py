@@ -33,9 +33,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     init.add_argument(
         "--lanekit-requirement",
-        metavar="REQ",
-        help="where nox installs lanekit from: a clone's path, a git URL or a version "
-        "(default: where the running lanekit came from)",
+        metavar="SPEC",
+        help="where nox installs lanekit from: a version, a git URL at a commit or tag, or a "
+        "lanekit clone with a remote (default: where the running lanekit came from; never a "
+        "local path, which CI runners do not have)",
     )
     init.add_argument(
         "--python",
@@ -44,6 +45,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="Python of the workflows (default: 3.12)",
     )
     init.add_argument("--no-workflows", action="store_true", help="do not write .github/workflows/")
+    init.add_argument(
+        "--no-dependabot",
+        action="store_true",
+        help="do not write .github/dependabot.yml (it keeps the workflows' action pins current)",
+    )
     init.add_argument("--no-hook", action="store_true", help="do not register the agent hook")
     init.add_argument("--codex", action="store_true", help="also register the hook for Codex CLI")
     init.set_defaults(handler=_handle)

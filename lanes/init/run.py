@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from lanes.errors import UsageError
+from lanes.exitcodes import work_began
 from lanes.init.detect import detect_project
 from lanes.init.plan import Action, FileChange, Settings, apply, build_plan
 from lanes.init.requirement import running_source, source_from_option
@@ -116,17 +117,22 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
         else running_source()
     )
     settings = Settings(
-        lanekit_source=source, python=ns.python, workflows=not ns.no_workflows, force=ns.force
+        lanekit_source=source,
+        python=ns.python,
+        workflows=not ns.no_workflows,
+        dependabot=not ns.no_dependabot,
+        force=ns.force,
     )
     plan = build_plan(project, settings)
     hook = [] if ns.no_hook else _hook_change(root, codex=ns.codex)
-    print(f"lanes init: {root} (lanekit from lanekit{source})", file=stream)
-    notes = list(project.notes)
-    if settings.workflows and source.startswith(" @ file://"):
-        # A local path works on this machine only: a CI runner has no such directory.
+    installs = f"lanekit{source.spec}" if source.spec is not None else "a PLACEHOLDER"
+    print(f"lanes init: {root} (lanekit from {source.origin}: {installs})", file=stream)
+    notes = [*project.notes, *source.notes]
+    if source.spec is None:
+        # A local path works on this machine only: the first CI run would fail.
         notes.append(
-            "the workflows install lanekit from a local path, which CI runners do not have: "
-            "run again with --force --lanekit-requirement git+https://<host>/<lanekit>.git@<tag>"
+            "no lanekit a CI runner can install: noxfile.py and the workflows carry a "
+            f"placeholder that stops with the fix; run: {source.fix}"
         )
     for note in notes:
         print(f"  note: {note}", file=stream)
@@ -138,10 +144,13 @@ def run_init(ns: argparse.Namespace, *, out: TextIO | None = None) -> int:
                 print(change.diff(), end="", file=stream)
         print("dry run: nothing was written", file=stream)
         return 0
-    apply(root, plan)
-    for change in plan:
-        _print_change(change, stream)
-    if not ns.no_hook:
-        _install_hook(root, codex=ns.codex, out=stream)
-    _next_commands(detect_project(root), stream)
+    # From the first file written, an error (the hook's settings file that
+    # cannot be merged, say) leaves a half-done init: exit 3, not "nothing ran".
+    with work_began():
+        apply(root, plan)
+        for change in plan:
+            _print_change(change, stream)
+        if not ns.no_hook:
+            _install_hook(root, codex=ns.codex, out=stream)
+        _next_commands(detect_project(root), stream)
     return 0

@@ -23,16 +23,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes._atomic import flocked_directory, write_atomic
 from lanes._jsondoc import load_object
 from lanes.errors import StateError
-from lanes.mutation.provenance import FIELDS
+from lanes.mutation.provenance import FIELDS, Provenance
 from lanes.mutation.statuses import Status
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from lanes.payloads.mutation import MutationBaselineDocument, MutationBaselineModule
 
 __all__ = [
     "FORMAT",
@@ -61,12 +63,12 @@ class ModuleBaseline:
     # sweep twice must not count two stable runs.
     sweep: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MutationBaselineModule:
         return {
             "score": self.score,
             "total": self.total,
             "counts": dict(sorted(self.counts.items())),
-            "provenance": dict(self.provenance),
+            "provenance": Provenance.from_dict(self.provenance).to_dict(),
             "stable_runs": self.stable_runs,
             "mutants": dict(sorted(self.mutants.items())),
             "equivalent": dict(sorted(self.equivalent.items())),
@@ -78,7 +80,7 @@ class ModuleBaseline:
 class Baseline:
     modules: dict[str, ModuleBaseline] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MutationBaselineDocument:
         return {
             "format": FORMAT,
             "version": VERSION,

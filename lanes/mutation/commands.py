@@ -17,27 +17,13 @@ from lanes.mutation.baseline import parse_baseline, write_baseline
 from lanes.mutation.lane import CheckLane, MergeLane, RunLane
 from lanes.mutation.plan import affected_modules, changed_files, matrix, select_modules
 from lanes.mutation.ratchet import status_counts_line
-from lanes.mutation.runner import MutmutMissingError, MutmutRunError
 
 if TYPE_CHECKING:
     import argparse
 
-    from lanes.lane import Lane
-
 __all__ = ["affected", "baseline", "check", "matrix_command", "merge", "run"]
 
 _NEW_SURVIVORS_SHOWN = 10
-
-
-def _drive_mutmut(lane: Lane[Any], ns: argparse.Namespace, **kwargs: Any) -> int:  # noqa: ANN401  # drive's keyword pass-through
-    """Drive ``lane``; mutmut failing or missing is exit 3 (the lane could not complete)."""
-    try:
-        return drive(lane, ns, **kwargs)
-    except (MutmutMissingError, MutmutRunError) as exc:
-        # The envelope already says stage "error"; this is no lanekit bug, so no traceback.
-        print(f"error: {exc.message}", file=sys.stderr)
-        print(f"hint: {exc.hint}", file=sys.stderr)
-        return ExitCode.CRASH
 
 
 def run(ns: argparse.Namespace) -> int:
@@ -45,9 +31,12 @@ def run(ns: argparse.Namespace) -> int:
     lane = RunLane()
     options = lane.resolve(ns, config)
     options.out.mkdir(parents=True, exist_ok=True)
-    code = _drive_mutmut(lane, ns, config=config, path=options.envelope)
-    print(f"mutation: shard envelope {options.envelope}", file=sys.stderr)
-    return code
+    try:
+        # mutmut failing or missing is a LanesError in an open envelope: exit 3,
+        # error/hint, no traceback (lanes/exitcodes.py).
+        return drive(lane, ns, config=config, path=options.envelope)
+    finally:
+        print(f"mutation: shard envelope {options.envelope}", file=sys.stderr)
 
 
 def merge(ns: argparse.Namespace) -> int:
@@ -87,8 +76,7 @@ def _print_check(data: dict[str, Any]) -> None:
         )
         for change in module["drift"]:
             print(f"  drift: {change['field']} {change['baseline']} -> {change['current']}")
-        shown = {m["key"] for m in module["regressions"]}
-        fresh = [m for m in module["new_survivors"] if m["key"] not in shown]
+        fresh = module["new_survivors"]  # disjoint from the regressions (the ratchet's rule)
         for title, mutants in (
             ("regression: killed in the baseline, survives now", module["regressions"]),
             # A first sweep's survivors are all new: the terminal shows the

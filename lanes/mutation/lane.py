@@ -33,10 +33,17 @@ from lanes.mutation.stryker import html_page, stryker_report
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
 
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
     from lanes.mutation.settings import MutationModule
+    from lanes.payloads.mutation import (
+        MutationCheck,
+        MutationCheckedModule,
+        MutationMerged,
+        MutationShardRun,
+    )
 
 __all__ = ["CheckLane", "MergeLane", "RunLane", "merged_path", "report_dir"]
 
@@ -89,22 +96,25 @@ class RunLane:
         return None
 
     def run(self, options: RunOptions, config: Config, run: LaneRun) -> None:
-        run.data["kind"] = "shard"
-        run.data["shard"] = str(options.shard)
-        run.data["shards"] = []
-        version = mutmut_version()
-        if version is not None:
-            run.tools["mutmut"] = version
-        find_mutmut()  # mutmut missing: an error with the install command, in the envelope
-        for module in options.modules:
-            result = run_shard(
-                config.root,
-                module,
-                options.shard,
-                timeout_multiplier=config.mutation.timeout_multiplier,
-                max_children=options.max_children,
-            )
-            run.data["shards"].append(result.to_dict())
+        payload: MutationShardRun = {"kind": "shard", "shard": str(options.shard), "shards": []}
+        try:
+            version = mutmut_version()
+            if version is not None:
+                run.tools["mutmut"] = version
+            find_mutmut()  # mutmut missing: an error with the install command, in the envelope
+            for module in options.modules:
+                result = run_shard(
+                    config.root,
+                    module,
+                    options.shard,
+                    timeout_multiplier=config.mutation.timeout_multiplier,
+                    max_children=options.max_children,
+                )
+                payload["shards"].append(result.to_dict())
+        finally:
+            # A crashed shard's envelope still says which modules it finished
+            # (the merge refuses it for its stage, never for its shape).
+            run.publish(payload)
         run.verdict(passed=True)
 
 
@@ -134,12 +144,15 @@ class MergeLane:
         merged = merge_shards(
             collect_envelope_paths(options.inputs), expect_shards=options.expect_shards
         )
-        run.data["kind"] = "merged"
-        run.data["expect_shards"] = options.expect_shards
-        run.data["shard_files"] = merged.shard_files
-        run.data["shard_group_id"] = merged.group_id
-        run.data["problems"] = merged.problems
-        run.data["modules"] = {name: m.to_dict() for name, m in merged.modules.items()}
+        payload: MutationMerged = {
+            "kind": "merged",
+            "expect_shards": options.expect_shards,
+            "shard_files": merged.shard_files,
+            "shard_group_id": merged.group_id,
+            "problems": merged.problems,
+            "modules": {name: m.to_dict() for name, m in merged.modules.items()},
+        }
+        run.publish(payload)
         run.verdict(passed=not merged.problems)
 
 
@@ -150,12 +163,6 @@ class MergeLane:
 class CheckOptions:
     merged: Path
     baseline: Path
-
-
-def _module_view(module: MergedModule) -> dict[str, Any]:
-    view = module.to_dict()
-    del view["mutants"]  # the merged envelope and the Stryker report hold them
-    return view
 
 
 class CheckLane:
@@ -184,55 +191,70 @@ class CheckLane:
         if envelope.get("lane") != "mutation" or data.get("kind") != "merged":
             msg = f"{options.merged} is not a merged mutation envelope (kind {data.get('kind')!r})"
             raise UsageError(msg, hint="pass --merged the file `lanes mutation merge` wrote")
-        run.data["kind"] = "check"
-        run.data["merged_from"] = str(options.merged)
-        run.data["problems"] = list(data.get("problems", []))
-        run.data["modules"] = {}
-        if envelope.get("result") != "pass" or run.data["problems"]:
-            # A failed merge has no scores, and a check never invents one.
-            run.data["problems"].insert(0, "the merge failed: no module is scored")
-            run.verdict(passed=False)
-            return
-        modules = {name: MergedModule.from_dict(name, raw) for name, raw in data["modules"].items()}
-        baseline = read_baseline(options.baseline)
-        required = config.mutation.required_stable_runs
-        verdicts, proposal = ratchet(
-            modules,
-            baseline,
-            required_stable_runs=required,
-            sweep=str(data.get("shard_group_id", "")),
-        )
-        for verdict in verdicts:
-            view = _module_view(modules[verdict.name])
-            view.update(
-                {
-                    "verdict": verdict.verdict,
-                    "gating": verdict.gating,
-                    "score": verdict.score,
-                    "baseline_score": verdict.baseline_score,
-                    "stable_runs": verdict.stable_runs,
-                    "required_stable_runs": required,
-                    "drift": verdict.drift,
-                    "regressions": verdict.regressions,
-                    "new_survivors": verdict.new_survivors,
-                    "equivalent_survivors": verdict.equivalent_survivors,
-                }
-            )
-            run.data["modules"][verdict.name] = view
-        proposed = proposal.to_dict()
-        run.data["proposed_baseline"] = proposed
-        run.data["baseline_path"] = str(options.baseline)
-        directory = report_dir(config)
-        directory.mkdir(parents=True, exist_ok=True)
-        equivalents = {name: entry.equivalent for name, entry in baseline.modules.items()}
-        report = stryker_report(config.root, modules, equivalents)
-        _write_json(directory / "mutation.json", report)
-        (directory / "mutation.html").write_text(html_page(report), encoding="utf-8")
-        _write_json(directory / "proposed-baseline.json", proposed)
-        run.data["report"] = str(directory / "mutation.json")
-        run.data["proposal_digest"] = fingerprint(proposed)
-        run.verdict(passed=not any(v.fails for v in verdicts))
+        payload: MutationCheck = {
+            "kind": "check",
+            "merged_from": str(options.merged),
+            "problems": [str(problem) for problem in data.get("problems", [])],
+            "modules": {},
+        }
+        try:
+            if envelope.get("result") != "pass" or payload["problems"]:
+                # A failed merge has no scores, and a check never invents one.
+                payload["problems"].insert(0, "the merge failed: no module is scored")
+                run.verdict(passed=False)
+                return
+            passed = _check(options, config, data, payload)
+        finally:
+            # A check that crashes half-way still shows what it had judged.
+            run.publish(payload)
+        run.verdict(passed=passed)
 
 
-def _write_json(path: Path, document: dict[str, Any]) -> None:
+def _check(
+    options: CheckOptions, config: Config, merged: dict[str, Any], payload: MutationCheck
+) -> bool:
+    """Ratchet the merged modules into ``payload``, write the reports; whether the lane passes."""
+    modules = {name: MergedModule.from_dict(name, raw) for name, raw in merged["modules"].items()}
+    baseline = read_baseline(options.baseline)
+    required = config.mutation.required_stable_runs
+    verdicts, proposal = ratchet(
+        modules,
+        baseline,
+        required_stable_runs=required,
+        sweep=str(merged.get("shard_group_id", "")),
+    )
+    for verdict in verdicts:
+        # The scores without the mutants: the merged envelope and the Stryker
+        # report hold them.
+        checked: MutationCheckedModule = {
+            **modules[verdict.name].scores(),
+            # The ratchet's score, which leaves the baseline's equivalents out.
+            "score": verdict.score,
+            "verdict": verdict.verdict,
+            "gating": verdict.gating,
+            "baseline_score": verdict.baseline_score,
+            "stable_runs": verdict.stable_runs,
+            "required_stable_runs": required,
+            "drift": verdict.drift,
+            "regressions": verdict.regressions,
+            "new_survivors": verdict.new_survivors,
+            "equivalent_survivors": verdict.equivalent_survivors,
+        }
+        payload["modules"][verdict.name] = checked
+    proposed = proposal.to_dict()
+    payload["proposed_baseline"] = proposed
+    payload["baseline_path"] = str(options.baseline)
+    directory = report_dir(config)
+    directory.mkdir(parents=True, exist_ok=True)
+    equivalents = {name: entry.equivalent for name, entry in baseline.modules.items()}
+    report = stryker_report(config.root, modules, equivalents)
+    _write_json(directory / "mutation.json", report)
+    (directory / "mutation.html").write_text(html_page(report), encoding="utf-8")
+    _write_json(directory / "proposed-baseline.json", proposed)
+    payload["report"] = str(directory / "mutation.json")
+    payload["proposal_digest"] = fingerprint(proposed)
+    return not any(v.fails for v in verdicts)
+
+
+def _write_json(path: Path, document: Mapping[str, object]) -> None:
     write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")

@@ -22,12 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from lanes.envelope import read_envelope, validate_envelope
 from lanes.errors import LanesError, UsageError
+from lanes.mutation.provenance import Provenance
 from lanes.mutation.results import MutantRecord
-from lanes.mutation.statuses import counts_by_status, score
+from lanes.mutation.statuses import counts_by_status, counts_document, score
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
+
+    from lanes.payloads.mutation import MutationMergedModule, MutationModuleScores
 
 # Outside CI a sweep's shards share a group only if the user gives them one.
 _GROUP_HINT = (
@@ -52,18 +55,22 @@ class MergedModule:
     def counts(self) -> dict[str, int]:
         return counts_by_status(mutant.status for mutant in self.mutants)
 
-    def to_dict(self) -> dict[str, Any]:
+    def scores(self) -> MutationModuleScores:
+        """The module's figures without its mutants (what the check envelope shows)."""
+        counts = self.counts
         return {
             "shards": list(self.shards),
-            "provenance": dict(self.provenance),
-            "counts": self.counts,
+            "provenance": Provenance.from_dict(self.provenance).to_dict(),
+            "counts": counts_document(counts),
             "total": len(self.mutants),
-            "score": score(self.counts),
+            "score": score(counts),
             "duration_ms": self.duration_ms,
             "slowest_shard_ms": self.slowest_shard_ms,
             "phases_ms": dict(self.phases_ms),
-            "mutants": [mutant.to_dict() for mutant in self.mutants],
         }
+
+    def to_dict(self) -> MutationMergedModule:
+        return {**self.scores(), "mutants": [mutant.to_dict() for mutant in self.mutants]}
 
     @classmethod
     def from_dict(cls, name: str, raw: dict[str, Any]) -> MergedModule:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from lanes.mutation.settings import MutationModule
+    from lanes.payloads.mutation import MutationDrift, MutationProvenance
 
 __all__ = ["FIELDS", "Provenance", "drift", "mutmut_version"]
 
@@ -74,15 +75,22 @@ class Provenance:
             source_digest=source_digest,
         )
 
-    def to_dict(self) -> dict[str, str]:
-        return {name: getattr(self, name) for name in FIELDS}
+    def to_dict(self) -> MutationProvenance:
+        return {
+            "mutmut": self.mutmut,
+            "lanekit": self.lanekit,
+            "python": self.python,
+            "registry_hash": self.registry_hash,
+            "mutmut_config_hash": self.mutmut_config_hash,
+            "source_digest": self.source_digest,
+        }
 
     @classmethod
     def from_dict(cls, raw: Mapping[str, Any]) -> Provenance:
         return cls(**{name: str(raw.get(name, "")) for name in FIELDS})
 
 
-def drift(baseline: Provenance, current: Provenance) -> list[dict[str, str]]:
+def drift(baseline: Provenance, current: Provenance) -> list[MutationDrift]:
     """The fields that differ, each with both values (empty: the scores are comparable)."""
     return [
         {"field": name, "baseline": getattr(baseline, name), "current": getattr(current, name)}

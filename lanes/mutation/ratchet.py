@@ -17,25 +17,26 @@ Per module, in this order:
   risen) and one more stable run.
 
 A survivor whose key the baseline does not have as a survivor is a *new
-survivor*: listed with its diff and tests whatever the verdict.
+survivor*: listed with its diff and tests whatever the verdict — unless it is
+already listed as a regression (each survivor is listed once).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final
 
 from lanes.mutation.baseline import Baseline, ModuleBaseline
 from lanes.mutation.provenance import Provenance, drift
-from lanes.mutation.statuses import DETECTED, NOT_SCORED, Status, score
+from lanes.mutation.statuses import DETECTED, NOT_SCORED, Status, score, status_name
 
 if TYPE_CHECKING:
     from lanes.mutation.merge import MergedModule
     from lanes.mutation.results import MutantRecord
+    from lanes.payloads.mutation import MutationDrift, MutationSurvivor, MutationVerdict
 
-__all__ = ["ModuleVerdict", "Verdict", "ratchet"]
+__all__ = ["ModuleVerdict", "ratchet"]
 
-Verdict = Literal["pass", "regression", "drift", "new"]
 # Scores are stored rounded to 6 places; a difference below that is noise.
 _EPSILON: Final = 1e-9
 _DETECTED_VALUES: Final = frozenset(status.value for status in DETECTED)
@@ -45,7 +46,7 @@ def _undetected(record: MutantRecord) -> bool:
     return record.status not in DETECTED and record.status not in NOT_SCORED
 
 
-def survivor_view(record: MutantRecord) -> dict[str, Any]:
+def survivor_view(record: MutantRecord) -> MutationSurvivor:
     """A survivor as a reviewer reads it: where, what changed, and which tests ran."""
     return {
         "key": record.key,
@@ -53,7 +54,7 @@ def survivor_view(record: MutantRecord) -> dict[str, Any]:
         "path": record.path,
         "line": record.line,
         "function": record.function,
-        "status": record.status.value,
+        "status": status_name(record.status),
         "diff": record.diff,
         "tests": list(record.tests),
         "tests_total": record.tests_total,
@@ -63,14 +64,14 @@ def survivor_view(record: MutantRecord) -> dict[str, Any]:
 @dataclass
 class ModuleVerdict:
     name: str
-    verdict: Verdict
+    verdict: MutationVerdict
     gating: bool  # a regression here fails the lane
     score: float | None
     baseline_score: float | None
     stable_runs: int  # in the proposal
-    drift: list[dict[str, str]] = field(default_factory=list)
-    regressions: list[dict[str, Any]] = field(default_factory=list)
-    new_survivors: list[dict[str, Any]] = field(default_factory=list)
+    drift: list[MutationDrift] = field(default_factory=list)
+    regressions: list[MutationSurvivor] = field(default_factory=list)
+    new_survivors: list[MutationSurvivor] = field(default_factory=list)
     equivalent_survivors: int = 0
 
     @property
@@ -131,6 +132,11 @@ def _judge(
     verdict.regressions = [
         survivor_view(m) for m in survivors if old.mutants.get(m.key) in _DETECTED_VALUES
     ]
+    # A regressed mutant is listed once, as a regression: it was not a
+    # survivor in the baseline either, and listing it under both showed every
+    # regressed mutant twice in the report.
+    regressed = {r["key"] for r in verdict.regressions}
+    verdict.new_survivors = [s for s in verdict.new_survivors if s["key"] not in regressed]
     dropped = current is not None and old.score is not None and current < old.score - _EPSILON
     if dropped or verdict.regressions:
         verdict.verdict = "regression"

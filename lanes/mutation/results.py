@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes.mutation.keys import MutantSource, describe_mutants
-from lanes.mutation.statuses import DETECTED, Status, status_from_exit_code
+from lanes.mutation.statuses import DETECTED, Status, status_from_exit_code, status_name
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
+
+    from lanes.payloads.mutation import MutationMutant
 
 __all__ = ["MutantRecord", "mutant_names", "read_results"]
 
@@ -46,14 +48,14 @@ class MutantRecord:
     tests: tuple[str, ...] = field(default=())
     tests_total: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MutationMutant:
         return {
             "key": self.key,
             "name": self.name,
             "path": self.path,
             "function": self.function,
             "line": self.line,
-            "status": self.status.value,
+            "status": status_name(self.status),
             "duration_ms": self.duration_ms,
             "diff": self.diff,
             "original": self.original,

@@ -28,7 +28,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.errors import LanesError
 from lanes.mutation.provenance import Provenance, mutmut_version
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from lanes.mutation.keys import MutantSource
     from lanes.mutation.settings import MutationModule
     from lanes.mutation.shard import Shard
+    from lanes.payloads.mutation import MutationModuleShard
 
 __all__ = ["MutmutMissingError", "MutmutRunError", "ShardResult", "find_mutmut", "run_shard"]
 
@@ -65,7 +66,7 @@ class ShardResult:
     generated: int  # every mutant of the module (all shards)
     phases_ms: dict[str, int]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> MutationModuleShard:
         return {
             "module": self.module,
             "shard": str(self.shard),

@@ -19,11 +19,11 @@ import sys
 import tempfile
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.config import load_config, parse_config
 from lanes.envelope import lane_run, read_envelope
-from lanes.exitcodes import ExitCode
+from lanes.exitcodes import ExitCode, exit_rule
 from lanes.lane import drive
 from lanes.mutation.baseline import Baseline
 from lanes.mutation.lane import RunLane
@@ -33,7 +33,7 @@ from lanes.mutation.runner import MutmutRunError, find_mutmut
 
 if TYPE_CHECKING:
     from lanes.config import Config
-    from lanes.mutation.merge import MergeResult
+    from lanes.payloads.mutation import MutationPlantedCheck, MutationSelfCheck
 
 __all__ = ["PLANTED_MODULE", "self_check"]
 
@@ -123,21 +123,17 @@ def run_planted(config: Config, shard: str, out: Path) -> tuple[int, Path]:
     out.mkdir(parents=True, exist_ok=True)
     try:
         code = drive(lane, ns, config=config, path=options.envelope)
-    except MutmutRunError:
-        code = ExitCode.CRASH
+    except MutmutRunError as exc:
+        code = exit_rule(exc).code  # what `lanes mutation run` exits with
     return code, options.envelope
 
 
-def _record(checks: list[dict[str, Any]], name: str, *, ok: bool, observed: str) -> None:
+def _record(checks: list[MutationPlantedCheck], name: str, *, ok: bool, observed: str) -> None:
     checks.append({"name": name, "ok": ok, "observed": observed})
     print(f"self-check: {'ok  ' if ok else 'FAIL'} {name}: {observed}", file=sys.stderr)
 
 
-def _scores(merged: MergeResult) -> str:
-    return ", ".join(f"{name} {m.to_dict()['score']}" for name, m in merged.modules.items())
-
-
-def _sweep(config: Config, checks: list[dict[str, Any]], work: Path) -> None:
+def _sweep(config: Config, checks: list[MutationPlantedCheck], work: Path) -> None:
     root = config.root
     strong = [run_planted(config, f"{i}/2", work / "strong") for i in (1, 2)]
     merged = merge_shards([path for _, path in strong], expect_shards=2)
@@ -198,11 +194,10 @@ def _sweep(config: Config, checks: list[dict[str, Any]], work: Path) -> None:
 def self_check(ns: argparse.Namespace) -> int:
     config = load_config(getattr(ns, "config", None))
     find_mutmut()
-    checks: list[dict[str, Any]] = []
+    checks: list[MutationPlantedCheck] = []
     path = config.root / config.envelope_dir / "mutation-self-check.json"
+    # lane_run marks an error from here on as exit 3, not "nothing ran".
     with lane_run("mutation", config=config, sections=("mutation",), path=path) as run:
-        run.data["kind"] = "self-check"
-        run.data["checks"] = checks
         # The planted shards are one sweep: they share a group_id, as a CI run's do.
         previous = os.environ.get("LANES_GROUP_ID")
         os.environ["LANES_GROUP_ID"] = f"self-check-{uuid.uuid4()}"
@@ -215,6 +210,9 @@ def self_check(ns: argparse.Namespace) -> int:
                 del os.environ["LANES_GROUP_ID"]
             else:
                 os.environ["LANES_GROUP_ID"] = previous
+            # A self-check that crashes still shows the checks it finished.
+            payload: MutationSelfCheck = {"kind": "self-check", "checks": checks}
+            run.publish(payload)
         run.verdict(
             passed=len(checks) == 4 and all(check["ok"] for check in checks)
         )  # the four checks above

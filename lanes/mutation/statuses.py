@@ -22,14 +22,18 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from lanes.payloads.mutation import MutationCounts, MutationStatus
+
 __all__ = [
     "DETECTED",
     "INCOMPLETE",
     "NOT_SCORED",
     "Status",
     "counts_by_status",
+    "counts_document",
     "score",
     "status_from_exit_code",
+    "status_name",
 ]
 
 
@@ -81,12 +85,33 @@ def status_from_exit_code(code: int | None) -> Status:
     return _BY_EXIT_CODE.get(code, Status.SUSPICIOUS)
 
 
+def status_name(status: Status) -> MutationStatus:
+    """The status as the payload spells it (mypy checks that every value is a ``MutationStatus``)."""
+    return status.value
+
+
 def counts_by_status(statuses: Iterable[Status]) -> dict[str, int]:
     """Every status with its count (zeros included, so readers never guess a missing key)."""
     counts = {status.value: 0 for status in Status}
     for status in statuses:
         counts[status.value] += 1
     return counts
+
+
+def counts_document(counts: Mapping[str, int]) -> MutationCounts:
+    """``counts`` as the payload's type: every status, zeros included."""
+    return {
+        "killed": counts.get("killed", 0),
+        "survived": counts.get("survived", 0),
+        "timeout": counts.get("timeout", 0),
+        "no tests": counts.get("no tests", 0),
+        "suspicious": counts.get("suspicious", 0),
+        "skipped": counts.get("skipped", 0),
+        "caught by type check": counts.get("caught by type check", 0),
+        "segfault": counts.get("segfault", 0),
+        "not checked": counts.get("not checked", 0),
+        "check was interrupted by user": counts.get("check was interrupted by user", 0),
+    }
 
 
 def score(counts: Mapping[str, int], *, equivalent: int = 0) -> float | None:

@@ -11,7 +11,12 @@ from typing import Final
 
 from lanes.payloads.affected import AffectedData
 from lanes.payloads.bench import BenchData
+from lanes.payloads.fuzz import FuzzData
+from lanes.payloads.mutation import MutationData
+from lanes.payloads.retry import RetryData
+from lanes.payloads.slow import SlowData
 from lanes.payloads.timing import TimingData
+from lanes.payloads.torture import TortureData
 
 __all__ = ["LANE_PAYLOADS"]
 
@@ -19,5 +24,10 @@ __all__ = ["LANE_PAYLOADS"]
 LANE_PAYLOADS: Final[dict[str, object]] = {
     "affected": AffectedData,
     "bench": BenchData,
+    "fuzz": FuzzData,
+    "mutation": MutationData,
+    "retry": RetryData,
+    "slow": SlowData,
     "timing": TimingData,
+    "torture": TortureData,
 }

@@ -65,10 +65,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     report.add_argument(
         "--in-toto",
         type=Path,
-        metavar="DIR",
+        metavar="DIR|FILE.jsonl",
         help=(
             "also write one unsigned in-toto statement (test-result predicate v0.1) per lane "
-            "into DIR, for those who sign their CI evidence"
+            "into DIR, or all of them as JSON Lines into FILE.jsonl, for those who sign their "
+            "CI evidence"
         ),
     )
     add_config_option(report)

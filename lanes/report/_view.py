@@ -53,6 +53,8 @@ class LaneView:
     result: str = ""
     stage: str = ""
     duration: str = ""
+    duration_ms: int = 0
+    """The envelope's own figure: exports use it, never the display text above."""
     started_at: str = ""
     subject: str = ""
     seed: str = ""
@@ -232,6 +234,7 @@ def _lane_view(
         result=str(envelope["result"]),
         stage=str(envelope["stage"]),
         duration=format_duration(int(envelope["duration_ms"])),
+        duration_ms=int(envelope["duration_ms"]),
         started_at=str(envelope["started_at"]),
         subject=_subject(envelope["subject"]),
         commit=envelope["subject"]["commit"],

@@ -21,7 +21,7 @@ from lanes._atomic import write_atomic
 from lanes.errors import StateError
 from lanes.report._collect import collect
 from lanes.report._formats import ctrf as ctrf_json
-from lanes.report._formats import in_toto_statements, junit_xml
+from lanes.report._formats import in_toto_jsonl, in_toto_statements, junit_xml
 from lanes.report._history import load_history, utc_now
 from lanes.report._view import build_view
 
@@ -229,7 +229,8 @@ def build_report(
 
     ``history`` is a folder of earlier runs' envelopes (trends, deltas, drift);
     ``junit`` and ``ctrf`` are extra outputs for CI test reporters; ``in_toto``
-    a folder for one unsigned in-toto test-result statement per lane.
+    a folder for one unsigned in-toto test-result statement per lane, or a
+    ``.jsonl`` file holding them all, one per line.
     """
     started = utc_now()
     entries = collect(directory)
@@ -256,7 +257,9 @@ def build_report(
             ),
             "--ctrf",
         )
-    if in_toto is not None:
+    if in_toto is not None and in_toto.suffix == ".jsonl":
+        _write(in_toto, in_toto_jsonl(view, directory), "--in-toto")
+    elif in_toto is not None:
         for name, statement in in_toto_statements(view, directory).items():
             _write(in_toto / name, statement, "--in-toto")
     _append_step_summary(report.markdown)

@@ -16,7 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from lanes.config import Config, fingerprint, load_config
 from lanes.exitcodes import ExitCode
@@ -28,14 +28,22 @@ if TYPE_CHECKING:
     import argparse
 
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.retry import RetryData, RetryFailure, RetryPolicy, RetrySelfCheck
 
-__all__ = ["RetryLane", "attempt", "run_check", "run_policy", "run_retry"]
+__all__ = ["Attempt", "RetryLane", "attempt", "run_check", "run_policy", "run_retry"]
+
+
+class Attempt(NamedTuple):
+    """One pytest run: its exit status and its record (None when never written)."""
+
+    exit: int
+    record: dict[str, Any] | None  # the recording plugin's JSON, read back
 
 
 def attempt(
     root: Path, pytest_args: list[str], *, only: list[str] | None = None, quiet: bool = False
-) -> dict[str, Any]:
-    """One pytest run under the recorder: ``{exit, record}`` (record None when never written)."""
+) -> Attempt:
+    """One pytest run under the recorder."""
     with tempfile.TemporaryDirectory(prefix="lanes-retry-") as tmp:
         record_path = Path(tmp) / "record.json"
         command = [
@@ -55,46 +63,45 @@ def attempt(
             [*command, *pytest_args], cwd=root, stdout=sink, stderr=sink, check=False
         ).returncode
         try:
-            record = json.loads(record_path.read_text(encoding="utf-8"))
+            loaded = json.loads(record_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            record = None
-    return {"exit": code, "record": record}
+            loaded = None
+    return Attempt(code, loaded if isinstance(loaded, dict) else None)
 
 
-def _failures(result: dict[str, Any]) -> list[dict[str, Any]]:
-    record = result["record"]
-    return list(record.get("failures", [])) if isinstance(record, dict) else []
+def _failures(result: Attempt) -> list[RetryFailure]:
+    # The plugin wrote them as RetryFailure (lanes.retry.plugin).
+    return [] if result.record is None else list(result.record.get("failures", []))
 
 
 def run_policy(
     root: Path, pytest_args: list[str], listed: list[str], *, quiet: bool = False
-) -> dict[str, Any]:
-    """The whole policy on one suite: first attempt, decision, maybe the one retry."""
+) -> tuple[RetryPolicy, bool]:
+    """The whole policy on one suite: first attempt, decision, maybe the one retry; and
+    whether the suite passed (on the first attempt or on the retry)."""
     first = attempt(root, pytest_args, quiet=quiet)
-    decision = decide(first["exit"], first["record"], listed)
+    decision = decide(first.exit, first.record, listed)
     second = (
         attempt(root, pytest_args, only=list(decision.nodeids), quiet=quiet)
         if decision.retry
         else None
     )
-    return {
+    policy: RetryPolicy = {
         "pytest_args": pytest_args,
         "first": {
-            "exit": first["exit"],
-            "recorded": first["record"] is not None,
+            "exit": first.exit,
+            "recorded": first.record is not None,
             "failures": _failures(first),
         },
         "retried": list(decision.nodeids) if decision.retry else [],
         "because": decision.because,
-        "blockers": [{"kind": str(kind), "detail": detail} for kind, detail in decision.blockers],
-        "second": None
-        if second is None
-        else {"exit": second["exit"], "failures": _failures(second)},
-        "passed": first["exit"] == 0 or (second is not None and second["exit"] == 0),
+        "blockers": [{"kind": kind.value, "detail": detail} for kind, detail in decision.blockers],
+        "second": None if second is None else {"exit": second.exit, "failures": _failures(second)},
     }
+    return policy, first.exit == 0 or (second is not None and second.exit == 0)
 
 
-def _print(result: dict[str, Any]) -> None:
+def _print(result: RetryPolicy) -> None:
     out = sys.stderr
     first = result["first"]
     if first["exit"] == 0:
@@ -104,12 +111,13 @@ def _print(result: dict[str, Any]) -> None:
     for failure in first["failures"]:
         kind = "timeout (pytest-timeout)" if failure["timeout"] else "failure"
         print(f"  {kind}: {failure['nodeid']} ({failure['when']})", file=out)
-    if result["blockers"]:
+    second = result["second"]
+    # A failed attempt is retried exactly when nothing blocks it (decide()).
+    if second is None:
         print("lanes retry: retry REFUSED:", file=out)
         for blocker in result["blockers"]:
             print(f"  {blocker['kind']}: {blocker['detail']}", file=out)
         return
-    second = result["second"]
     verdict = "passed" if second["exit"] == 0 else f"failed too (exit {second['exit']})"
     print(
         f"lanes retry: RETRIED once {len(result['retried'])} test(s) ({result['because']}); "
@@ -144,7 +152,7 @@ class RetryLane:
     def run(self, options: RetryOptions, config: Config, run: LaneRun) -> None:
         path = entries_path(config.root, config.baseline_dir)
         entries = load_entries(path)
-        self_check = None
+        self_check: RetrySelfCheck | None = None
         if options.self_check:
             from lanes.retry.selfcheck import run_self_check  # noqa: PLC0415  # only when asked
 
@@ -154,13 +162,17 @@ class RetryLane:
                     f"retry self-check FAILED: {self_check['observed']} != {self_check['expected']}",
                     file=sys.stderr,
                 )
-        result = run_policy(config.root, list(options.pytest_args), [e.file for e in entries])
-        _print(result)
-        passed = bool(result.pop("passed"))
-        run.data.update(result)
-        run.data["entries_file"] = str(path.relative_to(config.root))
-        run.data["entries"] = len(entries)
-        run.data["self_check"] = self_check
+        policy, passed = run_policy(
+            config.root, list(options.pytest_args), [e.file for e in entries]
+        )
+        _print(policy)
+        payload: RetryData = {
+            **policy,
+            "entries_file": str(path.relative_to(config.root)),
+            "entries": len(entries),
+            "self_check": self_check,
+        }
+        run.publish(payload)
         run.verdict(passed=passed and (self_check is None or bool(self_check["passed"])))
 
 

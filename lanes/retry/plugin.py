@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import pytest
 
@@ -32,6 +32,8 @@ from lanes._atomic import write_atomic
 if TYPE_CHECKING:
     from collections.abc import Generator
     from types import FrameType
+
+    from lanes.payloads.retry import RetryFailure
 
 __all__ = ["TIMEOUT_MARK", "pytest_addoption", "pytest_configure"]
 
@@ -62,7 +64,7 @@ class _Recorder:
             None if only is None else set(Path(only).read_text(encoding="utf-8").split("\n")) - {""}
         )
         self.fired: set[str] = set()
-        self.failures: list[dict[str, Any]] = []
+        self.failures: list[RetryFailure] = []
         self.collection_errors: list[str] = []
         self.crashed_workers: list[str] = []
         self.selected = 0

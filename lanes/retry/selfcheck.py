@@ -15,9 +15,12 @@ from __future__ import annotations
 import importlib.util
 import tempfile
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.retry.lane import run_policy
+
+if TYPE_CHECKING:
+    from lanes.payloads.retry import RetrySelfCheck
 
 __all__ = ["EXPECTED", "run_self_check"]
 
@@ -41,7 +44,7 @@ def test_plain_failure():
     assert 1 + 1 == 3
 """
 
-EXPECTED: Final = {
+EXPECTED: Final[dict[str, object]] = {
     "listed-timeout": {
         "retried": ["tests/test_spawn.py::test_waits_on_a_spawned_process"],
         "blockers": [],
@@ -59,7 +62,7 @@ def _plant(root: Path, filename: str, body: str) -> None:
     tests.joinpath(filename).write_text(body, encoding="utf-8")
 
 
-def run_self_check() -> dict[str, Any]:
+def run_self_check() -> RetrySelfCheck:
     """``{passed, expected, observed}`` for the envelope."""
     if importlib.util.find_spec("pytest_timeout") is None:
         return {
@@ -72,16 +75,16 @@ def run_self_check() -> dict[str, Any]:
         "unlisted-timeout": ("test_other.py", _TIMEOUT_TEST),
         "listed-assertion": ("test_spawn.py", _ASSERTION_TEST),
     }
-    observed: dict[str, Any] = {}
+    observed: dict[str, object] = {}
     for name, (filename, body) in plans.items():
         with tempfile.TemporaryDirectory(prefix=f"lanes-retry-self-check-{name}-") as tmp:
             root = Path(tmp)
             _plant(root, filename, body)
             args = ["-q", "-p", "no:cacheprovider", "tests"]
-            result = run_policy(root, args, ["tests/test_spawn.py"], quiet=True)
+            result, passed = run_policy(root, args, ["tests/test_spawn.py"], quiet=True)
         observed[name] = {
             "retried": result["retried"],
             "blockers": sorted({b["kind"] for b in result["blockers"]}),
-            "passed": result["passed"],
+            "passed": passed,
         }
     return {"passed": observed == EXPECTED, "expected": EXPECTED, "observed": observed}

@@ -12,7 +12,7 @@ instructions).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, cast
 
 from lanes.slow.verdicts import (
     Judged,
@@ -26,6 +26,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from lanes.config import SlowConfig
+    from lanes.payloads.slow import (
+        SlowFixtureScope,
+        SlowJudged,
+        SlowPinState,
+        SlowRatchet,
+        SlowSlowest,
+    )
 
 __all__ = [
     "PHASES",
@@ -312,7 +319,7 @@ def _slowest_line(judged: Judged) -> Line:
     return Line(f"  {judged.seconds:8.3f} s  {m.tier:<12} {m.nodeid}{split}")
 
 
-def _judged_dict(judged: Judged) -> dict[str, Any]:
+def _judged_dict(judged: Judged) -> SlowJudged:
     return {
         "nodeid": judged.nodeid,
         "tier": judged.measurement.tier,
@@ -326,7 +333,7 @@ def _judged_dict(judged: Judged) -> dict[str, Any]:
     }
 
 
-def _slowest_dict(judged: Judged) -> dict[str, Any]:
+def _slowest_dict(judged: Judged) -> SlowSlowest:
     return {
         "nodeid": judged.nodeid,
         "tier": judged.measurement.tier,
@@ -346,8 +353,8 @@ def envelope_data(
     outcomes: Mapping[str, int] | None = None,
     pytest_args: Sequence[str] = (),
     partial: Sequence[str] = (),
-) -> dict[str, Any]:
-    """The ``slow`` lane's envelope payload (schema: ``$defs.slow`` in envelope.schema.json)."""
+) -> SlowRatchet:
+    """The ratchet's part of the ``slow`` lane's payload (:class:`lanes.payloads.slow.SlowRatchet`)."""
     return {
         "verdict": "pass" if judgement.passed else "fail",
         "partial": bool(partial),
@@ -393,7 +400,8 @@ def envelope_data(
                 "reason": report.pin.reason,
                 "tracking": report.pin.tracking,
                 "added": report.pin.added,
-                "state": str(report.state),
+                # PinState's values are SlowPinState's (tests/payloads/test_slow_payload.py).
+                "state": cast("SlowPinState", str(report.state)),
                 "ms": None if report.seconds is None else _ms(report.seconds),
                 "history_ms": list(report.history_ms),
                 "streak": report.streak,
@@ -414,7 +422,8 @@ def envelope_data(
         "fixtures": [
             {
                 "name": f.name,
-                "scope": f.scope,
+                # The stopwatch records only pytest's scopes wider than function.
+                "scope": cast("SlowFixtureScope", f.scope),
                 "count": f.count,
                 "total_ms": _ms(f.total),
                 "max_ms": _ms(f.max),

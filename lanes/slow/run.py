@@ -16,11 +16,10 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from lanes.config import Config, fingerprint, load_config
 from lanes.errors import LanesError
-from lanes.exitcodes import ExitCode
 from lanes.lane import drive
 from lanes.slow.selfcheck import run_self_check
 
@@ -28,16 +27,24 @@ if TYPE_CHECKING:
     import argparse
 
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.slow import SlowData, SlowRatchet
 
-__all__ = ["SlowLane", "SlowOptions", "SlowRunError", "run_slow", "slow_config_hash"]
+__all__ = [
+    "PytestUsageError",
+    "SlowLane",
+    "SlowOptions",
+    "SlowRunError",
+    "run_slow",
+    "slow_config_hash",
+]
 
 
 class SlowRunError(LanesError):
-    """pytest did not finish with a verdict (crash, usage error, interruption)."""
+    """pytest did not finish with a verdict (crash, interruption): exit 3, the lane could not complete."""
 
-    def __init__(self, message: str, *, hint: str, exit_code: ExitCode) -> None:
-        super().__init__(message, hint=hint)
-        self.exit_code = exit_code
+
+class PytestUsageError(SlowRunError):
+    """pytest refused its command line (its exit 4): no test ran, so exit 2 (lanes/exitcodes.py)."""
 
 
 def slow_config_hash(config: Config) -> str:
@@ -66,22 +73,19 @@ def _tool_versions() -> dict[str, str]:
     return tools
 
 
-def _run_pytest(json_path: Path, pytest_args: list[str]) -> dict[str, Any]:
-    """Run the suite under the ratchet; the result with ``pytest_exit`` (0 or 1)."""
+def _run_pytest(json_path: Path, pytest_args: list[str]) -> tuple[SlowRatchet, Literal[0, 1]]:
+    """Run the suite under the ratchet; its result and how pytest exited (0 or 1)."""
     returncode = subprocess.run(_pytest_command(json_path, pytest_args), check=False).returncode
     if returncode not in (0, 1):
         usage = returncode == 4  # pytest's ExitCode.USAGE_ERROR; pytest is not imported here
         what = "a usage or configuration error" if usage else "it did not complete"
         msg = f"pytest exited {returncode}: {what}"
-        raise SlowRunError(
+        raise (PytestUsageError if usage else SlowRunError)(
             msg,
             hint="read pytest's output above; exit 2 = interrupted, 3 = internal error, "
             "4 = usage error, 5 = no tests collected",
-            exit_code=ExitCode.USAGE if usage else ExitCode.CRASH,
         )
-    data = _read_result(json_path, returncode)
-    data["pytest_exit"] = returncode
-    return data
+    return _read_result(json_path, returncode), 0 if returncode == 0 else 1
 
 
 def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
@@ -107,10 +111,10 @@ def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
             "(the process was ended from inside: os._exit, a signal, or a crashed interpreter)"
         )
         hint = "read pytest's output above for the last test that ran"
-    return SlowRunError(msg, hint=hint, exit_code=ExitCode.CRASH)
+    return SlowRunError(msg, hint=hint)
 
 
-def _read_result(path: Path, returncode: int) -> dict[str, Any]:
+def _read_result(path: Path, returncode: int) -> SlowRatchet:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -122,16 +126,17 @@ def _read_result(path: Path, returncode: int) -> dict[str, Any]:
             msg,
             hint="the slow plugin did not run: check that lanekit is installed in this "
             "interpreter and that nothing passes -p no:lanes.slow",
-            exit_code=ExitCode.CRASH,
         ) from None
     if not isinstance(data, dict):
         msg = f"the ratchet's result is not a JSON object: {data!r:.80}"
         raise SlowRunError(
             msg,
             hint="re-run the lane; report a bug if it repeats",
-            exit_code=ExitCode.CRASH,
         )
-    return data
+    # Written by this lanekit's own plugin (lanes.slow.report.envelope_data, a
+    # SlowRatchet) in the child pytest; the report validates the envelope's
+    # data against the type before its view reads it.
+    return cast("SlowRatchet", data)
 
 
 @dataclass(frozen=True)
@@ -164,33 +169,28 @@ class SlowLane:
                 file=sys.stderr,
             )
         with tempfile.TemporaryDirectory(prefix="lanes-slow-") as tmp:
-            data = _run_pytest(Path(tmp) / "slow.json", list(options.pytest_args))
-        run.data.update(data)
-        run.data["self_check"] = self_check
-        if data.get("partial"):
+            ratchet, pytest_exit = _run_pytest(Path(tmp) / "slow.json", list(options.pytest_args))
+        data: SlowData = {**ratchet, "pytest_exit": pytest_exit, "self_check": self_check}
+        run.publish(data)
+        if ratchet["partial"]:
             print(
                 "lanes slow run: a PARTIAL run ("
-                + "; ".join(data.get("partial_reasons", []))
+                + "; ".join(ratchet["partial_reasons"])
                 + f"): {config.envelope_path('slow')} is marked partial",
                 file=sys.stderr,
             )
         # The lane passes when the suite passes and keeps its budget: the
         # durations of a failing suite are not a measurement to trust.
         run.verdict(
-            passed=data.get("verdict") == "pass"
-            and data["pytest_exit"] == 0
+            passed=ratchet["verdict"] == "pass"
+            and pytest_exit == 0
             and (self_check is None or bool(self_check["passed"]))
         )
 
 
 def run_slow(ns: argparse.Namespace) -> int:
     # No --config: the child pytest finds its pyproject.toml itself, and the
-    # envelope must describe the same project.
-    try:
-        return drive(SlowLane(), ns, config=load_config())
-    except SlowRunError as exc:
-        # Recorded in the envelope (stage "error") by the driver; the exit
-        # code says whether pytest was misused (2) or did not finish (3).
-        print(f"error: {exc.message}", file=sys.stderr)
-        print(f"hint: {exc.hint}", file=sys.stderr)
-        return exc.exit_code
+    # envelope must describe the same project. A SlowRunError reaches the CLI,
+    # recorded in the envelope (stage "error"); lanes/exitcodes.py says whether
+    # pytest was misused (2) or did not finish (3).
+    return drive(SlowLane(), ns, config=load_config())

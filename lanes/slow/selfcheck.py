@@ -19,7 +19,10 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from lanes.payloads.slow import SlowSelfCheck, SlowSelfCheckOutcome
 
 __all__ = ["EXPECTED", "run_self_check"]
 
@@ -47,14 +50,14 @@ def test_slow():
     time.sleep(0.6)
 """
 
-EXPECTED: Final = {
+EXPECTED: Final[SlowSelfCheckOutcome] = {
     "pytest_exit": 1,
     "offenders": ["test_planted.py::test_slow"],
     "band": ["test_planted.py::test_band"],
 }
 
 
-def run_self_check() -> dict[str, Any]:
+def run_self_check() -> SlowSelfCheck:
     """Run the planted project; ``{passed, expected, observed}`` for the envelope."""
     with tempfile.TemporaryDirectory(prefix="lanes-slow-self-check-") as tmp:
         root = Path(tmp)
@@ -73,11 +76,11 @@ def run_self_check() -> dict[str, Any]:
             data = json.loads(out.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             data = {}
-    observed = {
+    observed: SlowSelfCheckOutcome = {
         "pytest_exit": proc.returncode,
         "offenders": sorted(o["nodeid"] for o in data.get("offenders", [])),
         # Reported without failing: in the band, or stretched past the limit by
         # load and then found under it when re-timed (unconfirmed).
         "band": sorted(b["nodeid"] for b in [*data.get("band", []), *data.get("unconfirmed", [])]),
     }
-    return {"passed": observed == EXPECTED, "expected": dict(EXPECTED), "observed": observed}
+    return {"passed": observed == EXPECTED, "expected": EXPECTED.copy(), "observed": observed}

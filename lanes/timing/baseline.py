@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import flocked_directory, write_atomic
 from lanes._jsondoc import load_object
-from lanes.errors import LanesError
+from lanes.errors import LanesError, StateError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -188,11 +188,22 @@ def record_baseline(
         "fingerprint": fingerprint,
         "suites": dict(sorted(kept.items())),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Two agents recording at once must not interleave: one directory lock for
-    # every committed baseline.
-    with flocked_directory(path.parent):
-        write_atomic(path, json.dumps(document, indent=2, sort_keys=False) + "\n")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # Two agents recording at once must not interleave: one directory lock
+        # for every committed baseline.
+        with flocked_directory(path.parent):
+            write_atomic(path, json.dumps(document, indent=2, sort_keys=False) + "\n")
+    except OSError as exc:
+        # The suites were measured: a baseline that cannot be written is the
+        # user's file system (a directory in its place, a read-only checkout),
+        # not a lanekit bug to report with a traceback.
+        msg = f"cannot write the timing baseline {str(path)!r}: {exc.strerror or exc}"
+        raise StateError(
+            msg,
+            hint="make the baseline path a writable file location ([tool.lanes.timing] "
+            "baseline, else <baseline_dir>/timing.json), then record again with --record",
+        ) from None
     return document
 
 

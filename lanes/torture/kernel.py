@@ -15,7 +15,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal, assert_never
 
 from lanes.config import Config, parse_config
 from lanes.governor.context import HookContext, StatePaths
@@ -28,6 +28,7 @@ from lanes.torture.program import SUITES
 
 if TYPE_CHECKING:
     from lanes.governor.classify.model import Classification
+    from lanes.governor.policy.gate import Step
     from lanes.governor.state.env import Environment
     from lanes.torture.world import Client
 
@@ -44,7 +45,9 @@ Kind = Literal["allow", "held", "dedup", "other"]
 @dataclass(frozen=True)
 class Decision:
     kind: Kind
-    step: str
+    step: Step
+    """The rule that decided, as the gate named it: matched against that closed
+    set, so a misspelt step is a type error, not a branch that never runs."""
     token: str = ""
     started_ts: float = 0.0
     message: str = ""
@@ -133,11 +136,19 @@ class GovernorKernel:
             if lock is None:
                 return Decision("other", decision.step, message=decision.message)
             return Decision("allow", decision.step, token=lock.token, started_ts=lock.started_ts)
-        if decision.step == "dedup":
-            return Decision("dedup", decision.step, message=decision.message)
-        if decision.step == "lock":
-            return Decision("held", decision.step, message=decision.message)
-        return Decision("other", decision.step, message=decision.message)
+        # Every step the gate can name is placed here: a step added to
+        # gate.Step fails type checking until the model says what it means.
+        kind: Kind
+        match decision.step:
+            case "dedup":
+                kind = "dedup"
+            case "lock":
+                kind = "held"
+            case "sweep" | "sweep-audit" | "allow" | "error" | "state-distrusted" | "lock-skipped":
+                kind = "other"
+            case unknown:
+                assert_never(unknown)
+        return Decision(kind, decision.step, message=decision.message)
 
     def post_tool_use(
         self,

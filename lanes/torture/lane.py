@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from lanes.errors import StateError, UsageError
 from lanes.lane import drive
@@ -35,10 +35,25 @@ from lanes.torture.sweep import (
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping
     from pathlib import Path
 
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.torture import (
+        TortureAgentReport,
+        TortureAgents,
+        TortureContention,
+        TortureData,
+        TortureMode,
+        TortureReal,
+        TortureScenario,
+        TortureScheduler,
+        TortureSelfCheck,
+        TortureSettings,
+        TortureViolation,
+    )
+    from lanes.torture.agents import SimReport
     from lanes.torture.settings import TortureConfig
 
 __all__ = ["Options", "TortureLane", "run_lane"]
@@ -109,7 +124,7 @@ class Options:
                 )
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> TortureMode:
         if self.schedule is not None:
             return "schedule"
         return "sweep" if self.seed is None else "seed"
@@ -178,40 +193,44 @@ class _Lane:
         self.passed = True
 
     def main(self, schedule: Schedule | None) -> None:
-        data = self.run.data
-        data.update(
-            mode=self.options.mode,
-            scheduler=self.options.scheduler,
-            clients=self.options.clients,
-            ops=self.options.ops,
-            ttl=self.ttl,
-            scenario=None,
-            signature=None,
-            violations=[],
-            nondeterminism=[],
-            self_check=None,
-            real=None,
-            agents=None,
-        )
+        # A run that crashes before its first result still says what it was
+        # asked to do (partial data of a crashed envelope).
+        self.run.data.update(self._settings())
         if schedule is not None:
-            self._replay_schedule(schedule)
+            data = self._replay_schedule(schedule)
         elif self.options.seed is not None:
-            self._sweep([self.options.seed], scenario=False)
+            data = self._sweep([self.options.seed], scenario=False)
         else:
             start = self.options.seed_start
-            self._sweep(range(start, start + self.options.runs), scenario=True)
+            data = self._sweep(range(start, start + self.options.runs), scenario=True)
+        # Published after each part, so that a later part's crash keeps the earlier ones.
+        self.run.publish(data)
         if self.options.self_check and schedule is None:
-            self._self_check()
+            data["self_check"] = self._self_check(data)
+            self.run.publish(data)
         if self.options.real:
-            self._real()
+            data["real"] = self._real()
+            self.run.publish(data)
         if self.options.agents:
-            self._agents()
+            data["agents"] = self._agents()
+            self.run.publish(data)
         self.run.verdict(passed=self.passed)
         print(f"torture: {'PASS' if self.passed else 'FAIL'}")
 
+    def _settings(self) -> TortureSettings:
+        return {
+            "mode": self.options.mode,
+            # --scheduler and [tool.lanes.torture] admit only SCHEDULERS, whose
+            # names TortureScheduler lists (tests/payloads ties the two).
+            "scheduler": cast("TortureScheduler", self.options.scheduler),
+            "clients": self.options.clients,
+            "ops": self.options.ops,
+            "ttl": self.ttl,
+        }
+
     # ------------------------------------------------------------------ modes
 
-    def _agents(self) -> None:
+    def _agents(self) -> TortureAgents:
         """Agents through the real hook (``lanes.torture.agents``): real files, real git, no model."""
         import tempfile  # noqa: PLC0415
         from pathlib import Path  # noqa: PLC0415
@@ -220,31 +239,31 @@ class _Lane:
 
         options = self.options
         seeds = list(range(options.seed_start, options.seed_start + options.agent_seeds))
-        reports: list[dict[str, Any]] = []
+        reports: list[TortureAgentReport] = []
         violations: list[str] = []
         for seed in seeds:
             with tempfile.TemporaryDirectory(prefix="lanes-torture-agents-") as tmp:
                 report = simulate(Path(tmp), agents=options.agents, tasks=options.tasks, seed=seed)
-            reports.append({"seed": seed, **report.to_dict()})
+            reports.append(_agent_report(seed, report))
             violations.extend(f"seed {seed}: {v}" for v in report.violations)
             print(
                 f"torture agents: seed {seed}: {report.executed}/{report.requested} runs executed, "
                 f"{len(report.violations)} violations",
                 file=sys.stderr,
             )
-        self.run.data["agents"] = {
+        if violations:
+            self.passed = False
+            for violation in violations[:10]:
+                print(f"torture agents: VIOLATION {violation}")
+        return {
             "agents": options.agents,
             "tasks": options.tasks,
             "seeds": seeds,
             "reports": reports,
             "violations": violations,
         }
-        if violations:
-            self.passed = False
-            for violation in violations[:10]:
-                print(f"torture agents: VIOLATION {violation}")
 
-    def _sweep(self, seeds: range | list[int], *, scenario: bool) -> None:
+    def _sweep(self, seeds: range | list[int], *, scenario: bool) -> TortureData:
         variant = Variant("governor", ttl=self.ttl)
         with progress("torture", total=len(seeds), unit="seeds") as bar:
 
@@ -254,68 +273,60 @@ class _Lane:
 
             report = sweep(self.settings, seeds, variant=variant, on_seed=on_seed)
             bar.set(len(seeds))
-        data = self.run.data
-        data.update(_sweep_data(report))
         violations = [self._failure(failure) for failure in report.failures]
-        data["violations"] = violations
-        data["nondeterminism"] = [
-            {"seed": m.seed, "what": m.what, "first": m.first[:500], "second": m.second[:500]}
-            for m in report.mismatches
-        ]
         print(_text.sweep_summary(report))
+        signature = None
         if self.options.seed is not None:
             signature = run_seed(self.options.seed, self.settings, variant).signature
-            data["signature"] = signature
             print(f"trace signature: {signature}")
-        else:
-            data["signature"] = None
         if report.failures or report.mismatches:
             self.passed = False
         for mismatch in report.mismatches:
             print(_text.mismatch(mismatch))
-        if scenario:
-            self._scenario(report)
+        return {
+            **self._settings(),
+            "scenario": self._scenario(report) if scenario else None,
+            "signature": signature,
+            "violations": violations,
+            "nondeterminism": [
+                {"seed": m.seed, "what": m.what, "first": m.first[:500], "second": m.second[:500]}
+                for m in report.mismatches
+            ],
+            "self_check": None,
+            "real": None,
+            "agents": None,
+            "seed_start": report.seed_start,
+            "runs": report.runs,
+            "executions": report.executions,
+            "steps": report.steps,
+            "runs_per_second": round(report.runs_per_second, 2),
+            "contention": _contention(report.totals, report.breaks),
+            "ttl_overlaps": report.totals.get("ttl_overlaps", 0),
+        }
 
-    def _scenario(self, report: SweepReport) -> None:
+    def _scenario(self, report: SweepReport) -> TortureScenario:
         result = contention_scenario(self.ttl)
         held = result.counters.held_blocks
         ok = not result.failed and held >= 1 and result.counters.acquired == 2
-        self.run.data["scenario"] = {
-            "held_blocks": held,
-            "acquired": result.counters.acquired,
-            "passed": ok,
-        }
         contended = report.totals.get("held_blocks", 0) > 0
         print(_text.scenario_line(result, ok=ok, contended=contended))
         if not ok or not contended:
             self.passed = False
+        return {"held_blocks": held, "acquired": result.counters.acquired, "passed": ok}
 
-    def _replay_schedule(self, schedule: Schedule) -> None:
+    def _replay_schedule(self, schedule: Schedule) -> TortureData:
         result = run_schedule(schedule)
         again = run_schedule(schedule)
         deterministic = result.signature == again.signature and result.outcome == again.outcome
-        data = self.run.data
-        data.update(
-            seed_start=schedule.seed,
-            runs=1,
-            executions=2,
-            steps=result.steps,
-            runs_per_second=None,
-            contention=_contention(asdict(result.counters)),
-            ttl_overlaps=result.counters.ttl_overlaps,
-            scenario=None,
-            signature=result.signature,
-            nondeterminism=[]
-            if deterministic
-            else [
-                {
-                    "seed": schedule.seed,
-                    "what": "schedule replay",
-                    "first": result.outcome,
-                    "second": again.outcome,
-                }
-            ],
-            violations=[
+        print(_text.trace(result.trace, limit=80))
+        print(f"schedule {self.options.schedule} (variant {schedule.variant}): {result.outcome}")
+        print(f"trace signature: {result.signature}")
+        self.passed = not result.failed and deterministic
+        return {
+            **self._settings(),
+            "scenario": None,
+            "signature": result.signature,
+            "violations": [
                 {
                     "seed": schedule.seed,
                     "invariant": v.invariant,
@@ -327,13 +338,29 @@ class _Lane:
                 }
                 for v in result.violations[:1]
             ],
-        )
-        print(_text.trace(result.trace, limit=80))
-        print(f"schedule {self.options.schedule} (variant {schedule.variant}): {result.outcome}")
-        print(f"trace signature: {result.signature}")
-        self.passed = not result.failed and deterministic
+            "nondeterminism": []
+            if deterministic
+            else [
+                {
+                    "seed": schedule.seed,
+                    "what": "schedule replay",
+                    "first": result.outcome,
+                    "second": again.outcome,
+                }
+            ],
+            "self_check": None,
+            "real": None,
+            "agents": None,
+            "seed_start": schedule.seed,
+            "runs": 1,
+            "executions": 2,
+            "steps": result.steps,
+            "runs_per_second": None,
+            "contention": _contention(asdict(result.counters), result.counters.breaks),
+            "ttl_overlaps": result.counters.ttl_overlaps,
+        }
 
-    def _failure(self, failure: Failure) -> dict[str, Any]:
+    def _failure(self, failure: Failure) -> TortureViolation:
         path = self._save(failure)
         replay = _text.replay_command(failure.seed, self.options, self.config.torture)
         shrunk = run_schedule(failure.schedule)
@@ -364,7 +391,7 @@ class _Lane:
             ) from None
         return path
 
-    def _self_check(self) -> None:
+    def _self_check(self, data: TortureData) -> TortureSelfCheck:
         start = self.options.seed_start
         seeds = range(start, start + self.options.self_check_runs)
         runs = len(seeds) * len(PLANTED) * len(SCHEDULERS)
@@ -375,14 +402,17 @@ class _Lane:
                 bar.advance()
 
             table = self_check(self.settings, seeds, on_run=on_run)
-        steps = max(1, int(self.run.data.get("steps", 0) / max(1, self.run.data.get("runs", 1))))
+        steps = max(1, int(data["steps"] / max(1, data["runs"])))
         bound = pct_bound(self.options.clients, steps)
         # A bug is caught when either scheduler catches it within the budget;
         # the table shows each scheduler's own seeds-to-detection.
         caught = all(
             any(row.detected for row in table if row.bug == bug) for bug in {r.bug for r in table}
         )
-        self.run.data["self_check"] = {
+        print(_text.self_check_table(table, bound=bound, steps=steps))
+        if not caught:
+            self.passed = False
+        return {
             "passed": caught,
             "seeds": len(seeds),
             "pct_steps": steps,
@@ -391,7 +421,7 @@ class _Lane:
                 {
                     "bug": row.bug,
                     "description": row.description,
-                    "scheduler": row.scheduler,
+                    "scheduler": cast("TortureScheduler", row.scheduler),  # one of SCHEDULERS
                     "seeds": row.seeds,
                     "detected": row.detected,
                     "rate": round(row.rate, 4),
@@ -402,42 +432,40 @@ class _Lane:
                 for row in table
             ],
         }
-        print(_text.self_check_table(table, bound=bound, steps=steps))
-        if not caught:
-            self.passed = False
 
-    def _real(self) -> None:
+    def _real(self) -> TortureReal:
         report = run_real_guard(self.options.procs, self.options.iterations)
-        self.run.data["real"] = report.to_dict()
         print(_text.real_line(report))
         if not report.passed:
             self.passed = False
+        return report.to_dict()
 
 
-def _contention(counters: dict[str, Any]) -> dict[str, Any]:
-    keys = (
-        "acquired",
-        "held_blocks",
-        "dedup_blocks",
-        "flock_waits",
-        "crashes",
-        "interrupts",
-        "pid_reuses",
-    )
-    out: dict[str, Any] = {key: int(counters.get(key, 0)) for key in keys}
-    out["breaks"] = dict(counters.get("breaks", {}))
-    return out
-
-
-def _sweep_data(report: SweepReport) -> dict[str, Any]:
-    totals: dict[str, Any] = dict(report.totals)
-    totals["breaks"] = report.breaks
+def _contention(totals: Mapping[str, int], breaks: Mapping[str, int]) -> TortureContention:
+    """The contention counters; a sweep of no runs has none, hence the zeros."""
     return {
-        "seed_start": report.seed_start,
-        "runs": report.runs,
-        "executions": report.executions,
-        "steps": report.steps,
-        "runs_per_second": round(report.runs_per_second, 2),
-        "contention": _contention(totals),
-        "ttl_overlaps": report.totals.get("ttl_overlaps", 0),
+        "acquired": totals.get("acquired", 0),
+        "held_blocks": totals.get("held_blocks", 0),
+        "dedup_blocks": totals.get("dedup_blocks", 0),
+        "flock_waits": totals.get("flock_waits", 0),
+        "crashes": totals.get("crashes", 0),
+        "interrupts": totals.get("interrupts", 0),
+        "pid_reuses": totals.get("pid_reuses", 0),
+        "breaks": dict(breaks),
+    }
+
+
+def _agent_report(seed: int, report: SimReport) -> TortureAgentReport:
+    return {
+        "seed": seed,
+        "agents": report.agents,
+        "tasks_per_agent": report.tasks,
+        "runs_without_governor": report.requested,
+        "runs_with_governor": report.executed,
+        "deduplicated": report.deduplicated,
+        "lock_waits": report.lock_waits,
+        "forced": report.forced,
+        "tree_changes": report.changes,
+        "voided_by_concurrent_edits": report.voided,
+        "violations": len(report.violations),
     }

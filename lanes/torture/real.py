@@ -30,12 +30,13 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.governor.context import StatePaths
 
 if TYPE_CHECKING:
     from lanes.governor.state.env import OSEnvironment
+    from lanes.payloads.torture import TortureReal
     from lanes.torture.kernel import GovernorKernel
 
 __all__ = ["RealReport", "run_real_guard", "worker_main"]
@@ -67,7 +68,7 @@ class RealReport:
     def passed(self) -> bool:
         return not self.problems
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> TortureReal:
         takeovers = sorted(self.takeovers_ms)
         return {
             "procs": self.procs,

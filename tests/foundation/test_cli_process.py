@@ -182,3 +182,69 @@ def test_a_crash_in_a_subcommand_is_exit_3_with_the_traceback_kept(
     assert "Traceback" in err
     assert "error: lanes crash crashed: KeyError: 'missing'" in err
     assert "hint: this is a bug in lanekit" in err
+
+
+# ------------------------------------------------------------------ a fault after work began
+
+# The suite of the planted project: one passing test that, once it has run,
+# puts a directory where `lanes timing --record` must write its baseline. The
+# lane read the (absent) baseline before the suite ran, so the fault is real
+# and lands exactly between "tests ran" and "the lane wrote its result".
+BREAKS_THE_BASELINE = """\
+from pathlib import Path
+
+
+def test_runs_then_blocks_the_baseline():
+    (Path("baselines") / "timing.json").mkdir(parents=True, exist_ok=True)
+"""
+
+PASSES = "def test_passes():\n    pass\n"
+
+
+def _timing_project(root: Path, suites: dict[str, str], test: str) -> None:
+    pytest_command = f"{sys.executable} -m pytest tests -q -p no:cacheprovider"
+    table = "".join(
+        f"[tool.lanes.suites.{name}]\ncommand = {json.dumps(command or pytest_command)}\n"
+        for name, command in suites.items()
+    )
+    (root / "pyproject.toml").write_text(table, encoding="utf-8")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_planted.py").write_text(test, encoding="utf-8")
+
+
+# fault -> (suites and their commands, "" for pytest; the planted test; extra
+# arguments; the error the envelope must record)
+FAULTS: dict[str, tuple[dict[str, str], str, list[str], str]] = {
+    # A baseline that cannot be written after every suite was measured.
+    "baseline-unwritable": ({"unit": ""}, BREAKS_THE_BASELINE, ["--record"], "StateError"),
+    # The first suite ran; the second one's command cannot start.
+    "second-suite-cannot-start": (
+        {"unit": "", "broken": "no-such-command-for-lanes-timing tests"},
+        PASSES,
+        [],
+        "SuiteStartError",
+    ),
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_a_fault_after_tests_ran_is_exit_3_not_nothing_ran(tmp_path: Path, fault: str) -> None:
+    # issue 23: "a fault injected after tests ran exits with the documented
+    # 'lane crashed' status, not 'nothing ran'" (lanes/exitcodes.py: a
+    # LanesError after work began is 3, reported as error/hint, no traceback).
+    suites, test, args, error_type = FAULTS[fault]
+    _timing_project(tmp_path, suites, test)
+    selected = [arg for name in suites for arg in ("--suite", name)]
+    proc = _lanes("timing", "--workers", "0", "--repeat", "1", *selected, *args, cwd=tmp_path)
+    assert "timing: unit run-1: wall" in proc.stderr, proc.stderr  # the tests did run
+    assert proc.returncode == 3, (fault, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len([line for line in lines if line.startswith("error: ")]) == 1, proc.stderr
+    hints = [line.removeprefix("hint: ") for line in lines if line.startswith("hint: ")]
+    assert len(hints) == 1, proc.stderr
+    assert hints[0].strip()
+    envelope = json.loads((tmp_path / "envelopes" / "timing.json").read_text("utf-8"))
+    assert (envelope["stage"], envelope["result"]) == ("error", "fail")
+    assert envelope["error"]["type"] == error_type
+    assert envelope["error"]["message"]

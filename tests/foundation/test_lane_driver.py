@@ -9,7 +9,7 @@ import pytest
 
 from lanes.config import parse_config
 from lanes.errors import UsageError
-from lanes.exitcodes import ExitCode
+from lanes.exitcodes import ExitCode, exit_rule
 from lanes.lane import choose, drive
 from tests.support.documents import read_envelope
 
@@ -89,15 +89,21 @@ def test_crash_is_exit_3_with_stage_error_and_a_report(
     assert "hint: " in err
 
 
-def test_bad_option_raises_before_any_envelope(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="--mode"):
+def test_bad_option_raises_before_any_envelope_as_nothing_ran(tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="--mode") as caught:
         _drive(tmp_path, "bad-option")
     assert not (tmp_path / "envelopes").exists()
+    assert exit_rule(caught.value).code == ExitCode.USAGE
 
 
-def test_user_error_mid_run_reaches_the_cli_and_is_recorded(tmp_path: Path) -> None:
-    with pytest.raises(UsageError, match="bad input"):
+def test_user_error_mid_run_reaches_the_cli_as_could_not_complete_and_is_recorded(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(UsageError, match="bad input") as caught:
         _drive(tmp_path, "user-error")
+    # The envelope was open: the lane began, so the CLI exits 3, not 2 ("nothing ran").
+    assert caught.value.work_began
+    assert exit_rule(caught.value).code == ExitCode.CRASH
     envelope = _envelope(tmp_path / "envelopes" / "probe.json")
     assert envelope["stage"] == "error"
     assert envelope["error"] == {

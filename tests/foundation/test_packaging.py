@@ -144,3 +144,33 @@ def test_every_main_job_lane_is_a_session() -> None:
     # The report runs after the lanes, never as one of them.
     assert "report" not in names
     assert "lanes" not in names
+
+
+def test_ready_to_publish_classifiers(pyproject: dict[str, Any]) -> None:
+    classifiers = pyproject["project"]["classifiers"]
+    assert "Development Status :: 4 - Beta" in classifiers
+    assert "Typing :: Typed" in classifiers
+    assert (ROOT / "lanes" / "py.typed").is_file()
+
+
+def test_the_sdist_carries_what_a_packager_tests_with(pyproject: dict[str, Any]) -> None:
+    """MANIFEST.in adds the suite, noxfile, docs and baselines; `nox -s build` proves it.
+
+    That session builds the sdist, runs check-sdist (every git-tracked file but
+    [tool.check-sdist] git-only is in it) and this module from the unpacked sdist.
+    """
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    for line in ("graft tests", "graft docs", "graft baselines", "include noxfile.py"):
+        assert line in manifest, line
+    assert pyproject["tool"]["check-sdist"]["git-only"] == [".github/*", ".gitignore"]
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert re.search(r"^def build\(session: nox.Session\)", noxfile, re.MULTILINE)
+    assert '"check-sdist", "--inject-junk"' in noxfile
+
+
+def test_the_mutation_viewer_ships_with_its_licence(pyproject: dict[str, Any]) -> None:
+    assert "mutation/viewer/*" in pyproject["tool"]["setuptools"]["package-data"]["lanes"]
+    viewer = ROOT / "lanes" / "mutation" / "viewer"
+    assert {"mutation-test-elements.js", "LICENSE", "README.md"} <= {
+        path.name for path in viewer.iterdir()
+    }

@@ -1,9 +1,11 @@
 """The GitHub workflows: valid, locked down, thin, and scheduling every lane — checked offline.
 
-Every workflow under .github/workflows is checked (ci.yml, nightly.yml and
-whatever a lane adds, e.g. weekly-mutation.yml): against GitHub's workflow
-schema as vendored by check-jsonschema, by zizmor's offline audits, and by
-the rules below, which are what keeps CI cheap to trust.
+Every workflow under .github/workflows is checked (ci.yml, nightly.yml,
+release.yml and whatever a lane adds, e.g. weekly-mutation.yml), and
+.github/dependabot.yml: against GitHub's schemas as vendored by
+check-jsonschema, by zizmor's offline audits, by actionlint, and by the rules
+in tests/support/workflow_audit.py (shared with the workflows `lanes init`
+writes), which are what keeps CI cheap to trust.
 """
 
 from __future__ import annotations
@@ -11,103 +13,60 @@ from __future__ import annotations
 import ast
 import json
 import re
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
+from tests.support.workflow_audit import (
+    actionlint_problems,
+    artifact_problems,
+    load,
+    lockdown_problems,
+    schema_problems,
+    steps,
+    zizmor_findings,
+)
+
 ROOT = Path(__file__).parents[2]
 WORKFLOWS = ROOT / ".github" / "workflows"
 FILES = sorted(WORKFLOWS.glob("*.yml"))
-BIN = Path(sys.executable).parent
-
-# GitHub-hosted runners: a hung job is cancelled after 6 hours unless told otherwise.
-MAX_TIMEOUT_MINUTES = 120
-SHA_PIN = re.compile(r"^[\w.-]+/[\w./-]+@[0-9a-f]{40}$")
-VERSION_COMMENT = re.compile(r"#\s*v\d+(\.\d+){0,2}\s*$")
-
-
-def _load(path: Path) -> dict[str, Any]:
-    # BaseLoader keeps every scalar a string: `on:` stays "on", not True.
-    document: dict[str, Any] = yaml.load(path.read_text(encoding="utf-8"), Loader=yaml.BaseLoader)  # noqa: S506  # BaseLoader builds no objects
-    return document
-
-
-def _steps(document: dict[str, Any]) -> list[dict[str, Any]]:
-    return [step for job in document["jobs"].values() for step in job.get("steps", [])]
+DEPENDABOT = ROOT / ".github" / "dependabot.yml"
+_load = load
+_steps = steps
 
 
 def test_the_workflows_exist() -> None:
-    assert {"ci.yml", "nightly.yml"} <= {path.name for path in FILES}
+    assert {"ci.yml", "nightly.yml", "release.yml"} <= {path.name for path in FILES}
 
 
 @pytest.mark.integration  # a real tool run (offline): about a second
 def test_every_workflow_matches_githubs_schema() -> None:
-    """check-jsonschema's vendored copy of schemastore's github-workflow schema: no network."""
-    done = subprocess.run(
-        [
-            str(BIN / "check-jsonschema"),
-            "--builtin-schema",
-            "vendor.github-workflows",
-            *map(str, FILES),
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    """check-jsonschema's vendored copies of schemastore's workflow and Dependabot schemas."""
+    assert schema_problems(FILES, DEPENDABOT) == []
 
 
 @pytest.mark.integration  # a real tool run (offline): about a second
 def test_zizmor_offline_finds_nothing() -> None:
-    """zizmor's offline audits (template injection, credentials, pinning, permissions, ...).
-
-    A finding that is acceptable must be explained where it is silenced (an
-    ignore comment in the workflow says why), never dropped here.
-    """
-    done = subprocess.run(
-        [str(BIN / "zizmor"), "--offline", "--format", "json", "--no-progress", str(WORKFLOWS)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    findings = json.loads(done.stdout or "[]")
+    findings = zizmor_findings(ROOT / ".github")
     assert findings == [], json.dumps(findings, indent=1)[:4000]
-    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.integration  # a real tool run (offline): well under a second
+def test_actionlint_finds_nothing() -> None:
+    assert actionlint_problems(FILES) == []
+
+
+def test_dependabot_keeps_the_action_pins_current() -> None:
+    document = yaml.safe_load(DEPENDABOT.read_text(encoding="utf-8"))
+    ecosystems = {u["package-ecosystem"]: u for u in document["updates"]}
+    assert ecosystems["github-actions"]["schedule"]["interval"] == "weekly"
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
 def test_locked_down(path: Path) -> None:
-    document = _load(path)
-    text = path.read_text(encoding="utf-8")
-    # Least privilege: nothing by default, each job names what it needs.
-    assert document.get("permissions") in ({}, {"contents": "read"}), document.get("permissions")
-    for name, job in document["jobs"].items():
-        assert "permissions" in job or document.get("permissions") == {"contents": "read"}, name
-        permissions = job.get("permissions", {})
-        assert all(level in ("read", "none") for level in permissions.values()) or name.startswith(
-            "publish"
-        ), (name, permissions)
-        minutes = int(job.get("timeout-minutes", "0"))
-        assert 0 < minutes <= MAX_TIMEOUT_MINUTES, f"{name}: timeout-minutes {minutes}"
-    # Superseded pull-request runs are cancelled; a run on main never is.
-    cancel = document["concurrency"]["cancel-in-progress"]
-    assert cancel in ("false", "${{ github.event_name == 'pull_request' }}"), cancel
-    # Every action pinned to a full commit SHA, its version in a comment.
-    for line in text.splitlines():
-        match = re.search(r"uses: (\S+)(.*)$", line)
-        if match:
-            assert SHA_PIN.match(match[1]), line
-            assert VERSION_COMMENT.search(match[2]), line
-    checkouts = [s for s in _steps(document) if s.get("uses", "").startswith("actions/checkout@")]
-    assert checkouts
-    assert all(s.get("with", {}).get("persist-credentials") == "false" for s in checkouts)
+    assert lockdown_problems(path) == []
 
 
 SYSTEM_TOOLS = "sudo apt-get update && sudo apt-get install -y --no-install-recommends valgrind"
@@ -130,26 +89,7 @@ def test_thin(path: Path) -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda path: path.name)
 def test_artifacts_have_unique_names_and_a_retention(path: Path) -> None:
-    document = _load(path)
-    names = []
-    for job in document["jobs"].values():
-        matrix = job.get("strategy", {}).get("matrix")
-        # A matrix computed at run time (fromJSON) has keys this file cannot see.
-        matrix_keys = set(matrix) if isinstance(matrix, dict) else {"?"} if matrix else set()
-        for step in job.get("steps", []):
-            if not step.get("uses", "").startswith("actions/upload-artifact@"):
-                continue
-            name = step["with"]["name"]
-            assert 1 <= int(step["with"]["retention-days"]) <= 90, name
-            # A re-run attempt uploads again: the attempt keeps names unique.
-            assert "github.run_attempt" in name or "github.run_id" in name, name
-            if matrix_keys:
-                # One name per matrix job: every matrix key, or the job's index.
-                assert "strategy.job-index" in name or all(
-                    f"matrix.{key}" in name for key in matrix_keys
-                ), name
-            names.append(name)
-    assert len(names) == len(set(names)), names
+    assert artifact_problems(path) == []
 
 
 def _nox_sessions() -> set[str]:
@@ -265,3 +205,14 @@ def test_nightly_runs_the_lanes_at_depth_with_their_state() -> None:
         for s in report
         if "cache/save" in s.get("uses", "")
     )
+
+
+def test_the_readme_tested_with_names_the_ci_matrix() -> None:
+    """Regression: "Tested with" said 3.11 (CI also 3.12 and 3.13) while CI ran 3.11-3.14."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Tested with\n", 1)[1].split("\n## ", 1)[0]
+    match = re.search(r"Python ([^(]+)\(", section)
+    assert match, section[:200]
+    named = re.findall(r"3\.\d+", match[1])
+    matrix = _load(WORKFLOWS / "ci.yml")["jobs"]["tests"]["strategy"]["matrix"]["python-version"]
+    assert named == sorted(matrix, key=lambda v: tuple(map(int, v.split("."))))

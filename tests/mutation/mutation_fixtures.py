@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.config import parse_config
 from lanes.envelope import lane_run
+from lanes.mutation.provenance import Provenance
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from lanes.payloads.mutation import (
+        MutationModuleShard,
+        MutationMutant,
+        MutationProvenance,
+        MutationShardRun,
+        MutationStatus,
+    )
 
 ORIGINAL = """\
 def clamp(value, low, high):
@@ -76,7 +85,7 @@ NAMES = (
     "pkg.calc.xǁCounterǁbump__mutmut_2",
 )
 
-PROVENANCE = {
+PROVENANCE: MutationProvenance = {
     "mutmut": "3.8.1",
     "lanekit": "0.1.0",
     "python": "3.11",
@@ -86,8 +95,8 @@ PROVENANCE = {
 }
 
 
-def mutant(key: str, status: str = "killed", **extra: Any) -> dict[str, Any]:  # JSON values
-    record = {
+def mutant(key: str, status: MutationStatus = "killed") -> MutationMutant:
+    return {
         "key": key,
         "name": f"pkg.calc.x_f__mutmut_{abs(hash(key)) % 1000}",
         "path": "pkg/calc.py",
@@ -101,17 +110,15 @@ def mutant(key: str, status: str = "killed", **extra: Any) -> dict[str, Any]:  #
         "tests": ["tests/test_calc.py::test_f"] if status != "killed" else [],
         "tests_total": 1 if status != "killed" else 0,
     }
-    record.update(extra)
-    return record
 
 
 def shard_data(
-    module: str, shard: str, mutants: list[dict[str, Any]], *, generated: int, **provenance: str
-) -> dict[str, Any]:
+    module: str, shard: str, mutants: list[MutationMutant], *, generated: int, **provenance: str
+) -> MutationModuleShard:
     return {
         "module": module,
         "shard": shard,
-        "provenance": {**PROVENANCE, **provenance},
+        "provenance": Provenance.from_dict({**PROVENANCE, **provenance}).to_dict(),
         "generated": generated,
         "phases_ms": {"copy": 5, "mutate": 100, "read": 1},
         "mutants": mutants,
@@ -119,14 +126,17 @@ def shard_data(
 
 
 def write_shard_envelope(
-    path: Path, shards: list[dict[str, Any]], *, crash: bool = False, lane: str = "mutation"
+    path: Path, shards: list[MutationModuleShard], *, crash: bool = False, lane: str = "mutation"
 ) -> Path:
     """A shard envelope written by the real envelope writer (optionally crashing mid-run)."""
     config = parse_config({}, root=path.parent)
     with contextlib.suppress(RuntimeError), lane_run(lane, config=config, path=path) as run:
-        run.data["kind"] = "shard"
-        run.data["shard"] = shards[0]["shard"] if shards else "1/1"
-        run.data["shards"] = [] if crash else shards
+        payload: MutationShardRun = {
+            "kind": "shard",
+            "shard": shards[0]["shard"] if shards else "1/1",
+            "shards": [] if crash else shards,
+        }
+        run.publish(payload)
         if crash:
             msg = "mutmut died"
             raise RuntimeError(msg)

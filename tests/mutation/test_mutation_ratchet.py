@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,10 +14,13 @@ from lanes.mutation.merge import MergedModule
 from lanes.mutation.ratchet import ModuleVerdict, ratchet
 from tests.mutation.mutation_fixtures import PROVENANCE, mutant
 
+if TYPE_CHECKING:
+    from lanes.payloads.mutation import MutationBaselineModule, MutationStatus
+
 DATA = Path(__file__).with_name("data")
 
 
-def _module(statuses: dict[str, str], **provenance: str) -> MergedModule:
+def _module(statuses: dict[str, MutationStatus], **provenance: str) -> MergedModule:
     raw = {
         "shards": ["1/1"],
         "provenance": {**PROVENANCE, **provenance},
@@ -27,8 +30,8 @@ def _module(statuses: dict[str, str], **provenance: str) -> MergedModule:
 
 
 def _judge(
-    statuses: dict[str, str], baseline: Baseline, *, required: int = 2, **provenance: str
-) -> tuple[ModuleVerdict, dict[str, Any]]:
+    statuses: dict[str, MutationStatus], baseline: Baseline, *, required: int = 2, **provenance: str
+) -> tuple[ModuleVerdict, MutationBaselineModule]:
     verdicts, proposal = ratchet(
         {"lock": _module(statuses, **provenance)}, baseline, required_stable_runs=required
     )
@@ -40,7 +43,7 @@ def baseline() -> Baseline:
     return read_baseline(DATA / "baseline-lock.json")
 
 
-SAME = {"k1": "killed", "k2": "killed", "k3": "killed", "k4": "survived"}
+SAME: dict[str, MutationStatus] = {"k1": "killed", "k2": "killed", "k3": "killed", "k4": "survived"}
 
 
 def test_an_equal_sweep_passes_and_counts_one_more_stable_run(baseline: Baseline) -> None:
@@ -60,6 +63,15 @@ def test_a_killed_mutant_that_survives_is_a_gating_regression_with_its_diff(
     assert verdict.regressions[0]["tests"] == ["tests/test_calc.py::test_f"]
     # The ratchet never goes down: the proposal keeps last week's score.
     assert (proposed["score"], proposed["stable_runs"]) == (0.75, 0)
+
+
+def test_a_regressed_survivor_is_not_also_a_new_survivor(baseline: Baseline) -> None:
+    # Regression: the report showed every regressed mutant twice, once as a
+    # regression and once as a new survivor (54 rows for 27 mutants). k2 was
+    # killed last week (a regression), k5 did not exist (a new survivor).
+    verdict, _ = _judge({**SAME, "k2": "survived", "k5": "survived"}, baseline)
+    assert [r["key"] for r in verdict.regressions] == ["k2"]
+    assert [s["key"] for s in verdict.new_survivors] == ["k5"]
 
 
 def test_a_score_drop_alone_is_a_regression(baseline: Baseline) -> None:

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 
-from lanes.mutation.statuses import Status, counts_by_status, score, status_from_exit_code
+from lanes.mutation.statuses import (
+    Status,
+    counts_by_status,
+    counts_document,
+    score,
+    status_from_exit_code,
+)
 from lanes.mutation.stryker import STRYKER_STATUS
+from lanes.payloads.mutation import MutationCounts, MutationStatus
 
 
 def test_our_table_agrees_with_the_installed_mutmut() -> None:
@@ -33,3 +42,11 @@ def test_score_is_detected_over_valid() -> None:
     assert score(counts) == round(8 / 11, 6)
     assert score(counts, equivalent=1) == round(8 / 10, 6)
     assert score(counts_by_status([Status.SKIPPED])) is None
+
+
+def test_the_payload_types_spell_exactly_our_statuses() -> None:
+    # mypy proves every Status is a MutationStatus; this proves the converse.
+    ours = {s.value for s in Status}
+    assert set(typing.get_args(MutationStatus)) == ours
+    assert set(typing.get_type_hints(MutationCounts)) == ours
+    assert counts_document(counts_by_status([Status.KILLED])) == counts_by_status([Status.KILLED])

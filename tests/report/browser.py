@@ -4,7 +4,8 @@
 and write its answers to fd 4, each a JSON object ending in a NUL byte: no
 websocket client, no puppeteer, no network port. Enough of the protocol to
 load a page at a given viewport, collect console errors and exceptions,
-measure the page's width and take a screenshot.
+measure the page's width and take a screenshot; optionally with networking
+switched off, recording every request the page made.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class PageCheck:
     widest: list[str] = field(default_factory=list)
     """The elements that reach past the viewport (tag.class: right edge), for the failure message."""
     screenshot: Path | None = None
+    requests: list[str] = field(default_factory=list)
+    """Every URL the page asked for (the page itself included)."""
+    ready: Any = None
+    """What the ``ready`` expression returned once truthy (None: never, or not asked)."""
 
 
 def _onto_3_and_4(read_end: int, write_end: int) -> None:
@@ -69,6 +74,9 @@ class _Pipe:
                 "--remote-debugging-pipe",
                 "--no-sandbox",  # the tests may run as root in a container
                 "--disable-gpu",
+                # No update checks or field trials: the only requests are the page's own.
+                "--disable-background-networking",
+                "--disable-component-update",
                 "--no-first-run",
                 "--no-default-browser-check",
                 "--hide-scrollbars",
@@ -158,8 +166,23 @@ _WIDEST = """
 """
 
 
-def check_page(html: Path, *, width: int, height: int, screenshot: Path | None) -> PageCheck:
-    """Load ``html`` at ``width``×``height``; console errors, widths, and a full-page screenshot."""
+def check_page(
+    html: Path,
+    *,
+    width: int,
+    height: int,
+    screenshot: Path | None,
+    offline: bool = False,
+    fragment: str = "",
+    ready: str | None = None,
+) -> PageCheck:
+    """Load ``html`` at ``width``×``height``; console errors, widths, and a full-page screenshot.
+
+    ``offline`` switches the page's networking off (DevTools network
+    emulation) before it loads; ``fragment`` is appended to its URL (``#…``);
+    ``ready`` is a JavaScript expression polled (up to 15 s) until truthy
+    before anything is measured: for pages that render asynchronously.
+    """
     if CHROMIUM is None:
         msg = "no chromium on PATH"
         raise RuntimeError(msg)
@@ -170,8 +193,19 @@ def check_page(html: Path, *, width: int, height: int, screenshot: Path | None) 
             session = pipe.send("Target.attachToTarget", {"targetId": target, "flatten": True})[
                 "sessionId"
             ]
-            for domain in ("Page", "Runtime", "Log"):
+            for domain in ("Page", "Runtime", "Log", "Network"):
                 pipe.send(f"{domain}.enable", session=session)
+            if offline:
+                pipe.send(
+                    "Network.emulateNetworkConditions",
+                    {
+                        "offline": True,
+                        "latency": 0,
+                        "downloadThroughput": -1,
+                        "uploadThroughput": -1,
+                    },
+                    session=session,
+                )
             pipe.send(
                 "Emulation.setDeviceMetricsOverride",
                 {
@@ -182,7 +216,8 @@ def check_page(html: Path, *, width: int, height: int, screenshot: Path | None) 
                 },  # phone-sized
                 session=session,
             )
-            pipe.send("Page.navigate", {"url": html.resolve().as_uri()}, session=session)
+            url = html.resolve().as_uri() + fragment
+            pipe.send("Page.navigate", {"url": url}, session=session)
             pipe.wait_for("Page.loadEventFired")
 
             def evaluate(expression: str) -> Any:  # whatever the page returns
@@ -193,7 +228,13 @@ def check_page(html: Path, *, width: int, height: int, screenshot: Path | None) 
                 )
                 return reply["result"].get("value")
 
+            found = None
+            if ready is not None:
+                deadline = time.monotonic() + 15
+                while not (found := evaluate(ready)) and time.monotonic() < deadline:
+                    time.sleep(0.2)
             check = PageCheck(
+                ready=found,
                 scroll_width=int(evaluate("document.documentElement.scrollWidth")),
                 viewport_width=int(evaluate("document.documentElement.clientWidth")),
                 widest=json.loads(evaluate(_WIDEST)),
@@ -225,6 +266,8 @@ def check_page(html: Path, *, width: int, height: int, screenshot: Path | None) 
                     check.console_errors.append(json.dumps(params.get("exceptionDetails")))
                 elif method == "Log.entryAdded" and params.get("entry", {}).get("level") == "error":
                     check.console_errors.append(str(params["entry"].get("text")))
+                elif method == "Network.requestWillBeSent":
+                    check.requests.append(str(params.get("request", {}).get("url")))
             return check
         finally:
             pipe.close()

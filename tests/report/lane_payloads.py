@@ -6,25 +6,38 @@ builders take the parts a test varies.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from lanes.mutation.statuses import counts_document
 
 if TYPE_CHECKING:
     from lanes.payloads.bench import BenchBenchmark, BenchData
+    from lanes.payloads.fuzz import FuzzData, FuzzFailure, FuzzMode, FuzzOverhead, FuzzTarget
+    from lanes.payloads.mutation import (
+        MutationCheck,
+        MutationCheckedModule,
+        MutationCounts,
+        MutationSurvivor,
+        MutationVerdict,
+    )
+    from lanes.payloads.slow import SlowData, SlowJudged, SlowPin, SlowPinState, SlowTest
     from lanes.payloads.timing import TimingData, TimingMetric, TimingSample, TimingStat
+    from lanes.payloads.torture import TortureData, TortureScheduler, TortureViolation
 
 
 def slow_data(
     *,
-    offenders: list[dict[str, Any]] | None = None,
-    pins: list[dict[str, Any]] | None = None,
+    offenders: list[SlowJudged] | None = None,
+    pins: list[SlowPin] | None = None,
     p90_ms: int = 800,
-) -> dict[str, Any]:
+) -> SlowData:
     offenders = offenders or []
     pins = pins or []
-    tests = [
+    tests: list[SlowTest] = [
         {"nodeid": f"tests/test_a.py::test_{index}", "tier": "unit", "ms": ms}
         for index, ms in enumerate((5, 40, 300, 700, 1500))
-    ] + [{"nodeid": o["nodeid"], "tier": "unit", "ms": o["ms"]} for o in offenders]
+    ]
+    tests += [{"nodeid": o["nodeid"], "tier": "unit", "ms": o["ms"]} for o in offenders]
     return {
         "verdict": "fail" if offenders else "pass",
         "phases": "call+function-fixtures",
@@ -90,7 +103,7 @@ def slow_data(
     }
 
 
-def offender(nodeid: str, ms: int) -> dict[str, Any]:
+def offender(nodeid: str, ms: int) -> SlowJudged:
     return {
         "nodeid": nodeid,
         "tier": "unit",
@@ -104,7 +117,7 @@ def offender(nodeid: str, ms: int) -> dict[str, Any]:
     }
 
 
-def pin(nodeid: str, state: str, ms: int | None) -> dict[str, Any]:
+def pin(nodeid: str, state: SlowPinState, ms: int | None) -> SlowPin:
     return {
         "nodeid": nodeid,
         "tier": "unit",
@@ -119,19 +132,20 @@ def pin(nodeid: str, state: str, ms: int | None) -> dict[str, Any]:
     }
 
 
-def _overhead(run: float) -> dict[str, Any]:
+def _overhead(run: float) -> FuzzOverhead:
     return {"watchdog_ms": 323, "in_process_ms": 245, "execution": 0.3206, "run": run, "goal": 0.2}
 
 
 def fuzz_data(
     *,
-    failures: list[dict[str, Any]] | None = None,
+    failures: list[FuzzFailure] | None = None,
     cases_per_second: float = 300.0,
     run: float = 0.05,
-) -> dict[str, Any]:
+    mode: FuzzMode = "run",
+) -> FuzzData:
     failures = failures or []
     failing = {f["target"] for f in failures}
-    targets = [
+    targets: list[FuzzTarget] = [
         {
             "name": name,
             "cases": 2000,
@@ -147,7 +161,7 @@ def fuzz_data(
         for name in ("classify", "payload", "ledger")
     ]
     return {
-        "mode": "run",
+        "mode": mode,
         "iterations": 2000,
         "case_budget_ms": 2000,
         "database": ".hypothesis/fuzz",
@@ -160,7 +174,7 @@ def fuzz_data(
     }
 
 
-def fuzz_failure(target: str = "ledger", message: str = "''") -> dict[str, Any]:
+def fuzz_failure(target: str = "ledger", message: str = "''") -> FuzzFailure:
     artifact = f"envelopes/fuzz/{target}-untyped-23a6a3302f92.json"
     return {
         "target": target,
@@ -175,8 +189,9 @@ def fuzz_failure(target: str = "ledger", message: str = "''") -> dict[str, Any]:
 
 
 def torture_data(
-    *, violations: list[dict[str, Any]] | None = None, runs_per_second: float = 56.0
-) -> dict[str, Any]:
+    *, violations: list[TortureViolation] | None = None, runs_per_second: float = 56.0
+) -> TortureData:
+    detections: tuple[tuple[TortureScheduler, int], ...] = (("random", 20), ("pct", 0))
     return {
         "mode": "sweep",
         "scheduler": "random",
@@ -220,14 +235,14 @@ def torture_data(
                     "seeds_to_detection": 1 if detected else None,
                     "invariant": "liveness" if detected else None,
                 }
-                for scheduler, detected in (("random", 20), ("pct", 0))
+                for scheduler, detected in detections
             ],
         },
         "real": None,
     }
 
 
-def violation(seed: int) -> dict[str, Any]:
+def violation(seed: int) -> TortureViolation:
     return {
         "seed": seed,
         "invariant": "foreign-lock",
@@ -261,27 +276,11 @@ def bench_data(*, miss: bool = True) -> BenchData:
     return {"iterations": 40, "benchmarks": benchmarks}
 
 
-def _counts(killed: int, survived: int) -> dict[str, int]:
-    counts = dict.fromkeys(
-        (
-            "killed",
-            "survived",
-            "timeout",
-            "no tests",
-            "suspicious",
-            "skipped",
-            "caught by type check",
-            "segfault",
-            "not checked",
-            "check was interrupted by user",
-        ),
-        0,
-    )
-    counts.update(killed=killed, survived=survived)
-    return counts
+def _counts(killed: int, survived: int) -> MutationCounts:
+    return counts_document({"killed": killed, "survived": survived})
 
 
-def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> dict[str, Any]:
+def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> MutationSurvivor:
     return {
         "key": f"{path}::acquire::3f2a9c",
         "name": "lanes.governor.state.lock.x_acquire__mutmut_7",
@@ -296,9 +295,13 @@ def survivor(path: str = "lanes/governor/state/lock.py", line: int = 42) -> dict
 
 
 def mutation_check_data(
-    *, score: float = 0.82, baseline: float = 0.85, verdict: str = "regression", gating: bool = True
-) -> dict[str, Any]:
-    module = {
+    *,
+    score: float = 0.82,
+    baseline: float = 0.85,
+    verdict: MutationVerdict = "regression",
+    gating: bool = True,
+) -> MutationCheck:
+    module: MutationCheckedModule = {
         "shards": ["1/1"],
         "provenance": {
             "mutmut": "3.8.1",

@@ -145,7 +145,7 @@ def test_a_payload_of_another_shape_still_renders_with_all_its_data(tmp_path: Pa
 
 def test_a_replay_envelope_is_grouped_apart_and_never_fails_the_report(tmp_path: Path) -> None:
     write_lane(tmp_path, "torture", "pass", torture_data())
-    replay = write_lane(tmp_path, "fuzz", "fail", {**fuzz_data(), "mode": "replay"})
+    replay = write_lane(tmp_path, "fuzz", "fail", fuzz_data(mode="replay"))
     replay.rename(replay.with_name("fuzz-replay.json"))
     report = _report(tmp_path)
     assert report.ok  # the leftover replay does not decide the verdict
@@ -159,7 +159,7 @@ def test_a_replay_envelope_is_grouped_apart_and_never_fails_the_report(tmp_path:
 
 def test_a_failed_self_check_still_fails_the_report(tmp_path: Path) -> None:
     write_lane(tmp_path, "torture", "pass", torture_data())
-    check = write_lane(tmp_path, "fuzz", "fail", {**fuzz_data(), "mode": "self-check"})
+    check = write_lane(tmp_path, "fuzz", "fail", fuzz_data(mode="self-check"))
     check.rename(check.with_name("fuzz-self-check.json"))
     report = _report(tmp_path)
     assert not report.ok

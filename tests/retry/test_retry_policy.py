@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import typing
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from lanes.cli import main
+from lanes.envelope import payload_problems
+from lanes.payloads.retry import RetryBlockerKind
 from lanes.retry.entries import ENTRIES_FORMAT
 from lanes.retry.policy import Blocker, decide
 
@@ -153,3 +156,42 @@ def test_the_self_check_retries_only_the_listed_timeout() -> None:
     result = run_self_check()
     assert result["observed"] == result["expected"]
     assert result["passed"] is True
+
+
+def test_the_lane_writes_a_payload_of_its_type(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write_entries(project, _entry())
+    project.joinpath("tests", "test_plain.py").write_text("def test_b():\n    assert 1 == 2\n")
+    code = main(["retry", "run", "--", "-q", "-p", "no:cacheprovider", "tests"])
+    assert code == 1, capsys.readouterr().err
+    envelope = json.loads((project / "envelopes" / "retry.json").read_text(encoding="utf-8"))
+    data = envelope["data"]
+    assert (envelope["stage"], payload_problems("retry", data)) == ("complete", [])
+    # The report shows this lane as the generic table, in the writer's key order.
+    assert list(data) == [
+        "pytest_args",
+        "first",
+        "retried",
+        "because",
+        "blockers",
+        "second",
+        "entries_file",
+        "entries",
+        "self_check",
+    ]
+    assert data["first"]["failures"] == [
+        {
+            "nodeid": "tests/test_plain.py::test_b",
+            "when": "call",
+            "file": "tests/test_plain.py",
+            "timeout": False,
+        }
+    ]
+    assert [b["kind"] for b in data["blockers"]] == ["not-a-timeout"]
+    assert (data["retried"], data["second"], data["entries"]) == ([], None, 1)
+
+
+def test_the_payload_type_spells_exactly_the_blockers() -> None:
+    # mypy proves every Blocker is a RetryBlockerKind; this proves the converse.
+    assert set(typing.get_args(RetryBlockerKind)) == {b.value for b in Blocker}

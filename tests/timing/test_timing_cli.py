@@ -97,11 +97,13 @@ def test_a_failing_suite_is_measured_and_recorded_marked_as_failing(
 
 
 @pytest.mark.integration
-def test_a_suite_that_cannot_start_is_stage_error_and_exit_2(
+def test_a_suite_that_cannot_start_is_stage_error_and_exit_3(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # The envelope was open (the lane had begun): "could not complete", not
+    # "nothing ran" (lanes/exitcodes.py).
     config = _project(tmp_path, command="no-such-command-for-lanes-timing tests")
-    assert _lanes(config) == ExitCode.USAGE
+    assert _lanes(config) == ExitCode.CRASH
     err = capsys.readouterr().err
     assert "error: the suite command" in err
     assert "hint: " in err

@@ -35,6 +35,23 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from typing import Literal
 
+    # Which rule decided: a closed set the type checker verifies (mypy
+    # --strict's strict equality refuses `decision.step == "dedupe"`). A
+    # Literal, not an Enum: the hook's path must not import enum (with
+    # functools and collections behind it, ~5 ms; see
+    # tests/foundation/test_import_budget.py), and an alias under
+    # TYPE_CHECKING costs nothing at run time.
+    Step = Literal[
+        "allow",  # no rule objected: nothing in play, or no lock needed
+        "sweep",  # blocked: a full sweep without an audited override
+        "sweep-audit",  # blocked: the override could not be audited
+        "error",  # allowed: steps 2-3 failed open (debug log)
+        "state-distrusted",  # allowed: the state dir is not ours alone; ignored
+        "dedup",  # blocked: the suite has a fresh PASS on this tree
+        "lock-skipped",  # allowed unlocked: no session id, or no guard and no live holder
+        "lock",  # allowed holding the run lock, or blocked by its live holder
+    ]
+
     from lanes.governor.classify.model import Classification
     from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
@@ -71,13 +88,13 @@ class Decision:
         action: Literal["allow", "block"],
         message: str = "",
         *,
-        step: str = "allow",
+        step: Step = "allow",
         lock: lock_mod.LockRecord | None = None,
     ) -> None:
         self.action = action
         self.message = message
-        # Which rule decided: sweep, dedup, lock, allow (for tests and the debug log).
-        self.step = step
+        # Which rule decided (for the torture lane, tests and the debug log).
+        self.step: Step = step
         # The run lock this decision took, if any.
         self.lock = lock
 

@@ -31,6 +31,12 @@ if TYPE_CHECKING:
     from typing import Final, Literal
 
     Status = Literal["held", "expired", "owner-dead", "absent", "unreadable"]
+    # Why acquire() answered as it did (see AcquireResult): a closed set the
+    # type checker verifies. A Literal, not an Enum, for the same reason as
+    # gate.Step: enum is off the hook's path, and this alias costs nothing.
+    Why = Literal[
+        "free", "own-session", "expired", "owner-dead", "unreadable", "held", "raced", "unguarded"
+    ]
 
     from lanes.governor.state.env import Environment
 
@@ -239,12 +245,12 @@ class AcquireResult:
         *,
         acquired: bool,
         holder: LockRecord | None,
-        why: str,
+        why: Why,
         record: LockRecord | None = None,
     ) -> None:
         self.acquired = acquired
         self.holder = holder
-        self.why = why
+        self.why: Why = why
         self.record = record
 
     def __repr__(self) -> str:
@@ -307,7 +313,7 @@ def _acquire_guarded(
 ) -> AcquireResult:
     text = _read(env, lock_path)
     state = _judge(env, text, ttl)
-    why = "free"
+    why: Why = "free"
     if state.status == "held":
         holder = state.record
         # An empty tail identifies nobody: never let two session-less

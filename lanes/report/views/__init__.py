@@ -24,8 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["SIDE_MODES", "VIEWS", "lane_detail", "side_kind"]
 
-# A view takes its lane's payload type; Any because lane_detail hands it only
-# data that matched that type's generated schema (the one check, below).
+# Each view takes its own lane's payload type (slow_view: SlowData): Any, as
+# no one type covers them all; lane_detail hands a view only data that matched
+# its lane's schema, generated from that type.
 VIEWS: Mapping[str, Callable[[Any], Detail]] = {
     "affected": affected_view,
     "bench": bench_view,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.report._charts import Bar, bar_chart
 from lanes.report.views._blocks import (
@@ -15,51 +15,55 @@ from lanes.report.views._blocks import (
     Facts,
     Finding,
     entry_table,
-    items,
-    mapping,
     ms,
-    num,
     pct,
     table,
     text,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from lanes.payloads.fuzz import (
+        FuzzData,
+        FuzzFailure,
+        FuzzMode,
+        FuzzOverhead,
+        FuzzSelfCheck,
+        FuzzTarget,
+    )
 
 __all__ = ["fuzz_view"]
 
 
-def _overhead(overhead: Mapping[str, Any]) -> Callout | None:
-    run_share, goal = num(overhead.get("run")), num(overhead.get("goal"))
-    if run_share is None and num(overhead.get("execution")) is None:
+def _overhead(overhead: FuzzOverhead) -> Callout | None:
+    run_share, execution, goal = overhead["run"], overhead["execution"], overhead["goal"]
+    if run_share is None and execution is None:
         return None
     verdict = ""
-    if run_share is not None and goal is not None:
+    if run_share is not None:
         verdict = " — within the goal" if run_share <= goal else " — MISS: over the goal"
     return Callout(
         "miss" if verdict.startswith(" — MISS") else "info",
         "Watchdog overhead: every case runs in a watchdog process, so a case that hangs or "
         "crashes the interpreter is caught instead of wedging the lane. Against calling the "
-        f"same completed cases in-process, the pipe round trip cost {pct(overhead.get('execution'), signed=True)} "
-        f"per case call ({ms(overhead.get('watchdog_ms'))} vs {ms(overhead.get('in_process_ms'))}) and "
+        f"same completed cases in-process, the pipe round trip cost {pct(execution, signed=True)} "
+        f"per case call ({ms(overhead['watchdog_ms'])} vs {ms(overhead['in_process_ms'])}) and "
         f"{pct(run_share, signed=True)} of the whole run (generation and shrinking included); "
         f"goal: at most {pct(goal)} of the run{verdict}."
         + (
             " A negative figure is noise: the in-process replay happened to run slower."
-            if min(run_share or 0.0, num(overhead.get("execution")) or 0.0) < 0
+            if min(run_share or 0.0, execution or 0.0) < 0
             else ""
         ),
     )
 
 
-def _speed_chart(targets: list[Mapping[str, Any]]) -> Chart | None:
+def _speed_chart(targets: list[FuzzTarget]) -> Chart | None:
     bars = [
         Bar(
-            text(t.get("name")),
-            num(t.get("cases_per_second")) or 0.0,
-            f"{text(t.get('cases_per_second'))} cases/s",
-            "bad" if (num(t.get("failures")) or 0) > 0 else "ok",
+            text(t["name"]),
+            t["cases_per_second"] or 0.0,
+            f"{text(t['cases_per_second'])} cases/s",
+            "bad" if t["failures"] > 0 else "ok",
             "failures",
         )
         for t in targets
@@ -74,7 +78,7 @@ def _speed_chart(targets: list[Mapping[str, Any]]) -> Chart | None:
     )
 
 
-def _failures(failures: list[Mapping[str, Any]], mode: str) -> list[Block]:
+def _failures(failures: list[FuzzFailure], mode: FuzzMode) -> list[Block]:
     if not failures:
         return []
     blocks: list[Block] = [
@@ -90,29 +94,30 @@ def _failures(failures: list[Mapping[str, Any]], mode: str) -> list[Block]:
             ),
             status=["fail"] * len(failures),
             code=(4,),
-        )
+        ),
+        Commands(
+            "repro: replay a saved case through the watchdog", tuple(f["repro"] for f in failures)
+        ),
     ]
-    repro = tuple(str(f["repro"]) for f in failures if isinstance(f.get("repro"), str))
-    if repro:
-        blocks.append(Commands("repro: replay a saved case through the watchdog", repro))
-    promote = tuple(str(f["promote"]) for f in failures if isinstance(f.get("promote"), str))
-    if promote and mode != "self-check":  # broken on purpose: nothing to promote
+    if mode != "self-check":  # broken on purpose: nothing to promote
         blocks.append(
-            Commands("promote: pin a fixed case in the corpus the unit suite replays", promote)
+            Commands(
+                "promote: pin a fixed case in the corpus the unit suite replays",
+                tuple(f["promote"] for f in failures),
+            )
         )
     return blocks
 
 
-def _self_check(self_check: Mapping[str, Any]) -> list[Block]:
-    expected, caught = mapping(self_check.get("expected")), mapping(self_check.get("caught"))
-    missed = self_check.get("missed")
+def _self_check(self_check: FuzzSelfCheck) -> list[Block]:
+    caught, missed = self_check["caught"], self_check["missed"]
     rows = [
         (
-            str(name),
+            name,
             text(kind) if kind is not None else "nothing (the control)",
-            ", ".join(str(k) for k in caught.get(name, [])) or "nothing",
+            ", ".join(caught.get(name, [])) or "nothing",
         )
-        for name, kind in expected.items()
+        for name, kind in self_check["expected"].items()
     ]
     ok = not missed
     return [
@@ -126,22 +131,22 @@ def _self_check(self_check: Mapping[str, Any]) -> list[Block]:
     ]
 
 
-def fuzz_view(data: Mapping[str, Any]) -> Detail:
-    mode = str(data.get("mode", "run"))
-    targets = items(data.get("targets"))
-    failures = items(data.get("failures"))
-    cases = sum(num(t.get("cases")) or 0 for t in targets)
-    seconds = sum(num(t.get("duration_ms")) or 0 for t in targets) / 1000
+def fuzz_view(data: FuzzData) -> Detail:
+    mode = data["mode"]
+    targets = data["targets"]
+    failures = data["failures"]
+    cases = sum(t["cases"] for t in targets)
+    seconds = sum(t["duration_ms"] for t in targets) / 1000
     blocks: list[Block] = [
         Facts(
             (
                 ("mode", mode),
-                ("iterations per target", text(data.get("iterations"))),
+                ("iterations per target", text(data["iterations"])),
                 ("targets", str(len(targets))),
                 ("cases", f"{cases:,.0f}" + (f" ({cases / seconds:,.0f}/s)" if seconds else "")),
                 ("failures", str(len(failures))),
-                ("case budget", ms(data.get("case_budget_ms"))),
-                ("example database", text(data.get("database"))),
+                ("case budget", ms(data["case_budget_ms"])),
+                ("example database", text(data["database"])),
             )
         )
     ]
@@ -163,34 +168,34 @@ def fuzz_view(data: Mapping[str, Any]) -> Detail:
                     ("slowest case", "slowest_case_ms", ms),
                     ("time", "duration_ms", ms),
                 ),
-                status=["fail" if (num(t.get("failures")) or 0) else "pass" for t in targets],
+                status=["fail" if t["failures"] else "pass" for t in targets],
             )
         )
     blocks.extend(_failures(failures, mode))
-    overhead = _overhead(mapping(data.get("watchdog_overhead")))
-    if overhead is not None and mode != "self-check":
-        blocks.append(overhead)
-    if isinstance(data.get("self_check"), dict):
+    watchdog_overhead = data["watchdog_overhead"]
+    if watchdog_overhead is not None and mode != "self-check":
+        overhead = _overhead(watchdog_overhead)
+        if overhead is not None:
+            blocks.append(overhead)
+    if data["self_check"] is not None:
         blocks.extend(_self_check(data["self_check"]))
-    blocks.extend(
-        Facts(tuple((f"{key} {name}", text(value)) for name, value in data[key].items()))
-        for key in ("replay", "corpus")
-        if isinstance(data.get(key), dict)
-    )
+    if data["replay"] is not None:
+        blocks.append(Facts(tuple((f"replay {k}", text(v)) for k, v in data["replay"].items())))
+    if data["corpus"] is not None:
+        blocks.append(Facts(tuple((f"corpus {k}", text(v)) for k, v in data["corpus"].items())))
     findings = tuple(
         Finding(
-            name=f"{text(f.get('target'))}: {text(f.get('kind'))}",
+            name=f"{text(f['target'])}: {text(f['kind'])}",
             suite="fuzz",
             # A self-check's failures are the point: it passes by catching them.
             failed=mode != "self-check",
-            message=f"{text(f.get('error_type'))}: {text(f.get('message'))}; repro: {text(f.get('repro'))}",
+            message=f"{text(f['error_type'])}: {text(f['message'])}; repro: {text(f['repro'])}",
         )
         for f in failures
     )
     figures: dict[str, float] = {"failures": float(len(failures))}
     if seconds:
         figures["cases/s"] = round(cases / seconds, 1)
-    run_share = num(mapping(data.get("watchdog_overhead")).get("run"))
-    if run_share is not None:
-        figures["watchdog overhead (% of run)"] = round(run_share * 100, 2)
+    if watchdog_overhead is not None and watchdog_overhead["run"] is not None:
+        figures["watchdog overhead (% of run)"] = round(watchdog_overhead["run"] * 100, 2)
     return Detail(blocks=tuple(blocks), findings=findings, figures=figures)

@@ -7,7 +7,7 @@ are steps on the way; ``self-check`` proves the lane can fail.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.report._charts import Bar, bar_chart
 from lanes.report.views._blocks import (
@@ -17,56 +17,49 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
-    items,
-    mapping,
     ms,
-    num,
     table,
     text,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from lanes.payloads.mutation import (
+        MutationCheck,
+        MutationCheckedModule,
+        MutationData,
+        MutationMerged,
+        MutationSelfCheck,
+        MutationShardRun,
+    )
 
 __all__ = ["mutation_view"]
 
 _VERDICT_STATUS = {"pass": "pass", "regression": "fail", "drift": "warn", "new": "info"}
 
 
-def _score(value: object) -> str:
-    number = num(value)
-    return "—" if number is None else f"{number * 100:.1f}%"
+def _score(value: float | None) -> str:
+    return "—" if value is None else f"{value * 100:.1f}%"
 
 
-def _delta(score: object, baseline: object) -> str:
-    now, before = num(score), num(baseline)
-    if now is None or before is None:
+def _delta(score: float | None, baseline: float | None) -> str:
+    if score is None or baseline is None:
         return "—"
-    return f"{(now - before) * 100:+.1f} pts"
+    return f"{(score - baseline) * 100:+.1f} pts"
 
 
-def _modules(data: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
-    modules = data.get("modules")
-    if not isinstance(modules, dict):
-        return []
-    return [(str(name), module) for name, module in modules.items() if isinstance(module, dict)]
-
-
-def _gating(module: Mapping[str, Any]) -> str:
-    if module.get("gating") is True:
+def _gating(module: MutationCheckedModule) -> str:
+    if module["gating"]:
         return "gating"
-    if "stable_runs" in module:
-        return f"graduating ({text(module.get('stable_runs'))}/{text(module.get('required_stable_runs'))} stable runs)"
-    return "—"
+    return f"graduating ({text(module['stable_runs'])}/{text(module['required_stable_runs'])} stable runs)"
 
 
-def _score_chart(modules: list[tuple[str, Mapping[str, Any]]]) -> Chart | None:
+def _score_chart(modules: list[tuple[str, MutationCheckedModule]]) -> Chart | None:
     bars = [
         Bar(
             name,
-            (num(module.get("score")) or 0.0) * 100,
-            _score(module.get("score")),
-            "bad" if module.get("verdict") == "regression" else "ok",
+            (module["score"] or 0.0) * 100,
+            _score(module["score"]),
+            "bad" if module["verdict"] == "regression" else "ok",
             "regression",
         )
         for name, module in modules
@@ -81,20 +74,23 @@ def _score_chart(modules: list[tuple[str, Mapping[str, Any]]]) -> Chart | None:
     )
 
 
-def _survivors(modules: list[tuple[str, Mapping[str, Any]]]) -> tuple[list[Block], list[Finding]]:
+def _survivors(
+    modules: list[tuple[str, MutationCheckedModule]],
+) -> tuple[list[Block], list[Finding]]:
     rows: list[tuple[str, ...]] = []
     status: list[str] = []
     findings: list[Finding] = []
     for name, module in modules:
-        gating = module.get("gating") is True
+        # The two lists are disjoint (the ratchet lists a regressed mutant
+        # only as a regression): one row per surviving mutant.
         for why, survivors in (
-            ("regression", module.get("regressions")),
-            ("new", module.get("new_survivors")),
+            ("regression", module["regressions"]),
+            ("new", module["new_survivors"]),
         ):
-            for survivor in items(survivors):
-                path, line = survivor.get("path"), num(survivor.get("line"))
-                where = f"{text(path)}:{line:.0f}" if line is not None else text(path)
-                diff = str(survivor.get("diff") or "")
+            for survivor in survivors:
+                path, line = survivor["path"], survivor["line"]
+                where = f"{text(path)}:{line}" if line is not None else text(path)
+                diff = survivor["diff"]
                 changed = [
                     ln
                     for ln in diff.splitlines()
@@ -105,25 +101,25 @@ def _survivors(modules: list[tuple[str, Mapping[str, Any]]]) -> tuple[list[Block
                         name,
                         why,
                         where,
-                        text(survivor.get("function")),
+                        text(survivor["function"]),
                         text("\n".join(changed[:4]) or diff, limit=400, lines=True),
-                        f"{text(survivor.get('tests_total'))} ran",
+                        f"{text(survivor['tests_total'])} ran",
                     )
                 )
-                failing = gating and why == "regression"
+                failing = module["gating"] and why == "regression"
                 status.append("fail" if failing else "warn")
                 findings.append(
                     Finding(
-                        name=f"{name}: surviving mutant {text(survivor.get('key'))}",
+                        name=f"{name}: surviving mutant {text(survivor['key'])}",
                         suite="mutation",
                         failed=failing,
                         warning=not failing,
                         message=(
-                            f"{why} survivor in {text(survivor.get('function'))}: the tests "
-                            f"({text(survivor.get('tests_total'))} ran) did not notice\n{diff}"
+                            f"{why} survivor in {text(survivor['function'])}: the tests "
+                            f"({text(survivor['tests_total'])} ran) did not notice\n{diff}"
                         ),
-                        file=str(path) if isinstance(path, str) and path else None,
-                        line=int(line) if line is not None else None,
+                        file=path or None,
+                        line=line,
                     )
                 )
     if not rows:
@@ -144,18 +140,18 @@ def _survivors(modules: list[tuple[str, Mapping[str, Any]]]) -> tuple[list[Block
     ], findings
 
 
-def _check(data: Mapping[str, Any]) -> Detail:
-    modules = _modules(data)
+def _check(data: MutationCheck) -> Detail:
+    modules = list(data["modules"].items())
     blocks: list[Block] = [
         Facts(
             (
                 ("modules", str(len(modules))),
                 ("baseline", text(data.get("baseline_path"))),
-                ("merged from", text(data.get("merged_from"))),
+                ("merged from", text(data["merged_from"])),
             )
         )
     ]
-    blocks.extend(Callout("fail", text(problem)) for problem in data.get("problems", []) or [])
+    blocks.extend(Callout("fail", text(problem)) for problem in data["problems"])
     chart = _score_chart(modules)
     if chart is not None:
         blocks.append(chart)
@@ -178,34 +174,31 @@ def _check(data: Mapping[str, Any]) -> Detail:
                 [
                     (
                         name,
-                        _score(module.get("score")),
-                        _score(module.get("baseline_score")),
-                        _delta(module.get("score"), module.get("baseline_score")),
-                        text(module.get("verdict")),
+                        _score(module["score"]),
+                        _score(module["baseline_score"]),
+                        _delta(module["score"], module["baseline_score"]),
+                        module["verdict"],
                         _gating(module),
-                        text(mapping(module.get("counts")).get("killed")),
-                        text(mapping(module.get("counts")).get("survived")),
-                        text(module.get("total")),
-                        ms(module.get("duration_ms")),
+                        text(module["counts"]["killed"]),
+                        text(module["counts"]["survived"]),
+                        text(module["total"]),
+                        ms(module["duration_ms"]),
                     )
                     for name, module in modules
                 ],
-                status=[
-                    _VERDICT_STATUS.get(str(module.get("verdict")), "info") for _, module in modules
-                ],
+                status=[_VERDICT_STATUS[module["verdict"]] for _, module in modules],
                 code=(0,),
             )
         )
     for name, module in modules:
-        drift = items(module.get("drift"))
-        if drift:
+        if module["drift"]:
             blocks.append(
                 Callout(
                     "warn",
                     f"{name}: provenance drift (reported, never failing): "
                     + "; ".join(
-                        f"{text(d.get('field'))} {text(d.get('baseline'))} → {text(d.get('current'))}"
-                        for d in drift
+                        f"{text(d['field'])} {text(d['baseline'])} → {text(d['current'])}"
+                        for d in module["drift"]
                     ),
                 )
             )
@@ -213,16 +206,16 @@ def _check(data: Mapping[str, Any]) -> Detail:
     blocks.extend(survivor_blocks)
     figures: dict[str, float] = {}
     for name, module in modules:
-        score = num(module.get("score"))
+        score = module["score"]
         if score is not None:
             figures[f"{name} score (%)"] = round(score * 100, 2)
-    figures["new survivors"] = float(sum(len(items(m.get("new_survivors"))) for _, m in modules))
+    figures["new survivors"] = float(sum(len(m["new_survivors"]) for _, m in modules))
     return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)
 
 
-def _self_check(data: Mapping[str, Any]) -> Detail:
-    checks = items(data.get("checks"))
-    passed = bool(checks) and all(check.get("ok") is True for check in checks)
+def _self_check(data: MutationSelfCheck) -> Detail:
+    checks = data["checks"]
+    passed = bool(checks) and all(check["ok"] for check in checks)
     return Detail(
         blocks=(
             Callout(
@@ -234,27 +227,28 @@ def _self_check(data: Mapping[str, Any]) -> Detail:
             table(
                 "Self-check",
                 ("planted failure", "caught", "observed"),
-                [(text(c.get("name")), text(c.get("ok")), text(c.get("observed"))) for c in checks],
-                status=["pass" if c.get("ok") is True else "fail" for c in checks],
+                [(text(c["name"]), text(c["ok"]), text(c["observed"])) for c in checks],
+                status=["pass" if c["ok"] else "fail" for c in checks],
             ),
         )
     )
 
 
-def _merged_or_shard(data: Mapping[str, Any]) -> Detail:
-    modules = _modules(data)
-    shards = items(data.get("shards"))
-    blocks: list[Block] = [
-        Facts(
-            (
-                ("kind", text(data.get("kind"))),
-                ("shard", text(data.get("shard"))),
-                ("expected shards", text(data.get("expect_shards"))),
-                ("modules", str(len(modules) or len(shards))),
-            )
+def _step_facts(kind: str, shard: str | None, expect: int | None, modules: int) -> Facts:
+    return Facts(
+        (
+            ("kind", kind),
+            ("shard", text(shard)),
+            ("expected shards", text(expect)),
+            ("modules", str(modules)),
         )
-    ]
-    blocks.extend(Callout("fail", text(problem)) for problem in data.get("problems", []) or [])
+    )
+
+
+def _merged(data: MutationMerged) -> Detail:
+    modules = list(data["modules"].items())
+    blocks: list[Block] = [_step_facts("merged", None, data["expect_shards"], len(modules))]
+    blocks.extend(Callout("fail", text(problem)) for problem in data["problems"])
     if modules:
         blocks.append(
             table(
@@ -263,29 +257,30 @@ def _merged_or_shard(data: Mapping[str, Any]) -> Detail:
                 [
                     (
                         name,
-                        _score(m.get("score")),
-                        text(mapping(m.get("counts")).get("killed")),
-                        text(mapping(m.get("counts")).get("survived")),
-                        text(m.get("total")),
-                        str(len(m.get("shards", []) or [])),
+                        _score(m["score"]),
+                        text(m["counts"]["killed"]),
+                        text(m["counts"]["survived"]),
+                        text(m["total"]),
+                        str(len(m["shards"])),
                     )
                     for name, m in modules
                 ],
                 code=(0,),
             )
         )
+    return Detail(blocks=tuple(blocks))
+
+
+def _shard(data: MutationShardRun) -> Detail:
+    shards = data["shards"]
+    blocks: list[Block] = [_step_facts("shard", data["shard"], None, len(shards))]
     if shards:
         blocks.append(
             table(
                 "Shard",
                 ("module", "shard", "mutants here", "generated (whole module)"),
                 [
-                    (
-                        text(s.get("module")),
-                        text(s.get("shard")),
-                        str(len(items(s.get("mutants")))),
-                        text(s.get("generated")),
-                    )
+                    (text(s["module"]), s["shard"], str(len(s["mutants"])), text(s["generated"]))
                     for s in shards
                 ],
                 code=(0,),
@@ -294,10 +289,11 @@ def _merged_or_shard(data: Mapping[str, Any]) -> Detail:
     return Detail(blocks=tuple(blocks))
 
 
-def mutation_view(data: Mapping[str, Any]) -> Detail:
-    kind = data.get("kind")
-    if kind == "self-check":
+def mutation_view(data: MutationData) -> Detail:
+    if data["kind"] == "self-check":
         return _self_check(data)
-    if kind in ("merged", "shard"):
-        return _merged_or_shard(data)
+    if data["kind"] == "merged":
+        return _merged(data)
+    if data["kind"] == "shard":
+        return _shard(data)
     return _check(data)

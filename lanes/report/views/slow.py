@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Final
 
 from lanes.report._charts import Segment, stacked_bars
 from lanes.report.views._blocks import (
@@ -15,19 +16,16 @@ from lanes.report.views._blocks import (
     Facts,
     Finding,
     entry_table,
-    items,
-    mapping,
     ms,
-    num,
     table,
     text,
 )
-from lanes.slow.verdicts import suggested_ceiling
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Mapping
 
-    from lanes.report.views._blocks import Column
+    from lanes.payloads.slow import SlowData, SlowPin, SlowPinState, SlowTier
+    from lanes.report.views._blocks import Column, Level
 
 __all__ = ["slow_view"]
 
@@ -48,7 +46,7 @@ _BUCKETS: tuple[tuple[str, float, str], ...] = (
     ("band (1× to limit)", float("inf"), "warn"),
 )
 
-PIN_MEANING: Mapping[str, str] = {
+PIN_MEANING: Mapping[SlowPinState, str] = {
     "holding": "over the tier budget, within its ceiling: the waiver is doing its job",
     "removable": "within the tier budget run after run: the pin protects nothing — unpin it",
     "within-budget": "within the tier budget lately, not yet for enough runs in a row to unpin",
@@ -56,7 +54,7 @@ PIN_MEANING: Mapping[str, str] = {
     "broken": "past fail_factor × its ceiling: the run fails",
     "not-run": "did not run in this session (deselected, or gone: run lanes slow check)",
 }
-_PIN_STATUS = {
+_PIN_STATUS: Mapping[SlowPinState, Level] = {
     "holding": "pass",
     "within-budget": "info",
     "removable": "info",
@@ -65,32 +63,51 @@ _PIN_STATUS = {
 }
 
 
-def _distribution(data: Mapping[str, Any]) -> Chart | None:
-    tiers = {str(t.get("name")): t for t in items(data.get("tiers"))}
+# The ceiling `lanes slow pin` defaults to, restated from lanes.slow.verdicts
+# (suggested_ceiling, round_up): a view imports payload types, never lane
+# code. tests/report/test_report_slow_view.py ties the two.
+_CEILING_HEADROOM: Final = 1.25
+
+
+def _suggested_ceiling(seconds: float) -> float:
+    """``seconds`` with a quarter on top, rounded up to two significant figures."""
+    seconds *= _CEILING_HEADROOM
+    if seconds <= 0:
+        return 0.01
+    exponent = math.floor(math.log10(seconds)) - 1
+    step = 10.0**exponent
+    return round(math.ceil(seconds / step - 1e-9) * step, max(0, -exponent))
+
+
+def _distribution(data: SlowData) -> Chart | None:
+    tiers = {t["name"]: t for t in data["tiers"]}
     # The ratchet's own verdicts decide the band and the failures (a test's ms
     # is rounded, and its own budget may differ from its tier's); the share of
     # the tier budget places everything else.
-    band = {str(b.get("nodeid")) for b in items(data.get("band"))}
-    over = {str(o.get("nodeid")) for o in items(data.get("offenders"))}
+    band = {b["nodeid"] for b in data["band"]}
+    over = {o["nodeid"] for o in data["offenders"]}
     within = len(_BUCKETS) - 1
     counts: dict[str, list[int]] = {name: [0] * (len(_BUCKETS) + 1) for name in tiers}
-    for test in items(data.get("tests")):
-        tier = tiers.get(str(test.get("tier")))
-        budget, took = num(tier.get("budget_ms")) if tier else None, num(test.get("ms"))
-        nodeid = str(test.get("nodeid"))
+    for test in data["tests"]:
+        # The ratchet lists every configured tier; the schema cannot say that
+        # a test's tier is one of them.
+        tier = tiers.get(test["tier"])
+        if tier is None:
+            continue
+        nodeid = test["nodeid"]
         if nodeid in over:
             bucket = len(_BUCKETS)
         elif nodeid in band:
             bucket = within
-        elif budget is None or took is None or budget <= 0:
+        elif tier["budget_ms"] <= 0:
             continue
         else:
-            share = min(took / budget, 1.0)
+            share = min(test["ms"] / tier["budget_ms"], 1.0)
             bucket = next(i for i, (_, upper, _) in enumerate(_BUCKETS[:within]) if share <= upper)
-        counts[str(test.get("tier"))][bucket] += 1
+        counts[test["tier"]][bucket] += 1
     rows = [
         (
-            f"{name} ({ms(tiers[name].get('budget_ms'))})",
+            f"{name} ({ms(tiers[name]['budget_ms'])})",
             [
                 *(
                     Segment(label, n, state)
@@ -115,19 +132,19 @@ def _distribution(data: Mapping[str, Any]) -> Chart | None:
     )
 
 
-def _offenders(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
-    offenders = items(data.get("offenders"))
+def _offenders(data: SlowData) -> tuple[list[Block], list[Finding]]:
+    offenders = data["offenders"]
     blocks: list[Block] = []
     findings = [
         Finding(
-            name=str(o.get("nodeid")),
+            name=o["nodeid"],
             suite="slow",
             failed=True,
             message=(
-                f"took {ms(o.get('ms'))}, past the limit {ms(o.get('limit_ms'))} "
-                f"(budget {ms(o.get('budget_ms'))}, tier {text(o.get('tier'))})"
+                f"took {ms(o['ms'])}, past the limit {ms(o['limit_ms'])} "
+                f"(budget {ms(o['budget_ms'])}, tier {text(o['tier'])})"
             ),
-            file=str(o.get("nodeid")).split("::", 1)[0] or None,
+            file=o["nodeid"].split("::", 1)[0] or None,
         )
         for o in offenders
     ]
@@ -142,16 +159,12 @@ def _offenders(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
             code=(0,),
         )
     )
-    fixes = []
-    for o in offenders:
-        took = num(o.get("ms"))
-        if took is None or o.get("pinned") is True:
-            continue
-        ceiling = suggested_ceiling(took / 1000)
-        fixes.append(
-            f"lanes slow pin {shlex.quote(str(o.get('nodeid')))} --reason '<why it is slow>' "
-            f"--tracking '<issue>' --ceiling {ceiling:g}"
-        )
+    fixes = [
+        f"lanes slow pin {shlex.quote(o['nodeid'])} --reason '<why it is slow>' "
+        f"--tracking '<issue>' --ceiling {_suggested_ceiling(o['ms'] / 1000):g}"
+        for o in offenders
+        if not o["pinned"]
+    ]
     blocks.append(
         Callout(
             "fail",
@@ -165,77 +178,67 @@ def _offenders(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
     return blocks, findings
 
 
-def _recent(pin: Mapping[str, Any]) -> str:
+def _recent(pin: SlowPin) -> str:
     """The pin's recent measurements and its streak within budget."""
-    history = pin.get("history_ms")
-    shown = ", ".join(ms(value) for value in history[-5:]) if isinstance(history, list) else ""
-    streak = num(pin.get("streak"))
-    if streak is not None:
-        shown += (
-            f" ({streak:.0f} in a row within budget)"
-            if shown
-            else f"{streak:.0f} in a row within budget"
-        )
-    return shown or "—"
+    shown = ", ".join(ms(value) for value in pin["history_ms"][-5:])
+    streak = f"{pin['streak']} in a row within budget"
+    return f"{shown} ({streak})" if shown else streak
 
 
-def _pins(data: Mapping[str, Any]) -> list[Block]:
-    pins = items(data.get("pins"))
+def _pins(data: SlowData) -> list[Block]:
+    pins = data["pins"]
     if not pins:
         return []
     rows = [
         (
-            text(p.get("nodeid")),
-            text(p.get("state")),
-            ms(p.get("ms")),
-            ms(p.get("ceiling_ms")),
+            text(p["nodeid"]),
+            text(p["state"]),
+            ms(p["ms"]),
+            ms(p["ceiling_ms"]),
             _recent(p),
-            text(p.get("reason")),
-            text(p.get("tracking")),
-            text(p.get("added")),
+            text(p["reason"]),
+            text(p["tracking"]),
+            text(p["added"]),
         )
         for p in pins
     ]
-    states = sorted({str(p.get("state")) for p in pins})
-    meaning = "; ".join(
-        f"{state}: {PIN_MEANING[state]}" for state in states if state in PIN_MEANING
-    )
+    states = sorted({p["state"] for p in pins})
+    meaning = "; ".join(f"{state}: {PIN_MEANING[state]}" for state in states)
     return [
         table(
-            f"Pins ({len(pins)}; {data.get('pins_file', 'baselines/slow-tests.json')})",
+            f"Pins ({len(pins)}; {data['pins_file']})",
             ("test", "state", "took", "ceiling", "recent runs", "reason", "tracking", "added"),
             rows,
-            status=[_PIN_STATUS.get(str(p.get("state")), "info") for p in pins],
+            status=[_PIN_STATUS.get(p["state"], "info") for p in pins],
             code=(0,),
             note=meaning,
         )
     ]
 
 
-def slow_view(data: Mapping[str, Any]) -> Detail:
-    counts = mapping(data.get("counts"))
-    pins = items(data.get("pins"))
-    removable = sum(1 for p in pins if p.get("state") == "removable")
+def slow_view(data: SlowData) -> Detail:
+    counts = data["counts"]
+    pins = data["pins"]
+    removable = sum(1 for p in pins if p["state"] == "removable")
     blocks: list[Block] = [
         Facts(
             (
-                ("ratchet verdict", text(data.get("verdict"))),
+                ("ratchet verdict", text(data["verdict"])),
                 (
                     "tests judged",
                     (
-                        f"{text(counts.get('judged'))} — {text(counts.get('ok'))} within budget, "
-                        f"{text(counts.get('band'))} in the band, {text(counts.get('fail'))} past the limit"
+                        f"{text(counts['judged'])} — {text(counts['ok'])} within budget, "
+                        f"{text(counts['band'])} in the band, {text(counts['fail'])} past the limit"
                     ),
                 ),
-                ("limit", f"{text(data.get('fail_factor'))} × the tier budget"),
+                ("limit", f"{text(data['fail_factor'])} × the tier budget"),
                 ("pins", f"{len(pins)} ({removable} removable)"),
-                ("xdist workers", text(data.get("workers"))),
+                ("xdist workers", text(data["workers"])),
             )
         )
     ]
-    if data.get("partial") is True:
-        reasons = data.get("partial_reasons")
-        why = "; ".join(str(r) for r in reasons) if isinstance(reasons, list) and reasons else ""
+    if data["partial"]:
+        why = "; ".join(data["partial_reasons"])
         blocks.append(
             Callout(
                 "warn",
@@ -246,7 +249,7 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
     chart = _distribution(data)
     if chart is not None:
         blocks.append(chart)
-    tiers = items(data.get("tiers"))
+    tiers = data["tiers"]
     if tiers:
         blocks.append(
             entry_table(
@@ -266,7 +269,7 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
         )
     offender_blocks, findings = _offenders(data)
     blocks.extend(offender_blocks)
-    band = items(data.get("band"))
+    band = data["band"]
     if band:
         blocks.append(
             entry_table(
@@ -277,7 +280,7 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
                 code=(0,),
             )
         )
-    unconfirmed = items(data.get("unconfirmed"))
+    unconfirmed = data["unconfirmed"]
     if unconfirmed:
         blocks.append(
             table(
@@ -285,13 +288,11 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
                 ("test", "tier", "took", "limit", "re-timings"),
                 [
                     (
-                        text(u.get("nodeid")),
-                        text(u.get("tier")),
-                        ms(u.get("ms")),
-                        ms(u.get("limit_ms")),
-                        ", ".join(ms(v) for v in u.get("samples_ms", []))
-                        if isinstance(u.get("samples_ms"), list)
-                        else "—",
+                        text(u["nodeid"]),
+                        text(u["tier"]),
+                        ms(u["ms"]),
+                        ms(u["limit_ms"]),
+                        ", ".join(ms(v) for v in u["samples_ms"]),
                     )
                     for u in unconfirmed
                 ],
@@ -300,10 +301,10 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
             )
         )
     blocks.extend(_pins(data))
-    blocks.extend(Callout("info", text(t.get("message"))) for t in items(data.get("tighten")))
-    self_check = data.get("self_check")
-    if isinstance(self_check, dict):
-        passed = self_check.get("passed") is True
+    blocks.extend(Callout("info", text(t["message"])) for t in data["tighten"])
+    self_check = data["self_check"]
+    if self_check is not None:
+        passed = self_check["passed"]
         blocks.append(
             Callout(
                 "pass" if passed else "fail",
@@ -316,16 +317,13 @@ def slow_view(data: Mapping[str, Any]) -> Detail:
     return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)
 
 
-def _figures(data: Mapping[str, Any], tiers: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-    counts = mapping(data.get("counts"))
-    figures: dict[str, float] = {}
-    for key, label in (("fail", "tests past the limit"), ("band", "tests in the band")):
-        value = num(counts.get(key))
-        if value is not None:
-            figures[label] = value
-    figures["pins"] = float(len(items(data.get("pins"))))
+def _figures(data: SlowData, tiers: list[SlowTier]) -> dict[str, float]:
+    counts = data["counts"]
+    figures: dict[str, float] = {
+        "tests past the limit": float(counts["fail"]),
+        "tests in the band": float(counts["band"]),
+        "pins": float(len(data["pins"])),
+    }
     for tier in tiers:
-        p90 = num(tier.get("p90_ms"))
-        if p90 is not None:
-            figures[f"{text(tier.get('name'))} p90 (ms)"] = p90
+        figures[f"{text(tier['name'])} p90 (ms)"] = float(tier["p90_ms"])
     return figures

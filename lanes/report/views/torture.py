@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.report._charts import Bar, bar_chart
 from lanes.report.views._blocks import (
@@ -13,80 +13,71 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
-    items,
-    mapping,
     ms,
-    num,
     pct,
     table,
     text,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from lanes.payloads.torture import TortureData, TortureReal, TortureSelfCheck
 
 __all__ = ["torture_view"]
 
-_CONTENTION = (
-    ("acquired", "lock acquisitions"),
-    ("held_blocks", "blocked by a held lock"),
-    ("dedup_blocks", "blocked as duplicates"),
-    ("flock_waits", "flock waits"),
-    ("crashes", "simulated crashes"),
-    ("interrupts", "interrupts"),
-    ("pid_reuses", "pid reuses"),
-)
 
-
-def _seeds(data: Mapping[str, Any]) -> str:
-    start, runs = num(data.get("seed_start")), num(data.get("runs"))
-    if start is None or runs is None:
-        return "—"
+def _seeds(data: TortureData) -> str:
+    start, runs = data["seed_start"], data["runs"]
     if runs == 1:
-        return f"seed {start:.0f}"
-    return f"{runs:,.0f} seeds ({start:.0f} to {start + runs - 1:.0f})"
+        return f"seed {start}"
+    return f"{runs:,} seeds ({start} to {start + runs - 1})"
 
 
-def _contention(data: Mapping[str, Any]) -> Block | None:
-    contention = mapping(data.get("contention"))
-    if not contention:
-        return None
-    pairs = [(label, text(contention.get(key))) for key, label in _CONTENTION if key in contention]
-    breaks = mapping(contention.get("breaks"))
+def _contention(data: TortureData) -> Block:
+    contention = data["contention"]
+    pairs = [
+        ("lock acquisitions", text(contention["acquired"])),
+        ("blocked by a held lock", text(contention["held_blocks"])),
+        ("blocked as duplicates", text(contention["dedup_blocks"])),
+        ("flock waits", text(contention["flock_waits"])),
+        ("simulated crashes", text(contention["crashes"])),
+        ("interrupts", text(contention["interrupts"])),
+        ("pid reuses", text(contention["pid_reuses"])),
+    ]
+    breaks = contention["breaks"]
     pairs.append(
         ("lock breaks", ", ".join(f"{why} {text(n)}" for why, n in breaks.items()) or "none")
     )
-    pairs.append(("TTL overlaps", text(data.get("ttl_overlaps"))))
-    scenario = mapping(data.get("scenario"))
-    if scenario:
+    pairs.append(("TTL overlaps", text(data["ttl_overlaps"])))
+    scenario = data["scenario"]
+    if scenario is not None:
         pairs.append(
             (
                 "two-client scenario",
                 (
-                    f"{'ok' if scenario.get('passed') is True else 'FAILED'} — "
-                    f"{text(scenario.get('held_blocks'))} blocked, {text(scenario.get('acquired'))} acquired"
+                    f"{'ok' if scenario['passed'] else 'FAILED'} — "
+                    f"{text(scenario['held_blocks'])} blocked, {text(scenario['acquired'])} acquired"
                 ),
             )
         )
     return Facts(tuple(pairs))
 
 
-def _violations(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
-    violations = items(data.get("violations"))
-    drift = items(data.get("nondeterminism"))
+def _violations(data: TortureData) -> tuple[list[Block], list[Finding]]:
+    violations = data["violations"]
+    drift = data["nondeterminism"]
     blocks: list[Block] = []
     findings = [
         Finding(
-            name=f"seed {text(v.get('seed'))}: {text(v.get('invariant'))}",
+            name=f"seed {text(v['seed'])}: {text(v['invariant'])}",
             suite="torture",
             failed=True,
-            message=f"{text(v.get('message'))}; replay: {text(v.get('replay'))}",
+            message=f"{text(v['message'])}; replay: {text(v['replay'])}",
         )
         for v in violations
     ]
     findings += [
         Finding(
-            name=f"seed {text(d.get('seed'))}: not deterministic ({text(d.get('what'))})",
+            name=f"seed {text(d['seed'])}: not deterministic ({text(d['what'])})",
             suite="torture",
             failed=True,
             message="the same seed produced two different runs",
@@ -100,12 +91,12 @@ def _violations(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
                 ("seed", "invariant", "message", "shrunk schedule"),
                 [
                     (
-                        text(v.get("seed")),
-                        text(v.get("invariant")),
-                        text(v.get("message")),
+                        text(v["seed"]),
+                        text(v["invariant"]),
+                        text(v["message"]),
                         (
-                            f"{text(v.get('shrunk_choices'))} choices, {text(v.get('shrunk_ops'))} ops: "
-                            f"{text(v.get('schedule_file'))}"
+                            f"{text(v['shrunk_choices'])} choices, {text(v['shrunk_ops'])} ops: "
+                            f"{text(v['schedule_file'])}"
                         ),
                     )
                     for v in violations
@@ -113,9 +104,7 @@ def _violations(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
                 status=["fail"] * len(violations),
             )
         )
-        replays = tuple(str(v["replay"]) for v in violations if isinstance(v.get("replay"), str))
-        if replays:
-            blocks.append(Commands("replay one seed alone", replays))
+        blocks.append(Commands("replay one seed alone", tuple(v["replay"] for v in violations)))
     if drift:
         blocks.append(
             table(
@@ -123,10 +112,10 @@ def _violations(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
                 ("seed", "what differed", "first", "second"),
                 [
                     (
-                        text(d.get("seed")),
-                        text(d.get("what")),
-                        text(d.get("first"), limit=120),
-                        text(d.get("second"), limit=120),
+                        text(d["seed"]),
+                        text(d["what"]),
+                        text(d["first"], limit=120),
+                        text(d["second"], limit=120),
                     )
                     for d in drift
                 ],
@@ -136,132 +125,119 @@ def _violations(data: Mapping[str, Any]) -> tuple[list[Block], list[Finding]]:
     return blocks, findings
 
 
-def _self_check(self_check: Mapping[str, Any]) -> list[Block]:
-    rows = items(self_check.get("rows"))
-    passed = self_check.get("passed") is True
+def _self_check(self_check: TortureSelfCheck) -> list[Block]:
+    rows = self_check["rows"]
+    passed = self_check["passed"]
     blocks: list[Block] = [
         Callout(
             "pass" if passed else "fail",
-            f"self-check: every planted bug was caught within {text(self_check.get('seeds'))} seeds"
+            f"self-check: every planted bug was caught within {text(self_check['seeds'])} seeds"
             if passed
             else "self-check FAILED: a planted bug went uncaught — the sweep cannot be trusted",
         )
     ]
-    if rows:
-        caught_by_any = {str(r.get("bug")) for r in rows if (num(r.get("detected")) or 0) > 0}
-        bars = [
-            Bar(
-                f"{text(r.get('bug'))} / {text(r.get('scheduler'))}",
-                num(r.get("rate")) or 0.0,
-                pct(r.get("rate")),
-                "ok"
-                if (num(r.get("detected")) or 0) > 0
-                else ("info" if str(r.get("bug")) in caught_by_any else "bad"),
-                "missed",
-            )
-            for r in rows
-        ]
-        words = ", ".join(f"{bar.label} {bar.shown}" for bar in bars)
-        blocks.append(
-            Chart(
-                "Planted bugs: share of seeds that caught each",
-                f"Detection rate per planted bug and scheduler: {words}.",
-                bar_chart("Planted bugs: share of seeds that caught each", words, bars),
-            )
+    caught_by_any = {r["bug"] for r in rows if r["detected"] > 0}
+    bars = [
+        Bar(
+            f"{text(r['bug'])} / {text(r['scheduler'])}",
+            r["rate"],
+            pct(r["rate"]),
+            "ok" if r["detected"] > 0 else ("info" if r["bug"] in caught_by_any else "bad"),
+            "missed",
         )
-        blocks.append(
-            table(
-                "Self-check (a bug counts as caught when either scheduler catches it)",
+        for r in rows
+    ]
+    words = ", ".join(f"{bar.label} {bar.shown}" for bar in bars)
+    blocks.append(
+        Chart(
+            "Planted bugs: share of seeds that caught each",
+            f"Detection rate per planted bug and scheduler: {words}.",
+            bar_chart("Planted bugs: share of seeds that caught each", words, bars),
+        )
+    )
+    blocks.append(
+        table(
+            "Self-check (a bug counts as caught when either scheduler catches it)",
+            (
+                "planted bug",
+                "scheduler",
+                "caught",
+                "rate",
+                "first seed",
+                "seeds to detection",
+                "invariant",
+            ),
+            [
                 (
-                    "planted bug",
-                    "scheduler",
-                    "caught",
-                    "rate",
-                    "first seed",
-                    "seeds to detection",
-                    "invariant",
-                ),
-                [
-                    (
-                        text(r.get("bug")),
-                        text(r.get("scheduler")),
-                        f"{text(r.get('detected'))}/{text(r.get('seeds'))}",
-                        pct(r.get("rate")),
-                        text(r.get("first_seed")),
-                        text(r.get("seeds_to_detection")),
-                        text(r.get("invariant")),
-                    )
-                    for r in rows
-                ],
-                status=["pass" if str(r.get("bug")) in caught_by_any else "fail" for r in rows],
-            )
+                    text(r["bug"]),
+                    text(r["scheduler"]),
+                    f"{text(r['detected'])}/{text(r['seeds'])}",
+                    pct(r["rate"]),
+                    text(r["first_seed"]),
+                    text(r["seeds_to_detection"]),
+                    text(r["invariant"]),
+                )
+                for r in rows
+            ],
+            status=["pass" if r["bug"] in caught_by_any else "fail" for r in rows],
         )
+    )
     return blocks
 
 
-def _real(real: Mapping[str, Any]) -> list[Block]:
-    problems = (
-        [str(p) for p in real.get("problems", []) if isinstance(p, str)]
-        if isinstance(real.get("problems"), list)
-        else []
-    )
+def _real(real: TortureReal) -> list[Block]:
     return [
         Facts(
             (
-                ("real-process guard", "ok" if real.get("passed") is True else "FAILED"),
-                (
-                    "processes × iterations",
-                    f"{text(real.get('procs'))} × {text(real.get('iterations'))}",
-                ),
-                ("critical sections", text(real.get("critical_sections"))),
-                ("overlaps", text(real.get("overlaps"))),
+                ("real-process guard", "ok" if real["passed"] else "FAILED"),
+                ("processes × iterations", f"{text(real['procs'])} × {text(real['iterations'])}"),
+                ("critical sections", text(real["critical_sections"])),
+                ("overlaps", text(real["overlaps"])),
                 (
                     "kills / takeovers",
-                    f"{text(real.get('kills'))}; takeover median {ms(real.get('takeover_ms_median'))}, max {ms(real.get('takeover_ms_max'))}",
+                    f"{text(real['kills'])}; takeover median {ms(real['takeover_ms_median'])}, max {ms(real['takeover_ms_max'])}",
                 ),
-                ("lock left behind", text(real.get("lock_left"))),
+                ("lock left behind", text(real["lock_left"])),
             )
         ),
-        *(Callout("fail", problem) for problem in problems),
+        *(Callout("fail", problem) for problem in real["problems"]),
     ]
 
 
-def torture_view(data: Mapping[str, Any]) -> Detail:
+def torture_view(data: TortureData) -> Detail:
     blocks: list[Block] = [
         Facts(
             (
-                ("mode", text(data.get("mode"))),
+                ("mode", text(data["mode"])),
                 ("seeds", _seeds(data)),
-                ("scheduler", text(data.get("scheduler"))),
-                ("clients × ops", f"{text(data.get('clients'))} × {text(data.get('ops'))}"),
+                ("scheduler", text(data["scheduler"])),
+                ("clients × ops", f"{text(data['clients'])} × {text(data['ops'])}"),
                 (
                     "executions",
-                    f"{text(data.get('executions'))} (each seed twice: the replay check)",
+                    f"{text(data['executions'])} (each seed twice: the replay check)",
                 ),
-                ("steps", text(data.get("steps"))),
-                ("runs/s", text(data.get("runs_per_second"))),
-                ("trace signature", text(data.get("signature"))),
+                ("steps", text(data["steps"])),
+                ("runs/s", text(data["runs_per_second"])),
+                ("trace signature", text(data["signature"])),
             )
-        )
+        ),
+        _contention(data),
     ]
-    contention = _contention(data)
-    if contention is not None:
-        blocks.append(contention)
     violation_blocks, findings = _violations(data)
     blocks.extend(violation_blocks)
-    if isinstance(data.get("self_check"), dict):
-        blocks.extend(_self_check(data["self_check"]))
-        if data["self_check"].get("passed") is False:
+    self_check = data["self_check"]
+    if self_check is not None:
+        blocks.extend(_self_check(self_check))
+        if not self_check["passed"]:
             findings.append(
                 Finding("self-check", "torture", failed=True, message="a planted bug went uncaught")
             )
-    if isinstance(data.get("real"), dict):
+    if data["real"] is not None:
         blocks.extend(_real(data["real"]))
     figures: dict[str, float] = {
-        "violations": float(len(items(data.get("violations")))),
-        "non-deterministic seeds": float(len(items(data.get("nondeterminism")))),
+        "violations": float(len(data["violations"])),
+        "non-deterministic seeds": float(len(data["nondeterminism"])),
     }
-    rate = num(data.get("runs_per_second"))
-    if rate is not None:
-        figures["runs/s"] = rate
+    if data["runs_per_second"] is not None:
+        figures["runs/s"] = float(data["runs_per_second"])
     return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)

@@ -35,9 +35,12 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
+
+if TYPE_CHECKING:
+    from lanes.payloads.bench import BenchFigure
 
 __all__ = ["SUITE_TESTS", "instructions", "make_suite", "slow_plugin_overhead", "warm_up"]
 
@@ -186,7 +189,7 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     overheads = sorted(on / off - 1 for off, on in pairs)
     overhead = statistics.median(overheads)
     off, on = pairs[0]
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "tests": SUITE_TESTS,
         "layouts": LAYOUTS,
         "instructions_off": off,

@@ -1,8 +1,8 @@
 """Every lane's payload type, in one place: the schema generator and the report read it.
 
-A lane that is not listed here yet keeps its hand-written part of
-``lanes/envelope.schema.json`` (carried over by the generator) until its
-payload type exists.
+A lane listed here gets ``$defs.<lane>`` in ``lanes/envelope.schema.json`` and
+its envelopes are checked against it; a lane missing from it (a user's own
+lane name) is free-form and shown by the report's generic view.
 """
 
 from __future__ import annotations

@@ -211,3 +211,27 @@ def test_config_and_the_settings_modules_import_no_lane_code(path: Path) -> None
         and not _is_settings_module(name)
     )
     assert forbidden == [], f"{_module_name(path)} may import only {CONFIG_MAY_IMPORT} and settings"
+
+
+# The report's views read one envelope's data through its lane's payload type;
+# they never import the lane that wrote it (a view that imported lanes.slow
+# would break the report of a project whose slow lane does not load, and would
+# let the view read the lane's internals instead of the declared shape).
+VIEWS = GOVERNOR.parent / "report" / "views"
+VIEW_MAY_IMPORT = (
+    "lanes.payloads",
+    "lanes.report._charts",
+    "lanes.report.views",
+    # lane_detail checks data against the schema generated from the types.
+    "lanes.envelope",
+)
+
+
+@pytest.mark.parametrize("path", sorted(VIEWS.glob("*.py")), ids=_module_name)
+def test_report_views_import_payload_types_not_lane_code(path: Path) -> None:
+    forbidden = sorted(
+        name
+        for name in _imports(path)
+        if name.split(".")[0] == "lanes" and not _within(name, VIEW_MAY_IMPORT)
+    )
+    assert forbidden == [], f"{_module_name(path)} may import only {VIEW_MAY_IMPORT}"

@@ -196,6 +196,28 @@ class _Commands(_Setting):
         return tuple(value)
 
 
+class _Choice(_Setting):
+    """One of a closed set of words (the first is the default)."""
+
+    __slots__ = ("choices",)
+
+    def __init__(self, choices: tuple[str, ...], *, doc: str) -> None:
+        super().__init__(choices[0], doc=doc)
+        self.choices = choices
+
+    def __get__(self, settings: object, owner: type | None = None) -> str:
+        value: str = self.default if settings is None else settings._values[self.name]  # type: ignore[attr-defined, assignment]  # a GovernorSettings
+        return value
+
+    def parse(self, table: ConfigTable) -> object:
+        return table.string(self.name, self.from_row(self.default), choices=self.choices)
+
+    def from_row(self, value: object) -> str:
+        if value not in self.choices:
+            raise TypeError(value)
+        return str(value)
+
+
 class GovernorSettings:
     """``[tool.lanes.governor]``: THE table — one line per setting.
 
@@ -215,6 +237,8 @@ class GovernorSettings:
     gate_runners = _Runners(("pytest", "unittest"), doc="runners whose full sweeps the gate blocks")
     tree_timeout = _Int(20, minimum=1, doc="seconds the tree digest may wait for git before the gate fails open")
     test_commands = _Commands(DEFAULT_TEST_COMMANDS, doc="wrapper commands that run the whole test suite (tox, nox -s tests, make test, lanes slow run): full test runs to the economy")
+    enforce = _Choice(("agents", "always", "off"), doc="whose pytest runs the governor's pytest plugin governs: an agent's (agents), everyone's (always), nobody's (off)")
+    sweep_share = _Int(90, minimum=1, doc="percent of a suite's items (or test files) from which a pytest run counts as a sweep of it")
     # fmt: on
 
     def __init__(self, **values: object) -> None:

@@ -41,7 +41,12 @@ def _governor_kinds() -> dict[tuple[str, ...], tuple[str, float | None]]:
     kinds: dict[tuple[str, ...], tuple[str, float | None]] = {}
     for row in governor_settings.FIELDS:
         minimum = getattr(row, "minimum", None)
-        kind = "strings" if isinstance(row.default, tuple) else "int"
+        if isinstance(row.default, tuple):
+            kind = "strings"
+        elif isinstance(row.default, str):
+            kind = "string"  # a closed choice (enforce): any non-string is refused
+        else:
+            kind = "int"
         kinds["governor", row.name] = (kind, minimum)
     return kinds
 

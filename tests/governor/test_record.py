@@ -151,3 +151,43 @@ def test_a_backgrounded_run_records_nothing_and_keeps_the_lock(project: Project)
     assert result.recorded == {}
     assert not result.released
     assert project.lock_path.exists()
+
+
+def _runner_records(project: Project, status: str) -> None:
+    """What the governor's pytest plugin writes at the end of the run."""
+    from lanes.governor.state.ledger import LedgerEntry, record
+    from lanes.governor.state.tree import tree_state
+
+    tree = tree_state(str(project.root))
+    assert tree is not None
+    files = StatePaths(project.state)
+    entry = LedgerEntry(
+        status="PASS" if status == "PASS" else "FAIL",
+        ts=project.env.now(),
+        git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest,
+        agent="claude",
+        source="runner",
+    )
+    record(project.env, files.ledger, files.ledger_guard, "unit", entry)
+
+
+def test_the_runners_record_of_the_same_run_wins_over_the_post_event(project: Project) -> None:
+    # issue 30: pytest failed (the runner recorded FAIL) but the agent's shell
+    # swallowed the status (`pytest ...; true`): the hook must not count the
+    # run a second time, let alone as a PASS.
+    project.pre(COMMAND)
+    _runner_records(project, "FAIL")
+    result = project.post(COMMAND)
+    assert result.recorded == {}
+    assert result.released
+    assert ledger(project) == {"unit": "FAIL"}
+
+
+def test_a_runner_record_older_than_this_run_is_overwritten(project: Project) -> None:
+    # (A FAIL: a PASS on this tree would dedup the re-run at PreToolUse.)
+    _runner_records(project, "FAIL")
+    assert project.pre(COMMAND).action == "allow"
+    result = project.post(COMMAND)
+    assert result.recorded == {"unit": "PASS"}
+    assert ledger(project) == {"unit": "PASS"}

@@ -219,3 +219,22 @@ def test_a_run_inside_a_running_test_is_left_to_the_outer_session(
     # part of it (pytester, a test spawning pytest), not an agent's run.
     assert os.environ["PYTEST_CURRENT_TEST"]
     pytester.runpytest().assert_outcomes(passed=18)
+
+
+@pytest.mark.integration  # starts xdist workers: real processes, seconds each
+def test_under_xdist_the_controller_stops_a_sweep_before_any_test(
+    pytester: pytest.Pytester, agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = run(pytester, "-n", "2", "tests/unit")
+    assert result.ret == RunnerExit.SWEEP
+    result.assert_outcomes()
+    # Approved, the workers run it and the controller records it.
+    monkeypatch.setenv("LANES_FULL_SWEEP_OK", "1")
+    monkeypatch.setenv("LANES_OVERRIDE_REASON", REASON)
+    run(pytester, "-n", "2", "tests/unit").assert_outcomes(passed=12)
+    assert ledger(agent)["unit"]["status"] == "PASS"
+    # -k under xdist: the workers' deselection is not reported, so the
+    # options alone make it partial (never recorded) — and still a sweep.
+    monkeypatch.setenv("LANES_TEST_FORCE", "1")
+    run(pytester, "-n", "2", "tests/integ", "-k", "not test_0_0").assert_outcomes(passed=5)
+    assert "integ" not in ledger(agent)

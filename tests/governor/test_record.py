@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from lanes.governor.context import StatePaths
-from lanes.governor.state.ledger import read
+from lanes.governor.state.ledger import LedgerEntry, read, record
+from lanes.governor.state.tree import tree_state
 from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
 
 
@@ -155,9 +156,6 @@ def test_a_backgrounded_run_records_nothing_and_keeps_the_lock(project: Project)
 
 def _runner_records(project: Project, status: str) -> None:
     """What the governor's pytest plugin writes at the end of the run."""
-    from lanes.governor.state.ledger import LedgerEntry, record
-    from lanes.governor.state.tree import tree_state
-
     tree = tree_state(str(project.root))
     assert tree is not None
     files = StatePaths(project.state)

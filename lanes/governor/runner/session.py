@@ -48,7 +48,6 @@ from lanes.governor.runner.scope import TEST_ROOT, Collected, Scope, SuiteSpec, 
 from lanes.governor.settings import GovernorSettings
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state.debug import debug_log
-from lanes.governor.state.runlock import FLOCK_NAME, KernelLock
 from lanes.governor.state.trust import distrust_state
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING, as everywhere in the governor
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
 
     from lanes.governor.settings import ConfigLike
     from lanes.governor.state.ledger import TreeState
+    from lanes.governor.state.runlock import KernelLock
 
 __all__ = ["RunGovernor", "session_id"]
 
@@ -430,7 +430,7 @@ class RunGovernor:
             "host": socket.gethostname(),
             "command": self._command(),
         }
-        lock, found = acquire(os.path.join(state.directory, FLOCK_NAME), holder)
+        lock, found = acquire(state.flock, holder)
         if lock is None:
             self._stop(
                 RunnerExit.LOCKED,

@@ -9,7 +9,7 @@ The governor's pytest plugin *is* the run, so it holds the lock itself: the
 kernel releases a ``flock`` when the last descriptor closes — on exit, on a
 crash, on SIGKILL — with no TTL and no liveness guess.
 
-``<state>/test-run.flock`` is never deleted (deleting a flocked file lets a
+``<state>/test-run.flock`` (``StatePaths.flock``) is never deleted (deleting a flocked file lets a
 newcomer lock a fresh inode while the holder still holds the old one: two
 holders). Its content names the holder — suite, agent, session, pid, start
 time, host, command — written by the holder after it has the lock and
@@ -32,9 +32,8 @@ TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook imports probe()
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["FLOCK_NAME", "Holder", "KernelLock", "acquire", "probe"]
+__all__ = ["Holder", "KernelLock", "acquire", "probe"]
 
-FLOCK_NAME = "test-run.flock"
 # Descriptive fields a holder writes; a reader shows what it finds.
 _FIELDS = ("suite", "agent", "session", "pid", "started_ts", "host", "command")
 

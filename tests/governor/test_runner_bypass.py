@@ -8,15 +8,12 @@ import os
 import shutil
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
 from lanes.governor.runner.exits import RunnerExit
 from tests.governor.runner_helpers import AGENT_VARIABLES, write_project
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 # Every form runs the whole test root (or the whole unit suite) of the project.
 # find and xargs report a command's failure their own way (0, 123).
@@ -51,7 +48,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def bash(repo: Path, command: str, **variables: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in AGENT_VARIABLES}
     # The test environment's python and pytest first, as in an activated venv.
-    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env["XDG_STATE_HOME"] = str(repo.parent / "xdg")
     env.update(variables)
     return subprocess.run(

@@ -132,7 +132,8 @@ def disabled_by(root: Path, environ: Mapping[str, str]) -> list[str]:
 def check_runner(root: Path) -> tuple[list[PluginCheck], list[str]]:
     """(each environment's answer, what disables the plugin for the project)."""
     checks = [
-        PluginCheck(python, where, loads=_loads(python, root)) for python, where in _interpreters(root)
+        PluginCheck(python, where, loads=_loads(python, root))
+        for python, where in _interpreters(root)
     ]
     return checks, disabled_by(root, os.environ)
 

@@ -29,6 +29,7 @@ AGENT_VARIABLES = (
     "CLAUDE_SESSION_ID",
     "CODEX_SESSION_ID",
     "PYTEST_ADDOPTS",
+    "MUTANT_UNDER_TEST",
     # Set by the outer pytest: the plugin would take the inner run for a
     # part of the outer test and stay inert.
     "PYTEST_CURRENT_TEST",

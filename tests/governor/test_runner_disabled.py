@@ -24,6 +24,7 @@ APPROVED = {"LANES_FULL_SWEEP_OK": "1", "LANES_OVERRIDE_REASON": "release check 
         "export PYTEST_DISABLE_PLUGIN_AUTOLOAD=1; " + FOCUSED,
         "PYTEST_ADDOPTS='-p no:lanes.governor' " + FOCUSED,
         "PYTEST_CURRENT_TEST=x " + FOCUSED,
+        "export MUTANT_UNDER_TEST=; " + FOCUSED,
         "python -m pytest tests/unit/test_a.py -p no:lanes.governor",
     ],
 )

@@ -238,3 +238,12 @@ def test_under_xdist_the_controller_stops_a_sweep_before_any_test(
     monkeypatch.setenv("LANES_TEST_FORCE", "1")
     run(pytester, "-n", "2", "tests/integ", "-k", "not test_0_0").assert_outcomes(passed=5)
     assert "integ" not in ledger(agent)
+
+
+@pytest.mark.usefixtures("agent")
+def test_a_mutation_tools_runs_are_left_to_the_mutation_lane(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # mutmut sets MUTANT_UNDER_TEST around every run of the suite it makes.
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "")
+    run(pytester).assert_outcomes(passed=18)

@@ -178,8 +178,9 @@ def disables_runner(
 
     ``-p no:lanes.governor`` (or ``PYTEST_ADDOPTS`` saying it),
     ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` without ``-p lanes.governor``, and a
-    ``PYTEST_CURRENT_TEST`` set by hand (the plugin leaves a pytest started
-    inside a running test to that test's session)."""
+    ``PYTEST_CURRENT_TEST`` or ``MUTANT_UNDER_TEST`` set in the command (the
+    plugin leaves a pytest started inside a running test, or by a mutation
+    tool, to what started it)."""
     if inv.runner != "pytest":
         return None
     segment = inv.segment
@@ -198,8 +199,9 @@ def disables_runner(
     autoload = env_flag("PYTEST_DISABLE_PLUGIN_AUTOLOAD", classification, environ, segment)
     if autoload and autoload != "0" and RUNNER_PLUGIN not in named:
         return "PYTEST_DISABLE_PLUGIN_AUTOLOAD keeps the governor's pytest plugin from loading"
-    if segment.env.get("PYTEST_CURRENT_TEST") is not None:
-        return "PYTEST_CURRENT_TEST set by hand makes the governor's pytest plugin stand aside"
+    for name in ("PYTEST_CURRENT_TEST", "MUTANT_UNDER_TEST"):
+        if env_flag(name, classification, {}, segment) is not None:
+            return f"{name} set by hand makes the governor's pytest plugin stand aside"
     return None
 
 

@@ -14,6 +14,9 @@ module level, defines one hook, and decides "inert" from ``os.environ`` alone:
 - a pytest started *inside a running test* (``PYTEST_CURRENT_TEST`` is set:
   pytester, a test that spawns pytest) is part of that test, whose own
   session is the governed one;
+- a mutation tool's run (mutmut sets ``MUTANT_UNDER_TEST``) runs the suite
+  hundreds of times by design: the mutation lane around it is what the hook
+  governs;
 - the controller only: an xdist worker runs the items it is sent.
 
 Only then is :mod:`lanes.governor.runner.session` imported and its plugin
@@ -75,7 +78,11 @@ def _enforces_always(config: pytest.Config) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     environ = os.environ
-    if environ.get("PYTEST_CURRENT_TEST") or hasattr(config, "workerinput"):
+    if (
+        environ.get("PYTEST_CURRENT_TEST")
+        or "MUTANT_UNDER_TEST" in environ
+        or hasattr(config, "workerinput")
+    ):
         return
     agent = agent_of(environ)
     if agent is None:

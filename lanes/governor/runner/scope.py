@@ -158,11 +158,22 @@ def _is_venv(directory: str) -> bool:
 
 
 def suite_files(
-    paths: Iterable[str], patterns: Sequence[str], norecurse: Sequence[str]
+    paths: Iterable[str],
+    patterns: Sequence[str],
+    norecurse: Sequence[str],
+    limit: int | None = None,
 ) -> set[str]:
     """The test files under ``paths`` by pytest's rules: a basename matching a
     ``python_files`` pattern, in no directory matching ``norecursedirs`` and
-    in no virtual environment. A path that is a file counts as itself."""
+    in no virtual environment. A path that is a file counts as itself.
+
+    ``limit``: stop once more than this many are found — past it the share
+    is too small to matter, and a 5,000-file tree need not be walked to the
+    end for a small run."""
+    import re  # the plugin's path only, never the hook's
+
+    wanted = re.compile("|".join(fnmatch.translate(p) for p in patterns) or "(?!)")
+    skipped = re.compile("|".join(fnmatch.translate(p) for p in norecurse) or "(?!)")
     found: set[str] = set()
     for root in paths:
         if os.path.isfile(root):
@@ -172,21 +183,31 @@ def suite_files(
             dirnames[:] = [
                 name
                 for name in dirnames
-                if not any(fnmatch.fnmatch(name, pattern) for pattern in norecurse)
-                and not _is_venv(os.path.join(directory, name))
+                if not skipped.match(name) and not _is_venv(os.path.join(directory, name))
             ]
-            for name in filenames:
-                if name.endswith(".py") and any(fnmatch.fnmatch(name, p) for p in patterns):
-                    found.add(os.path.join(directory, name))
+            found.update(
+                os.path.join(directory, name)
+                for name in filenames
+                if name.endswith(".py") and wanted.match(name)
+            )
+            if limit is not None and len(found) > limit:
+                return found
     return found
 
 
 def judge(
-    spec: SuiteSpec, collected: Collected, find_files: Callable[[Sequence[str]], set[str]]
+    spec: SuiteSpec,
+    collected: Collected,
+    find_files: Callable[[Sequence[str], int], set[str]],
+    *,
+    share_percent: int,
+    min_files: int,
 ) -> Scope:
-    """How much of ``spec`` this collection runs. ``find_files`` lists a
-    suite's test files (:func:`suite_files`); it walks the tree, so it is
-    called only when the share must be counted in files."""
+    """How much of ``spec`` this collection runs. ``find_files(paths, limit)``
+    lists a suite's test files (:func:`suite_files`, stopping past ``limit``);
+    it walks the tree, so it is called only when the share must be counted in
+    files and could reach ``share_percent`` (never for a run of fewer than
+    ``min_files`` files, which is no sweep whatever its share)."""
     selected = [path for path in collected.selected if spec.holds(path)]
     deselected = sum(1 for path in collected.deselected if spec.holds(path))
     files_run = len(set(selected))
@@ -205,9 +226,14 @@ def judge(
         share = len(selected) / (len(selected) + deselected)
         measure = "items"
         files_total = files_run
+    elif files_run < min_files:
+        share, measure, files_total = 0.0, "files (not counted: too few to be a sweep)", 0
     else:
         # Uncollected files have no items to count: the share is of files.
-        total = len(find_files(spec.paths) | set(selected))
+        # More than files_run * 100 / share_percent of them and the share is
+        # below the threshold: the walk may stop there.
+        limit = files_run * 100 // share_percent
+        total = len(find_files(spec.paths, limit) | set(selected))
         share = files_run / total if total else 0.0
         measure = "files"
         files_total = total

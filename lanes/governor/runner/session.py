@@ -245,7 +245,13 @@ class RunGovernor:
         patterns = tuple(self.config.getini("python_files"))
         norecurse = tuple(self.config.getini("norecursedirs"))
         self._scopes = [
-            judge(spec, collected, lambda paths: suite_files(paths, patterns, norecurse))
+            judge(
+                spec,
+                collected,
+                lambda paths, limit: suite_files(paths, patterns, norecurse, limit),
+                share_percent=self.governor.sweep_share,
+                min_files=self.governor.sweep_min_paths,
+            )
             for spec in self._specs()
         ]
         # 1. The sweep gate: outside any try, it fails closed.

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from lanes.governor.context import StatePaths
+from lanes.governor.policy.record import RUNNER_STOPS
+from lanes.governor.runner.exits import RunnerExit
 from lanes.governor.state.ledger import LedgerEntry, read, record
 from lanes.governor.state.tree import tree_state
 from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
@@ -189,3 +191,17 @@ def test_a_runner_record_older_than_this_run_is_overwritten(project: Project) ->
     result = project.post(COMMAND)
     assert result.recorded == {"unit": "PASS"}
     assert ledger(project) == {"unit": "PASS"}
+
+
+@pytest.mark.parametrize("code", [int(code) for code in RunnerExit])
+def test_a_run_the_pytest_plugin_stopped_records_nothing(project: Project, code: int) -> None:
+    # The hook let `pytest tests/unit` through; the plugin stopped it before
+    # its first test (a sweep, a dedup, a held lock): no FAIL proven.
+    project.pre(COMMAND)
+    result = project.post(COMMAND, event="PostToolUseFailure", error=f"Exit code {code}\n")
+    assert result.recorded == {}
+    assert ledger(project) == {}
+
+
+def test_the_hooks_runner_stops_are_the_plugins_exit_statuses() -> None:
+    assert set(RUNNER_STOPS) == {int(code) for code in RunnerExit}

@@ -42,7 +42,13 @@ if TYPE_CHECKING:
     from lanes.governor.payload import HookPayload
     from lanes.governor.policy.suites import SuiteMatch
 
-__all__ = ["PostResult", "decide_post", "post_tool_use", "release_own_lock"]
+__all__ = ["RUNNER_STOPS", "PostResult", "decide_post", "post_tool_use", "release_own_lock"]
+
+# The exit statuses of a pytest run the governor's pytest plugin stopped
+# before its first test (lanes/governor/runner/exits.py, an IntEnum: enum is
+# off the hook's path, so the numbers are repeated here and a test ties them).
+# No test ran: the run proves nothing, and is never recorded as a FAIL.
+RUNNER_STOPS = (6, 7, 8)
 
 
 class PostResult:
@@ -139,6 +145,9 @@ def _record(
         return recorded
     if failed is None:
         debug_log("record-skipped", reason="outcome unknown", hook_event=payload.event)
+        return recorded
+    if failed and payload.exit_code in RUNNER_STOPS:
+        debug_log("record-skipped", reason=f"the runner stopped it (exit {payload.exit_code})")
         return recorded
     if not matches or ctx.state is None:
         return recorded

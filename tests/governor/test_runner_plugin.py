@@ -3,7 +3,9 @@ human, the sweep gate, dedup and record for an agent (issue 30)."""
 
 from __future__ import annotations
 
+import json
 import os
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -247,3 +249,23 @@ def test_a_mutation_tools_runs_are_left_to_the_mutation_lane(
     # mutmut sets MUTANT_UNDER_TEST around every run of the suite it makes.
     monkeypatch.setenv("MUTANT_UNDER_TEST", "")
     run(pytester).assert_outcomes(passed=18)
+
+
+def test_an_override_the_hook_just_audited_is_audited_once(
+    pytester: pytest.Pytester, agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the hook installed, PreToolUse audits the override first; the
+    # plugin's run of the same command is the same override, not a second.
+    state = agent / ".git" / "lanes"
+    state.mkdir(exist_ok=True)
+    hook_line = {"ts": time.time(), "event": "full-sweep-override", "reason": REASON}
+    (state / "audit.jsonl").write_text(json.dumps(hook_line) + "\n")
+    monkeypatch.setenv("LANES_FULL_SWEEP_OK", "1")
+    monkeypatch.setenv("LANES_OVERRIDE_REASON", REASON)
+    run(pytester, "tests/unit").assert_outcomes(passed=12)
+    assert len(audit_lines(agent)) == 1
+    # Another reason is another override: audited by the runner.
+    monkeypatch.setenv("LANES_OVERRIDE_REASON", REASON + ", again")
+    monkeypatch.setenv("LANES_TEST_FORCE", "1")
+    run(pytester, "tests/unit").assert_outcomes(passed=12)
+    assert [a.get("source") for a in audit_lines(agent)] == [None, "runner"]

@@ -41,6 +41,7 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.gate",
     "lanes.bench.economy",
     "lanes.bench.slow",
+    "lanes.bench.governor_plugin",
     "lanes.bench.timing",
 )
 

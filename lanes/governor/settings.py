@@ -69,6 +69,8 @@ class GovernorSettings(Section):
     gate_runners = Strings(("pytest", "unittest"), choices=RUNNERS, what="runner names", doc="runners whose full sweeps the gate blocks")
     tree_timeout = Int(20, minimum=1, doc="seconds the tree digest may wait for git before the gate fails open")
     test_commands = Strings(DEFAULT_TEST_COMMANDS, doc="wrapper commands that run the whole test suite (tox, nox -s tests, make test, lanes slow run): full test runs to the economy")
+    enforce = Str("agents", choices=("agents", "always", "off"), doc="whose pytest runs the governor's pytest plugin governs: an agent's (agents), everyone's (always), nobody's (off)")
+    sweep_share = Int(90, minimum=1, doc="percent of a suite's items (or test files) from which a pytest run counts as a sweep of it")
     # fmt: on
 
     @classmethod

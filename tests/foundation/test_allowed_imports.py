@@ -73,6 +73,22 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("lanes.governor.payload", FOUNDATION),
     # The entry point: every layer, in data-flow order.
     ("lanes.governor.hook", ("lanes.governor", *FOUNDATION)),
+    # The pytest plugin: the world of a call (context, settings), the suites
+    # as the hook resolves them, the sweep rule's constants and state.
+    (
+        "lanes.governor.runner",
+        (
+            "lanes.governor.runner",
+            "lanes.governor.context",
+            "lanes.governor.settings",
+            "lanes.governor.policy.gate",
+            "lanes.governor.policy.suites",
+            "lanes.governor.policy.sweep",
+            "lanes.governor.state",
+            "lanes._pytest_project",
+            *FOUNDATION,
+        ),
+    ),
     # Commands a human runs: the governor, the config and the CLI helpers.
     ("lanes.governor.cli", ("lanes.governor", "lanes.config", "lanes._cli_config", *FOUNDATION)),
 )  # fmt: skip
@@ -137,6 +153,8 @@ def test_nothing_in_the_governor_imports_a_lane() -> None:
         "lanes.config_table",
         "lanes.settings_rows",
         "lanes._cli_config",
+        # The pytest plugins' stdlib-only pyproject finder (the runner layer).
+        "lanes._pytest_project",
     )
     offenders = {
         _module_name(path): sorted(

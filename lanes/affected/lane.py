@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from lanes._measuring import measuring_environment
 from lanes.affected.changes import changed_files, tracked_files
 from lanes.affected.dependents import dependents_of
 from lanes.affected.plan import Plan, Project, make_plan
@@ -105,7 +106,9 @@ def _environment() -> dict[str, str]:
     ``.venv/bin/lanes affected --run`` must run that venv's ``pytest``, not the first
     one on PATH (which may test an installed copy instead of the working tree)."""
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    return measuring_environment(
+        {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    )
 
 
 def _execute(plan: Plan, config: Config) -> list[AffectedRun]:

@@ -146,9 +146,12 @@ def test_the_override_runs_audits_once_and_records_pass_then_dedups(
         ["*unit green * ago by claude on this exact tree*LANES_TEST_FORCE=1*"]
     )
     again.assert_outcomes()
-    # Forced, it runs.
+    # The deduplicated run never ran: its override is not audited again.
+    assert len(audit_lines(agent)) == 1
+    # Forced, it runs, and that run's override is audited.
     monkeypatch.setenv("LANES_TEST_FORCE", "1")
     run(pytester, "tests/unit").assert_outcomes(passed=12)
+    assert len(audit_lines(agent)) == 2
 
 
 def test_a_short_reason_is_refused_and_says_why(

@@ -260,28 +260,33 @@ class RunGovernor:
             for s in self._scopes
             if s.sweep(self.governor.sweep_share, self.governor.sweep_min_paths)
         ]
-        if sweeps:
-            self._gate(sweeps)
+        reason = self._gate(sweeps) if sweeps else None
         try:
             self._dedup_and_lock(sweeps)
         except pytest.exit.Exception:
             raise
         except Exception as exc:  # noqa: BLE001  # steps 2-3 fail open by contract
             debug_log("runner-gate-error", error=f"{type(exc).__name__}: {exc}")
+        # 4. Audit the override only now: a sweep that dedup or the lock then
+        # stopped never ran, and an audit line must stand for a run that did.
+        # Failing to audit still stops the run before its first test.
+        if reason is not None:
+            refused = self._audit(reason)
+            if refused is not None:
+                self._stop(RunnerExit.SWEEP, refused)
 
     def _stop(self, code: RunnerExit, message: str) -> None:
         self._stopped = True
         pytest.exit(f"lanes governor: {message}", returncode=int(code))
 
-    def _gate(self, sweeps: list[Scope]) -> None:
+    def _gate(self, sweeps: list[Scope]) -> str:
+        """The override's reason; stops the run when there is no valid override."""
         environ = self.ctx.environ
         flag = environ.get("LANES_FULL_SWEEP_OK")
         reason = (environ.get("LANES_OVERRIDE_REASON") or "").strip()
         if flag != "1" or len(reason) < MIN_REASON:
             self._stop(RunnerExit.SWEEP, self._sweep_message(sweeps, flag, reason))
-        refused = self._audit(reason)
-        if refused is not None:
-            self._stop(RunnerExit.SWEEP, refused)
+        return reason
 
     def _sweep_message(self, sweeps: list[Scope], flag: str | None, reason: str) -> str:
         scope = sweeps[0]

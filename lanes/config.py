@@ -15,102 +15,84 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from lanes.affected.settings import AffectedConfig, parse_affected
 from lanes.config_table import ConfigTable
 from lanes.errors import ConfigError
-from lanes.fuzz.settings import FuzzConfig, FuzzTarget, parse_fuzz
-from lanes.governor.classify.runners.names import COMMAND_RUNNER, RUNNERS
-from lanes.governor.settings import KEYS as GOVERNOR_KEYS
-from lanes.governor.settings import GovernorSettings
-from lanes.mutation.settings import MutationConfig, parse_mutation
-from lanes.pyproject import LANES_KEYS, find_pyproject, read_lanes_table
-from lanes.slow.settings import SlowConfig, Tier, parse_slow
-from lanes.timing.settings import SuiteTiming, TimingConfig, parse_suite_timing, parse_timing
-from lanes.torture.settings import TortureConfig, parse_torture
+from lanes.governor.settings import DEFAULT_MAX_AGE, GovernorSettings, Suite
+from lanes.pyproject import find_pyproject, read_lanes_table
+from lanes.sections import LANES_KEYS, SECTIONS, Project, section_class
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from lanes.affected.settings import AffectedConfig
+    from lanes.fuzz.settings import FuzzConfig
+    from lanes.mutation.settings import MutationConfig
+    from lanes.settings_rows import Section
+    from lanes.slow.settings import SlowConfig
+    from lanes.timing.settings import TimingConfig
+    from lanes.torture.settings import TortureConfig
 
 __all__ = [
+    "DEFAULT_MAX_AGE",
     "Config",
-    "FuzzConfig",
-    "FuzzTarget",
     "GovernorConfig",
-    "SlowConfig",
     "Suite",
-    "Tier",
-    "TortureConfig",
     "find_pyproject",
     "fingerprint",
     "load_config",
     "parse_config",
 ]
 
-T = TypeVar("T")
-
-DEFAULT_MAX_AGE: Final = 3600
-
-
-# --------------------------------------------------------------------------- sections
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A named test suite: what the governor deduplicates and the lanes measure."""
-
-    name: str
-    paths: tuple[str, ...]
-    command: str
-    max_age: int = DEFAULT_MAX_AGE
-    tier: str = "unit"
-    # A runner name, or "command" for a non-runner suite such as `make verify`.
-    runner: str = "pytest"
-    lock: bool = True
-    # [tool.lanes.suites.<name>.timing]: this suite's timing-lane overrides.
-    timing: SuiteTiming | None = None
-
-
 # [tool.lanes.governor]: one row per setting in the governor's own table (its
 # type, bounds, default, environment override, parse, cache row and docs).
 GovernorConfig = GovernorSettings
 
 
+def _defaults(name: str) -> Callable[[], Any]:
+    """A registered section's defaults, built when a Config is made without it."""
+
+    def build() -> Any:  # noqa: ANN401  # the field it fills is typed by Config, per section
+        return section_class(name)()
+
+    return build
+
+
 @dataclass(frozen=True)
 class Config:
-    """The resolved configuration of one project."""
+    """The resolved configuration of one project: one attribute per registered section."""
 
     root: Path
     source: Path | None
     suites: Mapping[str, Suite]
-    governor: GovernorConfig = field(default_factory=GovernorConfig)
-    slow: SlowConfig = field(default_factory=SlowConfig)
-    fuzz: FuzzConfig = field(default_factory=FuzzConfig)
-    torture: TortureConfig = field(default_factory=TortureConfig)
-    timing: TimingConfig = field(default_factory=TimingConfig)
-    mutation: MutationConfig = field(default_factory=MutationConfig)
-    affected: AffectedConfig = field(default_factory=AffectedConfig)
-    envelope_dir: str = "envelopes"
-    baseline_dir: str = "baselines"
+    governor: GovernorSettings = field(default_factory=GovernorSettings)
+    slow: SlowConfig = field(default_factory=_defaults("slow"))
+    fuzz: FuzzConfig = field(default_factory=_defaults("fuzz"))
+    torture: TortureConfig = field(default_factory=_defaults("torture"))
+    timing: TimingConfig = field(default_factory=_defaults("timing"))
+    mutation: MutationConfig = field(default_factory=_defaults("mutation"))
+    affected: AffectedConfig = field(default_factory=_defaults("affected"))
+    envelope_dir: str = Project.envelope_dir
+    baseline_dir: str = Project.baseline_dir
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready view (``lanes config show``)."""
-        return {
+        """A JSON-ready view (``lanes config show``, the config hashes)."""
+        section: Section
+        view: dict[str, Any] = {
             "root": str(self.root),
             "source": None if self.source is None else str(self.source),
             "envelope_dir": self.envelope_dir,
             "baseline_dir": self.baseline_dir,
-            "suites": {name: asdict(suite) for name, suite in self.suites.items()},
-            "governor": self.governor.to_dict(),
-            "slow": _section_dict(self.slow),
-            "fuzz": _section_dict(self.fuzz),
-            "torture": asdict(self.torture),
-            "timing": asdict(self.timing),
-            "mutation": self.mutation.to_dict(),
-            "affected": self.affected.to_dict(),
+            "suites": {name: suite.to_dict() for name, suite in self.suites.items()},
         }
+        for name, _ in SECTIONS:
+            section = getattr(self, name)
+            view[name] = section.to_dict()
+        return view
 
     def section_hash(self, *sections: str) -> str:
         """``sha256:<hex>`` over the named sections: an envelope's ``config_hash``."""
@@ -119,22 +101,6 @@ class Config:
 
     def envelope_path(self, lane: str) -> Path:
         return self.root / self.envelope_dir / f"{lane}.json"
-
-
-def _section_dict(section: SlowConfig | FuzzConfig) -> dict[str, Any]:
-    # asdict() cannot copy a MappingProxyType, so nested mappings go by hand;
-    # the slow section's are named tuples (lanes.slow.settings says why).
-    out: dict[str, Any] = {}
-    fields = section._asdict() if isinstance(section, SlowConfig) else vars(section)
-    for key, value in fields.items():
-        if isinstance(value, Mapping):
-            out[key] = {
-                name: item._asdict() if isinstance(item, Tier) else asdict(item)
-                for name, item in value.items()
-            }
-        else:
-            out[key] = value
-    return out
 
 
 def fingerprint(obj: object) -> str:
@@ -146,51 +112,6 @@ def fingerprint(obj: object) -> str:
 # --------------------------------------------------------------------------- reading
 
 
-def _normalise_path(path: str) -> str:
-    """`./tests/unit/` and `tests/unit` name the same selector."""
-    while path.startswith("./"):
-        path = path[2:]
-    path = path.rstrip("/")
-    return path or "."
-
-
-def _parse_suite(name: str, raw: object) -> Suite:
-    table = ConfigTable(
-        f"tool.lanes.suites.{name}",
-        raw,
-        ("paths", "command", "max_age", "tier", "runner", "lock", "timing"),
-    )
-    has_command = "command" in table.raw
-    if not has_command and "paths" not in table.raw:
-        # Without either there is nothing to run: the default command would be "".
-        msg = f"[{table.name}] needs paths or a command, got neither"
-        raise ConfigError(
-            msg,
-            hint=f'add paths = ["tests/{name}"] (the test paths of this suite) '
-            f'or command = "..." to [{table.name}]',
-        )
-    paths = table.strings("paths", (), non_empty=not has_command)
-    paths = tuple(_normalise_path(p) for p in paths)
-    default_command = "pytest " + " ".join(paths) if paths else ""
-    command = table.string("command", default_command)
-    runner = table.string("runner", "pytest", choices=(*RUNNERS, COMMAND_RUNNER))
-    return Suite(
-        name=name,
-        paths=paths,
-        command=command,
-        max_age=table.integer("max_age", DEFAULT_MAX_AGE, minimum=1),
-        # Resolved against the slow tiers in parse_config: the default tier is theirs.
-        tier=table.string("tier", "unit", required=True),
-        runner=runner,
-        lock=table.boolean("lock", default=runner != COMMAND_RUNNER),
-        timing=parse_suite_timing(name, table.raw.get("timing")),
-    )
-
-
-def _parse_governor(raw: object) -> GovernorConfig:
-    return GovernorSettings.parse(ConfigTable("tool.lanes.governor", raw, GOVERNOR_KEYS))
-
-
 def _suite_tier(suite: Suite, raw: object, slow: SlowConfig) -> Suite:
     """A suite's tier must be a defined slow tier; without one it is the default tier.
 
@@ -198,7 +119,7 @@ def _suite_tier(suite: Suite, raw: object, slow: SlowConfig) -> Suite:
     nothing: the suite's tests silently kept the default budget.
     """
     if not (isinstance(raw, dict) and "tier" in raw):
-        return replace(suite, tier=slow.default_tier)
+        return suite.replace(tier=slow.default_tier)
     if suite.tier in slow.tiers:
         return suite
     tiers = sorted(slow.tiers)
@@ -219,10 +140,14 @@ def _suite_tier(suite: Suite, raw: object, slow: SlowConfig) -> Suite:
 def parse_config(lanes_table: object, *, root: Path, source: Path | None = None) -> Config:
     """Validate a ``[tool.lanes]`` table (already parsed from TOML)."""
     table = ConfigTable("tool.lanes", lanes_table, LANES_KEYS)
+    project = Project.parse(table.raw, known=LANES_KEYS)
+    sections = {name: section_class(name).parse(table.raw.get(name, {})) for name, _ in SECTIONS}
+    slow: SlowConfig = sections["slow"]  # type: ignore[assignment]  # the registry's "slow" is SlowConfig
+    # A rule across sections: a suite's tier is one of the slow section's tiers.
     suites_raw = table.table("suites")
-    slow = parse_slow(table.raw.get("slow", {}))
     suites = {
-        name: _suite_tier(_parse_suite(name, raw), raw, slow) for name, raw in suites_raw.items()
+        name: _suite_tier(suite, suites_raw.get(name), slow)
+        for name, suite in project.suites.items()
     }
     if not suites:
         suites = {
@@ -234,15 +159,9 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         root=root,
         source=source,
         suites=MappingProxyType(suites),
-        governor=_parse_governor(table.raw.get("governor", {})),
-        slow=slow,
-        fuzz=parse_fuzz(table.raw.get("fuzz", {})),
-        torture=parse_torture(table.raw.get("torture", {})),
-        timing=parse_timing(table.raw.get("timing", {})),
-        mutation=parse_mutation(table.raw.get("mutation", {})),
-        affected=parse_affected(table.raw.get("affected", {})),
-        envelope_dir=table.project_path("envelope_dir", "envelopes"),
-        baseline_dir=table.project_path("baseline_dir", "baselines"),
+        envelope_dir=project.envelope_dir,
+        baseline_dir=project.baseline_dir,
+        **sections,  # type: ignore[arg-type]  # each registered name is a typed Config field
     )
 
 

@@ -6,8 +6,8 @@ reads one file strictly (a FIFO, ``/dev/zero``, bad UTF-8 or bad TOML is a
 :class:`~lanes.errors.ConfigError` with a hint) and returns its raw
 ``[tool.lanes]`` table. Both :func:`lanes.config.load_config` (every section)
 and the slow ratchet's pytest plugin (its own section only, see
-:mod:`lanes.slow.settings`) start here; :data:`LANES_KEYS` is the one list of
-what ``[tool.lanes]`` may hold.
+:mod:`lanes.slow.settings`) start here; :data:`lanes.sections.LANES_KEYS` is
+the one list of what ``[tool.lanes]`` may hold.
 """
 
 from __future__ import annotations
@@ -19,22 +19,10 @@ from typing import Final
 from lanes._jsondoc import read_bytes
 from lanes.errors import ConfigError
 
-__all__ = ["LANES_KEYS", "find_pyproject", "read_lanes_table"]
+__all__ = ["find_pyproject", "read_lanes_table"]
 
 # A pyproject.toml is kilobytes; a larger file is not read into memory.
 _MAX_CONFIG_BYTES: Final = 16 << 20
-LANES_KEYS: Final = (
-    "suites",
-    "governor",
-    "slow",
-    "fuzz",
-    "torture",
-    "timing",
-    "mutation",
-    "affected",
-    "envelope_dir",
-    "baseline_dir",
-)
 
 
 def find_pyproject(start: Path) -> Path | None:

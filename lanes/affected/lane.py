@@ -16,8 +16,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
+from lanes._measuring import measuring_environment
 from lanes.affected.changes import changed_files, tracked_files
 from lanes.affected.dependents import dependents_of
 from lanes.affected.plan import Plan, Project, make_plan
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.affected import AffectedData, AffectedRun
 
 __all__ = ["AffectedLane", "build_plan", "handle"]
 
@@ -73,21 +75,28 @@ class AffectedLane:
         return None
 
     def run(self, options: AffectedOptions, config: Config, run: LaneRun) -> None:
+        # Each part is published as soon as it exists: a crash in a later one
+        # keeps the earlier ones in the envelope.
+        data: AffectedData = {}
         passed = True
         if options.run:
             plan = build_plan(config, options.base)
-            run.data["plan"] = plan.to_dict()
-            run.data["runs"] = results = _execute(plan, config)
+            data["plan"] = plan.to_dict()
+            run.publish(data)
+            data["runs"] = results = _execute(plan, config)
+            run.publish(data)
             passed = all(item["exit_code"] == 0 for item in results)
         if options.self_check:
             from lanes.affected.selfcheck import run_self_check  # noqa: PLC0415  # builds a project
 
-            run.data["self_check"] = report = run_self_check()
-            passed = passed and bool(report["passed"])
+            data["self_check"] = report = run_self_check()
+            run.publish(data)
+            passed = passed and report["passed"]
         if options.recall:
             from lanes.affected.recall import measure_recall  # noqa: PLC0415  # full suite runs
 
-            run.data["recall"] = recall = measure_recall(config, options.recall)
+            data["recall"] = recall = measure_recall(config, options.recall)
+            run.publish(data)
             passed = passed and recall["missed"] == []
         run.verdict(passed=passed)
 
@@ -97,17 +106,19 @@ def _environment() -> dict[str, str]:
     ``.venv/bin/lanes affected --run`` must run that venv's ``pytest``, not the first
     one on PATH (which may test an installed copy instead of the working tree)."""
     bin_dir = str(Path(sys.executable).parent)
-    return {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    return measuring_environment(
+        {**os.environ, "PATH": os.pathsep.join([bin_dir, os.environ.get("PATH", "")])}
+    )
 
 
-def _execute(plan: Plan, config: Config) -> list[dict[str, Any]]:
+def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
     """Each selected suite once, then each gate; a failure does not stop the others."""
     env = _environment()
     commands = [(f"suite {s.name}", s.command) for s in plan.suites]
     commands += [
         (f"gate {gate.name}", shlex.split(gate.command)) for gate, _ in plan.gates.values()
     ]
-    results: list[dict[str, Any]] = []
+    results: list[AffectedRun] = []
     for label, argv in commands:
         print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
         started = time.monotonic()

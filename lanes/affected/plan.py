@@ -26,7 +26,7 @@ import fnmatch
 import shlex
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.affected.graph import ImportGraph, build_graph
 from lanes.affected.settings import Gate
@@ -34,6 +34,7 @@ from lanes.affected.settings import Gate
 if TYPE_CHECKING:
     from lanes.affected.changes import Changes
     from lanes.config import Config
+    from lanes.payloads.affected import AffectedBlindSpot, AffectedPlan, AffectedReason
 
 __all__ = ["FULL_PATTERNS", "Plan", "Project", "Selection", "graph_tests", "make_plan", "matches"]
 
@@ -71,7 +72,7 @@ class Reason:
     changed: str
     detail: str = ""
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> AffectedReason:
         return {"rule": self.rule, "changed": self.changed, "detail": self.detail}
 
 
@@ -103,14 +104,14 @@ class Plan:
     full_reasons: list[Reason]
     suites: list[SuiteRun]
     gates: dict[str, tuple[Gate, list[Reason]]]
-    blind_spots: list[dict[str, Any]]
+    blind_spots: list[AffectedBlindSpot]
     total_tests: int
 
     @property
     def full(self) -> bool:
         return bool(self.full_reasons)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AffectedPlan:
         return {
             "base": self.base,
             "base_commit": self.base_commit,
@@ -288,7 +289,7 @@ def _gates(project: Project) -> dict[str, Gate]:
     if "def lint(" not in text:
         return {}
     inputs = ("*.py", "*.pyi", "pyproject.toml", "setup.cfg", "noxfile.py")
-    return {"lint": Gate("lint", "nox -s lint", inputs)}
+    return {"lint": Gate(name="lint", command="nox -s lint", inputs=inputs)}
 
 
 def make_plan(project: Project, changes: Changes) -> Plan:
@@ -335,7 +336,7 @@ def make_plan(project: Project, changes: Changes) -> Plan:
                 seen.setdefault(reason.changed, reason)
             gates[name] = (gate, list(seen.values()))
     involved = set(changes.paths) | set(tests)
-    blind = [
+    blind: list[AffectedBlindSpot] = [
         {"file": spot.file, "line": spot.line, "what": spot.what}
         for path in sorted(involved)
         for spot in project.graph.blind_spots.get(path, ())

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.affected.changes import tracked_files
 from lanes.affected.lane import build_plan
@@ -30,6 +30,7 @@ from lanes.config import load_config
 
 if TYPE_CHECKING:
     from lanes.config import Config
+    from lanes.payloads.affected import AffectedPlant, AffectedRecall
 
 __all__ = ["measure_recall", "plant_sites"]
 
@@ -68,7 +69,7 @@ def _plant(path: Path, line: int) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def measure_recall(config: Config, count: int) -> dict[str, Any]:
+def measure_recall(config: Config, count: int) -> AffectedRecall:
     with tempfile.TemporaryDirectory(prefix="lanes-affected-recall-") as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(
@@ -86,7 +87,7 @@ def measure_recall(config: Config, count: int) -> dict[str, Any]:
         chosen = random.Random(SEED).sample(  # noqa: S311  # a reproducible choice, not a secret
             sites, min(count, len(sites))
         )
-        plants: list[dict[str, Any]] = []
+        plants: list[AffectedPlant] = []
         for path, function, line in chosen:
             print(f"affected recall: {path}:{function}", file=sys.stderr, flush=True)
             _plant(clone / path, line)

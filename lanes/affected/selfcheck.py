@@ -24,10 +24,13 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lanes.affected.lane import build_plan
 from lanes.config import load_config
+
+if TYPE_CHECKING:
+    from lanes.payloads.affected import AffectedCheck, AffectedSelfCheck
 
 __all__ = ["FILES", "failing_test_files", "run_self_check"]
 
@@ -93,8 +96,8 @@ def _restore(root: Path) -> None:
     _git(root, "checkout", "--", ".")
 
 
-def run_self_check() -> dict[str, Any]:
-    checks: list[dict[str, Any]] = []
+def run_self_check() -> AffectedSelfCheck:
+    checks: list[AffectedCheck] = []
 
     def check(name: str, expected: object, observed: object) -> None:
         checks.append(

@@ -11,9 +11,13 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
 from lanes.torture.agents import simulate
+
+if TYPE_CHECKING:
+    from lanes.payloads.bench import BenchFigure
 
 __all__ = ["economy_simulation"]
 
@@ -28,7 +32,7 @@ def economy_simulation(ctx: BenchContext) -> BenchResult:
         report = simulate(workdir, agents=4, tasks=max(3, min(ctx.iterations // 4, 10)), seed=1)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    figures: dict[str, float | int | str | bool | None] = dict(report.to_dict())
+    figures: dict[str, BenchFigure] = dict(report.to_dict())
     if report.requested:
         figures["runs_saved_share"] = round(1 - report.executed / report.requested, 3)
     note = (

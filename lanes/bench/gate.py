@@ -54,6 +54,8 @@ from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from lanes.payloads.bench import BenchFigure
+
 __all__ = [
     "BIG_TRACKED_FILES",
     "TRACKED_FILES",
@@ -361,7 +363,7 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
     median, low, high = median_interval(hit_ratios)
     floor_median, floor_low, floor_high = median_interval(floor_ratios)
     own_median, own_low, own_high = median_interval(own_costs)
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "tracked_files": files,
         "rounds": len(hit_ratios),
         "dedup_hit_ratio_median": round(median, 3),
@@ -442,7 +444,7 @@ def tree_digest(ctx: BenchContext) -> BenchResult:
         )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "tracked_files": TRACKED_FILES,
         "rounds": rounds,
         "clean_ms_median": clean_ms,

@@ -28,6 +28,8 @@ from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from lanes.payloads.bench import BenchFigure
+
 __all__ = ["classify_throughput", "hook_latency"]
 
 LATENCY_GOAL: Final = 2.0
@@ -108,7 +110,7 @@ def hook_latency(ctx: BenchContext) -> BenchResult:
         imports_re = "import re" in Path(script[0]).read_text(encoding="utf-8", errors="replace")
     except OSError:
         imports_re = False
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "pairs": len(ratios),
         "ratio_median": round(median, 3),
         "ratio_ci95_low": round(low, 3),
@@ -190,7 +192,7 @@ def classify_throughput(ctx: BenchContext) -> BenchResult:
         elapsed = time.perf_counter() - start
         rates.append(len(commands) / elapsed if elapsed > 0 else float("inf"))
     best = max(rates)
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "commands": len(commands),
         "rounds": rounds,
         "commands_per_s_best": round(best, 1),

@@ -35,6 +35,8 @@ from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from lanes.payloads.bench import BenchFigure
+
 __all__ = ["SHAPES", "hook_large_commands"]
 
 GOAL_MS: Final = 100.0
@@ -116,7 +118,7 @@ def hook_large_commands(ctx: BenchContext) -> BenchResult:
     project = tempfile.mkdtemp(prefix="lanes-bench-sizes-cwd-")
     env = {**os.environ, "XDG_STATE_HOME": state, "LANES_STATE_DIR": state}
     env.pop("LANES_DEBUG", None)
-    figures: dict[str, float | int | str | bool | None] = {"pairs": pairs}
+    figures: dict[str, BenchFigure] = {"pairs": pairs}
     worst = 0.0
     worst_at = ""
     try:

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final, Literal
+from typing import TYPE_CHECKING, Final
+
+from lanes.payloads.bench import BenchVerdict
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from lanes.config import Config
+    from lanes.payloads.bench import BenchBenchmark, BenchFigure
 
 __all__ = [
     "BENCHMARK_MODULES",
@@ -38,11 +41,12 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.gate",
     "lanes.bench.economy",
     "lanes.bench.slow",
+    "lanes.bench.governor_plugin",
     "lanes.bench.timing",
 )
 
-Verdict = Literal["pass", "miss", "fail", "info"]
-Figure = float | int | str | bool | None
+# The benchmarks' name for the payload's closed set of verdicts.
+Verdict = BenchVerdict
 
 
 class BenchContext:
@@ -73,7 +77,7 @@ class BenchResult:
     def __init__(
         self,
         *,
-        figures: dict[str, Figure],
+        figures: dict[str, BenchFigure],
         goal: str | None,
         verdict: Verdict,
         note: str = "",
@@ -83,8 +87,11 @@ class BenchResult:
         self.verdict = verdict
         self.note = note
 
-    def to_dict(self) -> dict[str, object]:
+    def entry(self, name: str, description: str) -> BenchBenchmark:
+        """The envelope's entry for this result of the benchmark ``name``."""
         return {
+            "name": name,
+            "description": description,
             "figures": dict(self.figures),
             "goal": self.goal,
             "verdict": self.verdict,

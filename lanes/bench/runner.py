@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from lanes.bench.registry import BenchContext, Benchmark, registered
 from lanes.errors import UsageError
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.bench import BenchBenchmark, BenchData
 
 __all__ = ["DEFAULT_ITERATIONS", "BenchLane", "run_bench"]
 
@@ -54,14 +55,16 @@ class BenchLane:
         ctx = BenchContext(
             root=config.root, config=config, iterations=options.iterations, python=sys.executable
         )
-        run.data["iterations"] = options.iterations
-        run.data["benchmarks"] = results = []
+        data: BenchData = {"iterations": options.iterations, "benchmarks": []}
         for name, (description, function) in options.selected.items():
             print(f"bench: {name} ...", file=sys.stderr, flush=True)
-            result = function(ctx)
-            results.append({"name": name, "description": description, **result.to_dict()})
-            _print(name, result.to_dict())
-        run.verdict(passed=all(item["verdict"] != "fail" for item in results))
+            entry = function(ctx).entry(name, description)
+            data["benchmarks"].append(entry)
+            # After each benchmark: a crash in the next keeps those that finished.
+            run.publish(data)
+            _print(entry)
+        run.publish(data)
+        run.verdict(passed=all(item["verdict"] != "fail" for item in data["benchmarks"]))
         print(f"bench: wrote {config.envelope_path('bench')}", file=sys.stderr)
 
 
@@ -69,8 +72,7 @@ def run_bench(ns: argparse.Namespace) -> int:
     return drive(BenchLane(), ns)
 
 
-def _print(name: str, result: dict[str, Any]) -> None:
-    figures = result["figures"]
-    shown = ", ".join(f"{k}={v}" for k, v in figures.items()) if isinstance(figures, dict) else ""
-    note = f" ({result['note']})" if result["note"] else ""
-    print(f"{name}: {str(result['verdict']).upper()} (goal: {result['goal']}) {shown}{note}")
+def _print(entry: BenchBenchmark) -> None:
+    shown = ", ".join(f"{k}={v}" for k, v in entry["figures"].items())
+    note = f" ({entry['note']})" if entry["note"] else ""
+    print(f"{entry['name']}: {entry['verdict'].upper()} (goal: {entry['goal']}) {shown}{note}")

@@ -35,9 +35,12 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
+
+if TYPE_CHECKING:
+    from lanes.payloads.bench import BenchFigure
 
 __all__ = ["SUITE_TESTS", "instructions", "make_suite", "slow_plugin_overhead", "warm_up"]
 
@@ -109,8 +112,12 @@ def make_suite(root: Path, tests: int = SUITE_TESTS) -> None:
         index += 1
 
 
-def _env() -> dict[str, str]:
+def _env(drop: tuple[str, ...] = ()) -> dict[str, str]:
     env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
+    # Variables that would change what a plugin does (an agent's CLAUDECODE
+    # turns the governor's plugin on): each bench says which to leave out.
+    for name in drop:
+        env.pop(name, None)
     # The warm-up must be able to fill the byte-code caches: with
     # PYTHONDONTWRITEBYTECODE inherited (sandboxes and CI images often set it)
     # every measured run would compile — and assertion-rewrite — the plugin's
@@ -120,7 +127,7 @@ def _env() -> dict[str, str]:
     return env
 
 
-def warm_up(python: str, root: Path, args: list[str]) -> None:
+def warm_up(python: str, root: Path, args: list[str], drop: tuple[str, ...] = ()) -> None:
     """One native run: fills the byte-code and assertion-rewrite caches, as any earlier run has.
 
     pytest rewrites a plugin distribution's modules on first import and caches
@@ -128,17 +135,20 @@ def warm_up(python: str, root: Path, args: list[str]) -> None:
     and call it the plugin's per-run cost.
     """
     subprocess.run(
-        [python, "-m", "pytest", *args], cwd=root, env=_env(), capture_output=True, check=False
+        [python, "-m", "pytest", *args], cwd=root, env=_env(drop), capture_output=True, check=False
     )
 
 
-def instructions(python: str, root: Path, args: list[str], layout: int = 0) -> tuple[int, int]:
+def instructions(
+    python: str, root: Path, args: list[str], layout: int = 0, drop: tuple[str, ...] = ()
+) -> tuple[int, int]:
     """(instructions executed, pytest exit code) of one fresh ``python -m pytest`` under callgrind.
 
     ``layout``: how many otherwise unused environment variables to add, which
-    moves the process's memory layout (see :data:`LAYOUTS`).
+    moves the process's memory layout (see :data:`LAYOUTS`); ``drop``: the
+    variables of this environment to leave out.
     """
-    env = {**_env(), **{f"{LAYOUT_VARIABLE}_{i}": "x" * (37 * i) for i in range(layout)}}
+    env = {**_env(drop), **{f"{LAYOUT_VARIABLE}_{i}": "x" * (37 * i) for i in range(layout)}}
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
         python, "-m", "pytest", *args,
@@ -186,7 +196,7 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     overheads = sorted(on / off - 1 for off, on in pairs)
     overhead = statistics.median(overheads)
     off, on = pairs[0]
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "tests": SUITE_TESTS,
         "layouts": LAYOUTS,
         "instructions_off": off,

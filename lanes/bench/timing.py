@@ -30,12 +30,15 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.bench._stats import goal_verdict, median_interval
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
 from lanes.bench.slow import make_suite
 from lanes.timing.measure import measure, probe_path
+
+if TYPE_CHECKING:
+    from lanes.payloads.bench import BenchFigure
 
 __all__ = ["OVERHEAD_GOAL", "SUITE_TESTS", "timing_lane_overhead"]
 
@@ -110,7 +113,7 @@ def timing_lane_overhead(ctx: BenchContext) -> BenchResult:
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     median, low, high = median_interval(overheads)
-    figures: dict[str, float | int | str | bool | None] = {
+    figures: dict[str, BenchFigure] = {
         "tests": SUITE_TESTS,
         "pairs": pairs,
         "overhead_median": round(median, 4),

@@ -157,9 +157,9 @@ def _read(name: str, path: str) -> object:
         except economy_store.Unreadable as exc:
             return f"unreadable: {exc}"
     if name == "gate-config.json":
-        from lanes.governor import settings  # noqa: PLC0415
+        from lanes.governor.config_cache import ConfigCache  # noqa: PLC0415
 
-        return settings._read_cache()  # the hook's own reader of the cache
+        return ConfigCache().rows()  # the hook's own reader of the cache
     from lanes.governor.screen.prescreen import read_suite_words  # noqa: PLC0415
 
     return read_suite_words()

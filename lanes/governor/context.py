@@ -48,9 +48,11 @@ class StatePaths:
 
     LEDGER = "verify-ledger.json"
     LOCK = "test-run.lock"
+    # The kernel run lock a governed pytest holds (lanes.governor.state.runlock).
+    FLOCK = "test-run.flock"
     AUDIT = "audit.jsonl"
 
-    __slots__ = ("audit", "directory", "ledger", "ledger_guard", "lock", "lock_guard")
+    __slots__ = ("audit", "directory", "flock", "ledger", "ledger_guard", "lock", "lock_guard")
 
     def __init__(self, directory: str) -> None:
         self.directory = directory
@@ -60,6 +62,7 @@ class StatePaths:
         # The run lock and the guard that makes acquire/release atomic.
         self.lock = os.path.join(directory, self.LOCK)
         self.lock_guard = self.lock + ".guard"
+        self.flock = os.path.join(directory, self.FLOCK)
         # One JSON line per allowed full-sweep override.
         self.audit = os.path.join(directory, self.AUDIT)
 
@@ -71,7 +74,7 @@ class StatePaths:
 
     def files(self) -> tuple[str, ...]:
         """The fixed state files (run notes are per run), for trust checks and listings."""
-        return (self.ledger, self.ledger_guard, self.lock, self.lock_guard, self.audit)
+        return (self.ledger, self.ledger_guard, self.lock, self.lock_guard, self.flock, self.audit)
 
     def __repr__(self) -> str:
         return f"StatePaths({self.directory!r})"
@@ -190,7 +193,7 @@ class HookContext:
     def settings(self) -> ConfigLike:
         """``[tool.lanes]`` governing ``cwd`` (the cached, validated view), loaded once."""
         if self._settings is None:
-            from lanes.governor.settings import gate_config
+            from lanes.governor.config_cache import gate_config
 
             self._settings = gate_config(self.cwd)
         return self._settings

@@ -142,9 +142,9 @@ def _dispatch(raw: bytes, agent: str) -> int:
         # The screen passed this payload on; if that was because a config
         # changed, refresh its suite words so the next unrelated command takes
         # the fast path. (Imported after git has started, like the classifier.)
-        from lanes.governor.screen.suite_words import refresh
+        from lanes.governor.config_cache import refresh_words
 
-        _guarded("suite-words", refresh, payload.cwd)
+        _guarded("suite-words", refresh_words, payload.cwd)
         # Imported only now: loading the classifier is the hook's largest
         # import, and git (started above) runs meanwhile.
         from lanes.governor.classify.classifier import classify

@@ -181,39 +181,22 @@ class _Generator:
         return out
 
 
-def _legacy_defs(lane: str, legacy: dict[str, Any]) -> dict[str, Any]:
-    """The hand-written ``$defs`` of a lane whose type does not exist yet."""
-    return {
-        name: schema
-        for name, schema in legacy.get("$defs", {}).items()
-        if name == lane or name.startswith(f"{lane}_")
-    }
-
-
-def build_schema(
-    payloads: dict[str, object] | None = None, *, legacy: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def build_schema(payloads: dict[str, object] | None = None) -> dict[str, Any]:
     """The whole envelope schema: the envelope's type, then one ``$defs`` entry per lane.
 
-    ``payloads`` defaults to the registry; ``legacy`` (the committed schema)
-    supplies the ``$defs`` of lanes the registry does not list.
+    ``payloads`` (lane -> type) defaults to the registry.
     """
     if payloads is None:
         from lanes.payloads.registry import LANE_PAYLOADS  # noqa: PLC0415  # the default only
 
         payloads = LANE_PAYLOADS
-    lanes = dict.fromkeys([*payloads, *_legacy_lanes(legacy or {})])
     names = {typing.cast("type", t): lane for lane, t in payloads.items() if typing.is_typeddict(t)}
     generator = _Generator(names)
     envelope = generator._object(EnvelopeDocument)
-    defs: dict[str, Any] = {}
-    for lane in lanes:
-        if lane in payloads:
-            schema = generator.schema(payloads[lane])
-            if schema != {"$ref": f"#/$defs/{lane}"}:
-                generator.defs[lane] = schema
-        else:
-            defs.update(_legacy_defs(lane, legacy or {}))
+    for lane, payload in payloads.items():
+        schema = generator.schema(payload)
+        if schema != {"$ref": f"#/$defs/{lane}"}:
+            generator.defs[lane] = schema
     rules = [
         {
             "if": {
@@ -222,7 +205,7 @@ def build_schema(
             },
             "then": {"properties": {"data": {"$ref": f"#/$defs/{lane}"}}},
         }
-        for lane in sorted(lanes)
+        for lane in sorted(payloads)
     ]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -230,17 +213,8 @@ def build_schema(
         "title": "lanekit lane envelope v1",
         **envelope,
         "allOf": [*rules, *_STAGE_RULES],
-        "$defs": dict(sorted({**generator.defs, **defs}.items())),
+        "$defs": dict(sorted(generator.defs.items())),
     }
-
-
-def _legacy_lanes(legacy: dict[str, Any]) -> list[str]:
-    lanes = []
-    for rule in legacy.get("allOf", []):
-        lane = rule.get("if", {}).get("properties", {}).get("lane", {}).get("const")
-        if isinstance(lane, str):
-            lanes.append(lane)
-    return lanes
 
 
 def render(schema: dict[str, Any]) -> str:
@@ -249,8 +223,7 @@ def render(schema: dict[str, Any]) -> str:
 
 def expected_text() -> str:
     """What the committed schema file must contain."""
-    legacy = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
-    return render(build_schema(legacy=legacy))
+    return render(build_schema())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from lanes._measuring import measuring_environment
 from lanes.config import Config, fingerprint, load_config
 from lanes.exitcodes import ExitCode
 from lanes.lane import drive
@@ -60,7 +61,12 @@ def attempt(
             command.append(f"--retry-only={only_path}")
         sink = subprocess.DEVNULL if quiet else None
         code = subprocess.run(
-            [*command, *pytest_args], cwd=root, stdout=sink, stderr=sink, check=False
+            [*command, *pytest_args],
+            cwd=root,
+            stdout=sink,
+            stderr=sink,
+            check=False,
+            env=measuring_environment(),
         ).returncode
         try:
             loaded = json.loads(record_path.read_text(encoding="utf-8"))

@@ -21,12 +21,13 @@ re-timing.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+
+from lanes._measuring import measuring_environment
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -96,7 +97,7 @@ def retime(
                     stderr=subprocess.DEVNULL,
                     timeout=deadline,
                     check=False,
-                    env=os.environ.copy(),
+                    env=measuring_environment(),
                 )
             except subprocess.TimeoutExpired:
                 # No sample for what the killed child did not measure: those

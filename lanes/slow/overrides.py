@@ -17,7 +17,7 @@ from lanes.errors import UsageError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from lanes.config import SlowConfig
+    from lanes.slow.settings import SlowConfig
 
 __all__ = ["apply_overrides"]
 
@@ -46,12 +46,12 @@ def apply_overrides(
         name, sep, value = raw.rpartition("=")
         if not sep:
             seconds = _seconds("--slow-budget", value)
-            tiers = {key: tier._replace(budget=seconds) for key, tier in tiers.items()}
+            tiers = {key: tier.replace(budget=seconds) for key, tier in tiers.items()}
             continue
         if name not in tiers:
             msg = f"--slow-budget {raw!r} names tier {name!r}, which is not configured"
             raise UsageError(msg, hint=f"use one of: {', '.join(tiers)}")
-        tiers[name] = tiers[name]._replace(budget=_seconds("--slow-budget", value))
+        tiers[name] = tiers[name].replace(budget=_seconds("--slow-budget", value))
     factor = slow.fail_factor
     if fail_factor is not None:
         try:
@@ -69,4 +69,4 @@ def apply_overrides(
                 msg, hint="e.g. --slow-confirm 2, or --slow-confirm 0 to fail on one sample"
             )
         samples = int(confirm)
-    return slow._replace(tiers=MappingProxyType(tiers), fail_factor=factor, confirm=samples)
+    return slow.replace(tiers=MappingProxyType(tiers), fail_factor=factor, confirm=samples)

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
     from pathlib import Path
 
-    from lanes.config import SlowConfig
+    from lanes.slow.settings import SlowConfig
 
 __all__ = [
     "PINS_FORMAT",

@@ -25,7 +25,6 @@ from lanes.slow.verdicts import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from lanes.config import SlowConfig
     from lanes.payloads.slow import (
         SlowFixtureScope,
         SlowJudged,
@@ -33,6 +32,7 @@ if TYPE_CHECKING:
         SlowRatchet,
         SlowSlowest,
     )
+    from lanes.slow.settings import SlowConfig
 
 __all__ = [
     "PHASES",

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
+from lanes._measuring import measuring_environment
 from lanes.config import Config, fingerprint, load_config
 from lanes.errors import LanesError
 from lanes.lane import drive
@@ -75,7 +76,9 @@ def _tool_versions() -> dict[str, str]:
 
 def _run_pytest(json_path: Path, pytest_args: list[str]) -> tuple[SlowRatchet, Literal[0, 1]]:
     """Run the suite under the ratchet; its result and how pytest exited (0 or 1)."""
-    returncode = subprocess.run(_pytest_command(json_path, pytest_args), check=False).returncode
+    returncode = subprocess.run(
+        _pytest_command(json_path, pytest_args), check=False, env=measuring_environment()
+    ).returncode
     if returncode not in (0, 1):
         usage = returncode == 4  # pytest's ExitCode.USAGE_ERROR; pytest is not imported here
         what = "a usage or configuration error" if usage else "it did not complete"

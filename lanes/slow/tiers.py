@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from lanes.config import SlowConfig
+    from lanes.slow.settings import SlowConfig
 
 __all__ = ["TierResolver", "compile_glob"]
 

@@ -34,7 +34,7 @@ from lanes.slow.pins import Pin, PinList
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from lanes.config import SlowConfig
+    from lanes.slow.settings import SlowConfig
 
 __all__ = [
     "Judged",

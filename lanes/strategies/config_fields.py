@@ -4,9 +4,10 @@ Random ``[tool.lanes]`` tables are rejected early, by their first wrong key,
 so a fuzzer rarely reaches a number field at all (of 2,000 random tables, 4
 did). These start from :data:`VALID_TABLE`, which the loader accepts, and
 replace ONE field with a value of a forbidden type or below its minimum: the
-loader must refuse every one with its typed error. The governor's fields come
-from its settings table (:data:`lanes.governor.settings.FIELDS`), so a new
-setting is covered the moment its row exists.
+loader must refuse every one with its typed error. The fields come from the
+rows of every registered section (:mod:`lanes.sections`), so a new setting
+is covered the moment its row exists; a new table of named entries needs one
+entry in :data:`VALID_TABLE` (the derivation says which).
 """
 
 from __future__ import annotations
@@ -16,58 +17,85 @@ from typing import Any, Final
 
 from hypothesis import strategies as st
 
-from lanes.governor import settings as governor_settings
+from lanes.sections import Project, section_classes
+from lanes.settings_rows import Row, Section, Sub
+from lanes.settings_tables import StringsTable, Tables
 
 __all__ = ["FIELD_KINDS", "VALID_TABLE", "forbidden_values", "one_field_broken_tables"]
 
+# One entry per table of named entries, so that every row of every section
+# has a place in a valid table to be broken at.
 VALID_TABLE: Final[dict[str, Any]] = {
     "suites": {
-        "unit": {"paths": ["tests"], "command": "pytest tests -q", "max_age": 3600, "lock": True}
+        "unit": {
+            "paths": ["tests"],
+            "command": "pytest tests -q",
+            "max_age": 3600,
+            "lock": True,
+            "timing": {"repeat": 1},
+        }
     },
     "slow": {
         "enabled": True,
         "fail_factor": 2.0,
         "tighten_below": 0.5,
         "pins": "baselines/slow-tests.json",
+        "tiers": {"unit": {"budget": 2.5}},
     },
-    "fuzz": {"iterations": 100, "seed": 1, "case_budget": 2.0},
+    "fuzz": {
+        "iterations": 100,
+        "seed": 1,
+        "case_budget": 2.0,
+        "targets": {"t": {"callable": "pkg.mod:parse", "strategy": "pkg.mod:inputs"}},
+    },
     "torture": {"runs": 10, "seed_start": 0, "clients": 3, "ops": 20, "scheduler": "random"},
+    "mutation": {"modules": {"core": {"paths": ["src/core.py"]}}},
+    "affected": {
+        "owners": {"data/*.json": ["tests/test_data.py"]},
+        "gates": {"lint": {"command": "nox -s lint", "inputs": ["*.py"]}},
+    },
     "envelope_dir": "envelopes",
     "baseline_dir": "baselines",
 }
 
+Kinds = dict[tuple[str, ...], tuple[str, float | None]]
 
-def _governor_kinds() -> dict[tuple[str, ...], tuple[str, float | None]]:
-    kinds: dict[tuple[str, ...], tuple[str, float | None]] = {}
-    for row in governor_settings.FIELDS:
-        minimum = getattr(row, "minimum", None)
-        kind = "strings" if isinstance(row.default, tuple) else "int"
-        kinds["governor", row.name] = (kind, minimum)
+
+def _kinds_of(section: type[Section], where: tuple[str, ...], valid: dict[str, Any]) -> Kinds:
+    kinds: Kinds = {}
+    for row in section.ROWS:
+        at = (*where, row.name)
+        if isinstance(row, Sub | Tables | StringsTable):
+            table = valid.get(row.name)
+            if not isinstance(table, dict) or not table:
+                msg = f"VALID_TABLE has no entry at {'.'.join(at)}: add one so its rows are fuzzed"
+                raise LookupError(msg)
+            if isinstance(row, Sub):
+                kinds.update(_kinds_of(row.section, at, table))
+            elif isinstance(row, Tables):
+                name = next(iter(table))
+                kinds.update(_kinds_of(row.entry, (*at, name), table[name]))
+            else:
+                kinds[*at, next(iter(table))] = (row.value.kind, None)
+        else:
+            kinds[at] = (row.kind, _minimum(row))
+    return kinds
+
+
+def _minimum(row: Row) -> float | None:
+    minimum = getattr(row, "minimum", None)
+    return None if minimum is None else float(minimum)
+
+
+def _field_kinds() -> Kinds:
+    kinds = _kinds_of(Project, (), VALID_TABLE)
+    for name, section in section_classes():
+        kinds.update(_kinds_of(section, (name,), VALID_TABLE.get(name, {})))
     return kinds
 
 
 # Where each field lives in the table, its kind and (for numbers) its minimum.
-FIELD_KINDS: Final[dict[tuple[str, ...], tuple[str, float | None]]] = {
-    ("suites", "unit", "paths"): ("strings", None),
-    ("suites", "unit", "command"): ("string", None),
-    ("suites", "unit", "max_age"): ("int", 1),
-    ("suites", "unit", "lock"): ("bool", None),
-    ("slow", "enabled"): ("bool", None),
-    ("slow", "fail_factor"): ("number", 1.0),
-    ("slow", "tighten_below"): ("number", None),
-    ("slow", "pins"): ("path", None),
-    ("fuzz", "iterations"): ("int", 1),
-    ("fuzz", "seed"): ("int", 0),
-    ("fuzz", "case_budget"): ("number", None),
-    ("torture", "runs"): ("int", 1),
-    ("torture", "seed_start"): ("int", 0),
-    ("torture", "clients"): ("int", 2),
-    ("torture", "ops"): ("int", 1),
-    ("torture", "scheduler"): ("string", None),
-    ("envelope_dir",): ("path", None),
-    ("baseline_dir",): ("path", None),
-    **_governor_kinds(),
-}
+FIELD_KINDS: Final = _field_kinds()
 
 _NOT_A_NUMBER: Final = st.one_of(
     st.sampled_from(("2.5", "3", "abc", "", "1e3", "inf")),

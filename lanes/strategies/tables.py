@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from hypothesis import strategies as st
 
+from lanes.sections import LANES_KEYS
 from lanes.strategies.documents import hostile_strings, hostile_text, mangled, shaped
 
 if TYPE_CHECKING:
@@ -113,15 +114,9 @@ _SECTION_FIELDS: Final[Mapping[str, Mapping[str, st.SearchStrategy[Any]]]] = {
     },
 }
 
-CONFIG_SECTIONS: Final = (
-    "suites",
-    "governor",
-    "slow",
-    "fuzz",
-    "torture",
-    "envelope_dir",
-    "baseline_dir",
-)
+# Every key [tool.lanes] may hold, from the section registry: a registered
+# section is a key of the hostile tables the moment its registry line exists.
+CONFIG_SECTIONS: Final = LANES_KEYS
 _ALL_CONFIG_KEYS: Final = tuple(
     sorted({key for fields in _SECTION_FIELDS.values() for key in fields} | set(CONFIG_SECTIONS))
 )

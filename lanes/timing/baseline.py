@@ -21,11 +21,25 @@ import os
 import platform
 import time
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import flocked_directory, write_atomic
 from lanes._jsondoc import load_object
 from lanes.errors import LanesError, StateError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from lanes.payloads.timing import (
+        TimingCollectedChange,
+        TimingComparison,
+        TimingFingerprint,
+        TimingFlag,
+        TimingMeasurement,
+        TimingMetric,
+        TimingMetricName,
+        TimingStat,
+    )
 
 __all__ = [
     "BASELINE_FORMAT",
@@ -43,7 +57,7 @@ BASELINE_FORMAT: Final = "lanekit.timing-baseline"
 BASELINE_VERSION: Final = 1
 NOISE_FLOOR: Final = 0.05
 # The figures of the Δ table, in the order the table shows them.
-METRICS: Final = ("wall_ms", "cpu_ms", "peak_rss_kib")
+METRICS: Final[tuple[TimingMetricName, ...]] = ("wall_ms", "cpu_ms", "peak_rss_kib")
 _STAT_KEYS: Final = ("median", "min", "max")
 # Past any real figure (2^40 ms is 34 years, 2^40 KiB is 1 PiB of RSS), far
 # below a number that turns a percentage into nonsense.
@@ -66,7 +80,7 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
-def host_fingerprint() -> dict[str, Any]:
+def host_fingerprint() -> TimingFingerprint:
     """What makes two measurements comparable: the CPUs, the platform, the machine."""
     return {
         "cpu_count": os.cpu_count() or 1,
@@ -76,7 +90,9 @@ def host_fingerprint() -> dict[str, Any]:
     }
 
 
-def fingerprint_differences(recorded: dict[str, Any], current: dict[str, Any]) -> list[str]:
+def fingerprint_differences(
+    recorded: Mapping[str, object], current: Mapping[str, object]
+) -> list[str]:
     """``key: recorded → current`` for every fingerprint key that differs."""
     return [
         f"{key}: {recorded.get(key)!r} → {current.get(key)!r}"
@@ -155,7 +171,7 @@ def read_baseline(path: Path) -> dict[str, Any] | None:
     return document
 
 
-def baseline_entry(suite: dict[str, Any]) -> dict[str, Any]:
+def baseline_entry(suite: TimingMeasurement) -> dict[str, Any]:
     """What the baseline keeps of one measured suite."""
     measured = suite["measured"]
     return {
@@ -175,8 +191,8 @@ def record_baseline(
     path: Path,
     *,
     previous: dict[str, Any] | None,
-    fingerprint: dict[str, Any],
-    suites: list[dict[str, Any]],
+    fingerprint: TimingFingerprint,
+    suites: Sequence[TimingMeasurement],
     commit: str | None,
 ) -> dict[str, Any]:
     """Write the baseline for ``suites``; entries of other suites survive only on the same host."""
@@ -212,7 +228,7 @@ def record_baseline(
     return document
 
 
-def _flag(delta: int, noise: int) -> str:
+def _flag(delta: int, noise: int) -> TimingFlag:
     if delta > noise:
         return "regressed"
     if -delta > noise:
@@ -220,7 +236,7 @@ def _flag(delta: int, noise: int) -> str:
     return "within noise"
 
 
-def _metric(key: str, recorded: dict[str, int], current: dict[str, int]) -> dict[str, Any]:
+def _metric(key: TimingMetricName, recorded: TimingStat, current: TimingStat) -> TimingMetric:
     base, now = recorded["median"], current["median"]
     noise = max(
         recorded["max"] - recorded["min"],
@@ -240,14 +256,14 @@ def _metric(key: str, recorded: dict[str, int], current: dict[str, int]) -> dict
 
 
 def compare(
-    suite: dict[str, Any],
+    suite: TimingMeasurement,
     baseline: dict[str, Any] | None,
-    fingerprint: dict[str, Any],
+    fingerprint: TimingFingerprint,
     *,
     max_regression: float | None,
-) -> dict[str, Any]:
+) -> TimingComparison:
     """The Δ block of one measured suite against the baseline."""
-    empty: dict[str, Any] = {
+    empty: TimingComparison = {
         "status": "no baseline",
         "reason": None,
         "metrics": [],
@@ -269,7 +285,7 @@ def compare(
         return empty
     measured = suite["measured"]
     metrics = [_metric(key, recorded[key], measured[key]) for key in METRICS]
-    collected = None
+    collected: TimingCollectedChange | None = None
     if recorded.get("collected") is not None and suite["collected"] is not None:
         change = suite["collected"] - recorded["collected"]
         collected = {
@@ -302,5 +318,5 @@ def compare(
     }
 
 
-def _spread_of(recorded: dict[str, int], current: dict[str, int]) -> int:
+def _spread_of(recorded: TimingStat, current: TimingStat) -> int:
     return max(recorded["max"] - recorded["min"], current["max"] - current["min"])

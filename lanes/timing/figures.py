@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from lanes.payloads.timing import TimingArm, TimingArmName, TimingOffenders, TimingStat
     from lanes.timing.measure import ProcessFigures, Sample
 
 __all__ = ["arm_summary", "median_sample", "offenders", "stat"]
 
 
-def stat(values: list[int]) -> dict[str, int]:
+def stat(values: list[int]) -> TimingStat:
     """``{median, min, max}`` of integer samples (the median rounded to an integer)."""
     return {
         "median": round(statistics.median(values)),
@@ -39,11 +40,11 @@ def median_sample(samples: list[Sample]) -> Sample:
     return ordered[(len(ordered) - 1) // 2]
 
 
-def arm_summary(samples: list[Sample]) -> dict[str, Any]:
+def arm_summary(samples: list[Sample], arm: TimingArmName) -> TimingArm:
     """An arm's figures over its repeats, plus every sample for the record."""
     middle = median_sample(samples)
     return {
-        "arm": samples[0].arm.split("-")[0],
+        "arm": arm,
         "argv": middle.argv,
         "repeat": len(samples),
         "workers": middle.workers,
@@ -79,7 +80,7 @@ def _process_order(process: ProcessFigures) -> tuple[int, int, str]:
     return (1, int(digits), role) if digits.isdigit() else (2, 0, role)
 
 
-def offenders(sample: Sample, top: int) -> dict[str, Any]:
+def offenders(sample: Sample, top: int) -> TimingOffenders:
     """The ``top`` slowest tests, files and fixture setups of one run, and its start-up time."""
     tests = sorted(sample.tests.items(), key=lambda item: (-item[1], item[0]))[:top]
     files: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])

@@ -28,6 +28,15 @@ if TYPE_CHECKING:
 
     from lanes.config import Config, Suite
     from lanes.envelope import LaneRun, Seed
+    from lanes.payloads.timing import (
+        TimingBaseline,
+        TimingData,
+        TimingFingerprint,
+        TimingMeasurement,
+        TimingRecord,
+        TimingSelfCheck,
+        TimingSuite,
+    )
     from lanes.timing.measure import Sample
 
 __all__ = ["TimingLane", "TimingOptions", "baseline_path", "cpu_count", "measure_all", "plan_for"]
@@ -84,7 +93,7 @@ def _announce(sample: Sample, suite: str) -> None:
 
 def measure_all(
     suites: list[Suite], options: TimingOptions, config: Config
-) -> list[tuple[dict[str, Any], float | None]]:
+) -> list[tuple[TimingMeasurement, float | None]]:
     """Each suite's entry and its max_regression, with live progress on stderr."""
     results = []
     with progress("timing", total=None, unit="runs") as bar:
@@ -134,37 +143,49 @@ class TimingLane:
         fingerprint = baselines.host_fingerprint()
         path = baseline_path(config)
         recorded = baselines.read_baseline(path)
-        run.data["fingerprint"] = fingerprint
-        run.data["baseline"] = {
+        baseline: TimingBaseline = {
             "path": _display(path, config.root),
             "present": recorded is not None,
             "recorded_at": None if recorded is None else recorded.get("recorded_at"),
             "commit": None if recorded is None else recorded.get("commit"),
             "fingerprint": None if recorded is None else recorded["fingerprint"],
         }
-        run.data["record"] = {"requested": options.record, "written": False, "reason": None}
-        run.data["self_check"] = None
-        self_check_ok = True
+        record: TimingRecord = {"requested": options.record, "written": False, "reason": None}
+        # A crash while measuring still leaves the host and the baseline in the
+        # envelope (partial data: the report shows it as a table).
+        run.data.update(fingerprint=fingerprint, baseline=baseline, record=record, self_check=None)
+        check: TimingSelfCheck | None = None
         if options.self_check:
             from lanes.timing.selfcheck import run_self_check  # noqa: PLC0415  # only when asked
 
-            run.data["self_check"] = check = run_self_check()
-            self_check_ok = bool(check["passed"])
+            check = run_self_check()
+            run.data.update(self_check=check)
         suites = [config.suites[name] for name in options.suites]
-        entries = []
-        gate_failed = False
-        for entry, max_regression in measure_all(suites, options, config):
-            entry["comparison"] = baselines.compare(
-                entry, recorded, fingerprint, max_regression=max_regression
-            )
-            gate_failed = gate_failed or entry["comparison"]["gate"]["failed"]
-            entries.append(entry)
-        run.data["suites"] = entries
-        run.data["table"] = rows = [table.row(entry) for entry in entries]
+        entries: list[TimingSuite] = [
+            {
+                **entry,
+                "comparison": baselines.compare(
+                    entry, recorded, fingerprint, max_regression=max_regression
+                ),
+            }
+            for entry, max_regression in measure_all(suites, options, config)
+        ]
+        gate_failed = any(entry["comparison"]["gate"]["failed"] for entry in entries)
         failed = [entry["name"] for entry in entries if entry["status"] == "failed"]
+        data: TimingData = {
+            "fingerprint": fingerprint,
+            "baseline": baseline,
+            "record": record,
+            "self_check": check,
+            "suites": entries,
+            "table": [table.row(entry) for entry in entries],
+        }
+        # Published before the baseline is written, so a failing write still
+        # leaves the figures in the envelope; again once ``record`` says so.
+        run.publish(data)
         if options.record:
             self._record(
-                run,
+                record,
                 path=path,
                 recorded=recorded,
                 fingerprint=fingerprint,
@@ -172,19 +193,21 @@ class TimingLane:
                 failed=failed,
                 config=config,
             )
-        print(table.render(rows))
-        _print_notes(entries, run.data)
+            run.publish(data)
+        print(table.render(data["table"]))
+        _print_notes(data)
+        self_check_ok = check is None or check["passed"]
         # Re-recording accepts the new figures: the gate applies to a comparison only.
         run.verdict(passed=not failed and self_check_ok and (options.record or not gate_failed))
 
     @staticmethod
     def _record(
-        run: LaneRun,
+        record: TimingRecord,
         *,
         path: Path,
         recorded: dict[str, Any] | None,
-        fingerprint: dict[str, Any],
-        entries: list[dict[str, Any]],
+        fingerprint: TimingFingerprint,
+        entries: list[TimingSuite],
         failed: list[str],
         config: Config,
     ) -> None:
@@ -192,7 +215,7 @@ class TimingLane:
             # Recorded all the same (a suite under development is often red for
             # reasons unrelated to its cost), but marked in the file and here:
             # the person reviewing the diff decides.
-            run.data["record"]["reason"] = (
+            record["reason"] = (
                 f"recorded from a FAILING run of {', '.join(failed)}: its status and outcomes "
                 "are in the file; review before committing"
             )
@@ -203,7 +226,7 @@ class TimingLane:
             suites=entries,
             commit=git_subject(config.root).commit,
         )
-        run.data["record"]["written"] = True
+        record["written"] = True
 
 
 def _display(path: Path, root: Path) -> str:
@@ -213,14 +236,14 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _print_notes(entries: list[dict[str, Any]], data: dict[str, Any]) -> None:
-    for entry in entries:
+def _print_notes(data: TimingData) -> None:
+    for entry in data["suites"]:
         comparison = entry["comparison"]
         if comparison["reason"]:
             print(f"{entry['name']}: {comparison['status']}: {comparison['reason']}")
         if comparison["gate"]["failed"]:
             print(f"{entry['name']}: REGRESSION: {comparison['gate']['reason']}")
-        collected = comparison.get("collected")
+        collected = comparison["collected"]
         if collected and collected["flag"] == "dropped":
             print(
                 f"{entry['name']}: collected dropped {collected['baseline']:,} → "

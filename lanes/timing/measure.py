@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from lanes._measuring import measuring_environment
 from lanes.errors import LanesError
 
 if TYPE_CHECKING:
@@ -221,7 +222,7 @@ def measure(
     runs the command without it (a suite that is not pytest). ``heartbeat``
     is called about once a second while the command runs.
     """
-    env = dict(os.environ)
+    env = measuring_environment()
     with tempfile.TemporaryDirectory(prefix="lanes-timing-probe-") as reports:
         if probe_dir is not None:
             env["PYTHONPATH"] = os.pathsep.join(

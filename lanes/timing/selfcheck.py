@@ -20,11 +20,14 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.config import Suite
 from lanes.timing.baseline import compare, host_fingerprint, read_baseline, record_baseline
 from lanes.timing.suite import SuitePlan, measure_suite
+
+if TYPE_CHECKING:
+    from lanes.payloads.timing import TimingCheck, TimingMeasurement, TimingSelfCheck
 
 __all__ = ["MAX_REGRESSION", "run_self_check", "write_planted"]
 
@@ -68,7 +71,7 @@ def write_planted(root: Path, *, cpu: int = 1, memory: int = 1, keep_last: bool 
     )
 
 
-def _measure(root: Path, repeat: int) -> dict[str, Any]:
+def _measure(root: Path, repeat: int) -> TimingMeasurement:
     # Hypothesis's plugin would add seconds of import to every planted run.
     command = f"{shlex.quote(sys.executable)} -m pytest tests -q -p no:cacheprovider -p no:hypothesispytest"
     suite = Suite(name="planted", paths=("tests",), command=command)
@@ -81,7 +84,7 @@ def _measure(root: Path, repeat: int) -> dict[str, Any]:
     )
 
 
-def _check(name: str, expected: str, observed: str) -> dict[str, Any]:
+def _check(name: str, expected: str, observed: str) -> TimingCheck:
     return {
         "name": name,
         "expected": expected,
@@ -90,7 +93,7 @@ def _check(name: str, expected: str, observed: str) -> dict[str, Any]:
     }
 
 
-def run_self_check() -> dict[str, Any]:
+def run_self_check() -> TimingSelfCheck:
     """Measure, record, regress, compare; the envelope's ``self_check`` block."""
     print("timing: self-check on a planted project ...", file=sys.stderr, flush=True)
     fingerprint = host_fingerprint()
@@ -110,15 +113,17 @@ def run_self_check() -> dict[str, Any]:
         write_planted(root, keep_last=False)
         fewer = compare(_measure(root, 1), recorded, fingerprint, max_regression=None)
     flags = {metric["metric"]: metric["flag"] for metric in slower["metrics"]}
-    dropped = fewer["collected"] or {}
+    dropped = fewer["collected"]
+    # No count to compare (no baseline entry, another host): the status says why.
+    collected = (
+        f"{fewer['status']} by 0"
+        if dropped is None
+        else f"{dropped['flag']} by {abs(dropped['delta'])}"
+    )
     checks = [
         _check("cpu gate", "failed", "failed" if slower["gate"]["failed"] else "passed"),
         _check("peak memory", "regressed", flags.get("peak_rss_kib", slower["status"])),
-        _check(
-            "collected",
-            "dropped by 1",
-            f"{dropped.get('flag', fewer['status'])} by {abs(dropped.get('delta', 0))}",
-        ),
+        _check("collected", "dropped by 1", collected),
     ]
     passed = all(check["passed"] for check in checks)
     summary = "; ".join(

@@ -13,97 +13,32 @@
     repeat = 1              # this suite takes minutes: one run is all it gets
     workers = 0
 
-Parsed as strictly as every other section (unknown keys, wrong types and
-impossible values are a :class:`~lanes.errors.ConfigError` with a hint).
+One row per setting (:mod:`lanes.settings_rows`); an absent optional key is
+None, never a sentinel value. The per-suite overrides are part of the suite's
+shape (:class:`lanes.governor.settings.SuiteTiming`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-if TYPE_CHECKING:
-    from lanes.config_table import ConfigTable
+from lanes.governor.settings import SuiteTiming
+from lanes.settings_rows import Int, OptInt, OptNumber, OptStr, Section
 
-__all__ = [
-    "AUTO_REPEAT",
-    "AUTO_REPEAT_UNDER",
-    "SuiteTiming",
-    "TimingConfig",
-    "parse_suite_timing",
-    "parse_timing",
-]
+__all__ = ["AUTO_REPEAT", "AUTO_REPEAT_UNDER", "SuiteTiming", "TimingConfig"]
 
 # "3 for suites under a minute, 1 otherwise": decided from the first run.
 AUTO_REPEAT: Final = 3
 AUTO_REPEAT_UNDER: Final = 60.0
 
 
-@dataclass(frozen=True)
-class SuiteTiming:
-    """One suite's overrides; ``None`` = take ``[tool.lanes.timing]``'s value."""
+class TimingConfig(Section):
+    TABLE = "tool.lanes.timing"
 
-    repeat: int | None = None
-    workers: int | None = None
-    max_regression: float | None = None
-
-
-@dataclass(frozen=True)
-class TimingConfig:
-    # None: automatic (see AUTO_REPEAT); workers None: os.cpu_count().
-    repeat: int | None = None
-    workers: int | None = None
-    # Percent; None: the Δ table is shown but never fails the lane.
-    max_regression: float | None = None
-    # None: <baseline_dir>/timing.json.
-    baseline: str | None = None
-    offenders: int = 5
-
-
-_SUITE_KEYS: Final = ("repeat", "workers", "max_regression")
-
-
-def _optional_int(table: ConfigTable, key: str, minimum: int) -> int | None:
-    # The strict reader returns the default when the key is absent; -1 stands
-    # for "absent" because every valid value is >= 0.
-    value = table.integer(key, -1, minimum=minimum)
-    return None if value == -1 else value
-
-
-def _optional_percent(table: ConfigTable, key: str) -> float | None:
-    value = table.number(key, -1.0, minimum=0.0)
-    return None if value == -1.0 else value
-
-
-def parse_timing(raw: object) -> TimingConfig:
-    """Validate ``[tool.lanes.timing]``."""
-    # Imported here: lanes.config imports this module at its top.
-    from lanes.config_table import ConfigTable  # noqa: PLC0415  # the one strict reader every section uses
-
-    table = ConfigTable(
-        "tool.lanes.timing",
-        raw,
-        ("repeat", "workers", "max_regression", "baseline", "offenders"),
-    )
-    baseline = table.string("baseline", "") or None
-    return TimingConfig(
-        repeat=_optional_int(table, "repeat", 1),
-        workers=_optional_int(table, "workers", 0),
-        max_regression=_optional_percent(table, "max_regression"),
-        baseline=baseline,
-        offenders=table.integer("offenders", TimingConfig.offenders, minimum=1),
-    )
-
-
-def parse_suite_timing(suite: str, raw: object) -> SuiteTiming | None:
-    """Validate ``[tool.lanes.suites.<suite>.timing]``; ``None`` when absent."""
-    if raw is None:
-        return None
-    from lanes.config_table import ConfigTable  # noqa: PLC0415  # see parse_timing
-
-    table = ConfigTable(f"tool.lanes.suites.{suite}.timing", raw, _SUITE_KEYS)
-    return SuiteTiming(
-        repeat=_optional_int(table, "repeat", 1),
-        workers=_optional_int(table, "workers", 0),
-        max_regression=_optional_percent(table, "max_regression"),
-    )
+    # fmt: off
+    repeat = OptInt(minimum=1, doc=f"runs per arm; absent: {AUTO_REPEAT} when the first run is under {AUTO_REPEAT_UNDER:g} s, else 1")
+    workers = OptInt(minimum=0, doc="the -n of the serial vs xdist comparison; absent: the CPU count; 0: no comparison")
+    max_regression = OptNumber(minimum=0.0, doc="percent of median CPU time growth (beyond the spread) that fails the lane; absent: the delta table never fails it")
+    baseline = OptStr(doc="the timing baseline file; absent: <baseline_dir>/timing.json")
+    offenders = Int(5, minimum=1, doc="how many slowest tests, files and fixtures to keep")
+    # fmt: on

@@ -22,7 +22,7 @@ import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from lanes.timing import figures, xdist
 from lanes.timing.measure import Sample, is_pytest, measure, probe_path
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from lanes.config import Suite
+    from lanes.payloads.timing import TimingArm, TimingMeasurement, TimingXdist
 
 __all__ = ["SELECT_NOTHING", "SuitePlan", "measure_suite"]
 
@@ -64,7 +65,7 @@ def measure_suite(
     root: Path,
     before_run: Callable[[str], None],
     after_run: Callable[[Sample], None],
-) -> dict[str, Any]:
+) -> TimingMeasurement:
     """Every figure of one suite, as the envelope's ``suites[]`` entry (without the Δ)."""
     argv = shlex.split(suite.command)
     pytest = is_pytest(argv)
@@ -100,9 +101,8 @@ def measure_suite(
         if repeat is None:
             repeat = AUTO_REPEAT if samples[0].wall_ms < AUTO_REPEAT_UNDER * 1000 else 1
         samples.extend(run(f"run-{index}", argv) for index in range(2, repeat + 1))
-        measured = figures.arm_summary(samples)
-        measured["arm"] = "xdist" if measured["workers"] else "serial"
         middle = figures.median_sample(samples)
+        measured = figures.arm_summary(samples, "xdist" if middle.workers else "serial")
         exits = [sample.exit_code for sample in samples]
         failed = any(code not in _PASSING_EXITS for code in exits)
         comparison, skipped = None, None
@@ -138,24 +138,24 @@ def measure_suite(
 
 def _compare_arms(
     argv: list[str],
-    measured: dict[str, Any],
+    measured: TimingArm,
     *,
     collect: Sample,
     plan: SuitePlan,
     run: Callable[[str, list[str]], Sample],
     repeat: int,
-) -> dict[str, Any]:
+) -> TimingXdist:
     if measured["workers"]:
         # The command distributes already: the other arm is serial.
-        workers = int(measured["workers"])
+        workers = measured["workers"]
         serial_argv, parallel_argv = [*argv, "-n", "0"], argv
         other = [run(f"serial-{i}", serial_argv) for i in range(1, repeat + 1)]
-        serial, parallel = figures.arm_summary(other), measured
+        serial, parallel = figures.arm_summary(other, "serial"), measured
     else:
         workers = plan.workers
         parallel_argv = [*argv, "-n", str(workers)]
         other = [run(f"xdist-{i}", parallel_argv) for i in range(1, repeat + 1)]
-        serial, parallel = measured, figures.arm_summary(other)
+        serial, parallel = measured, figures.arm_summary(other, "xdist")
     empty = run("xdist-empty", [*parallel_argv, "-k", SELECT_NOTHING])
     block = xdist.verdict(
         serial,
@@ -164,6 +164,5 @@ def _compare_arms(
         serial_empty_ms=collect.wall_ms,
         parallel_empty_ms=empty.wall_ms,
     )
-    block["other_arm"] = figures.arm_summary(other)
-    block["other_arm"]["arm"] = "serial" if measured["workers"] else "xdist"
-    return block
+    # The arm the suite's own command did not run: the one measured above.
+    return {**block, "other_arm": serial if measured["workers"] else parallel}

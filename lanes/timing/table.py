@@ -8,11 +8,20 @@ reader (the terminal, the job summary, the HTML page) shows the same words.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import TYPE_CHECKING, Final, Literal
 
-__all__ = ["COLUMNS", "render", "row"]
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
-COLUMNS: Final = (
+    from lanes.payloads.timing import TimingArm, TimingRow, TimingStat, TimingSuite
+
+__all__ = ["COLUMNS", "Column", "render", "row"]
+
+# The keys of a row (lanes.payloads.timing.TimingRow), in the table's order.
+Column = Literal[
+    "suite", "collected", "wall", "cpu", "peak_memory", "top_offender", "xdist", "delta"
+]
+COLUMNS: Final[tuple[Column, ...]] = (
     "suite",
     "collected",
     "wall",
@@ -35,14 +44,14 @@ _HEADERS: Final = (
 _SHORT: Final = {"wall_ms": "wall", "cpu_ms": "CPU", "peak_rss_kib": "mem"}
 
 
-def _seconds(figure: dict[str, int]) -> str:
+def _seconds(figure: TimingStat) -> str:
     median = f"{figure['median'] / 1000:.1f}s"
     if figure["min"] == figure["max"]:
         return median
     return f"{median} [{figure['min'] / 1000:.1f}-{figure['max'] / 1000:.1f}]"
 
 
-def _memory(measured: dict[str, Any]) -> str:
+def _memory(measured: TimingArm) -> str:
     mib = measured["peak_rss_kib"]["median"] / 1024
     processes = len(measured["processes"])
     if processes > 1:
@@ -50,39 +59,38 @@ def _memory(measured: dict[str, Any]) -> str:
     return f"{mib:.0f} MiB"
 
 
-def _collected(suite: dict[str, Any]) -> str:
+def _collected(suite: TimingSuite) -> str:
     if suite["collected"] is None:
         return "—"
     text = f"{suite['collected']:,}"
-    comparison = suite.get("comparison") or {}
-    change = comparison.get("collected")
+    change = suite["comparison"]["collected"]
     if change and change["delta"]:
         sign = "+" if change["delta"] > 0 else "-"
         text = f"{change['baseline']:,} → {text} ({sign}{abs(change['delta']):,})"
     return text
 
 
-def _offender(suite: dict[str, Any]) -> str:
-    offenders = suite.get("offenders")
+def _offender(suite: TimingSuite) -> str:
+    offenders = suite["offenders"]
     if not offenders or not offenders["tests"]:
         return "—"
     top = offenders["tests"][0]
     return f"{top['nodeid']} {top['ms'] / 1000:.1f}s"
 
 
-def _xdist(suite: dict[str, Any]) -> str:
-    block = suite.get("xdist")
+def _xdist(suite: TimingSuite) -> str:
+    block = suite["xdist"]
     if block is None:
-        return f"not measured ({suite.get('xdist_skipped') or 'skipped'})"
+        return f"not measured ({suite['xdist_skipped'] or 'skipped'})"
     detail = f"-n {block['recommended_n']}"
     if block["speedup"] is not None:
         detail += f", {block['speedup']:.2f}× at -n {block['workers']}"
     return f"{block['verdict']} ({detail})"
 
 
-def _delta(suite: dict[str, Any]) -> str:
-    comparison = suite.get("comparison")
-    if comparison is None or comparison["status"] == "no baseline":
+def _delta(suite: TimingSuite) -> str:
+    comparison = suite["comparison"]
+    if comparison["status"] == "no baseline":
         return "no baseline"
     if comparison["status"] == "not comparable":
         return "not comparable"
@@ -97,7 +105,7 @@ def _delta(suite: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def row(suite: dict[str, Any]) -> dict[str, str]:
+def row(suite: TimingSuite) -> TimingRow:
     """The table row of one suite entry."""
     measured = suite["measured"]
     name = suite["name"] if suite["status"] == "passed" else f"{suite['name']} (FAILED)"
@@ -113,7 +121,7 @@ def row(suite: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def render(rows: list[dict[str, str]]) -> str:
+def render(rows: Sequence[TimingRow]) -> str:
     """A plain-text table (one header line, a rule, one line per suite)."""
     cells = [list(_HEADERS), *[[r[c] for c in COLUMNS] for r in rows]]
     widths = [max(len(line[i]) for line in cells) for i in range(len(COLUMNS))]

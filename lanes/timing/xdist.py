@@ -18,7 +18,10 @@ spread but is not exact either.
 
 from __future__ import annotations
 
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
+
+if TYPE_CHECKING:
+    from lanes.payloads.timing import TimingArm, TimingStat, TimingXdistFigures
 
 __all__ = ["NOISE_FLOOR", "XdistVerdict", "verdict"]
 
@@ -27,21 +30,21 @@ NOISE_FLOOR: Final = 0.05
 XdistVerdict = Literal["xdist pays", "serial wins", "within noise"]
 
 
-def _spread(figure: dict[str, int]) -> int:
+def _spread(figure: TimingStat) -> int:
     return figure["max"] - figure["min"]
 
 
 def verdict(
-    serial: dict[str, Any],
-    parallel: dict[str, Any],
+    serial: TimingArm,
+    parallel: TimingArm,
     *,
     workers: int,
     serial_empty_ms: int,
     parallel_empty_ms: int,
-) -> dict[str, Any]:
+) -> TimingXdistFigures:
     """The verdict block for two arm summaries (see :func:`lanes.timing.figures.arm_summary`)."""
-    serial_ms = int(serial["wall_ms"]["median"])
-    parallel_ms = int(parallel["wall_ms"]["median"])
+    serial_ms = serial["wall_ms"]["median"]
+    parallel_ms = parallel["wall_ms"]["median"]
     noise_ms = max(
         _spread(serial["wall_ms"]),
         _spread(parallel["wall_ms"]),
@@ -67,8 +70,8 @@ def verdict(
         "xdist_wall_ms": parallel_ms,
         "noise_ms": noise_ms,
         "speedup": round(serial_ms / parallel_ms, 3) if parallel_ms else None,
-        "serial_cpu_ms": int(serial["cpu_ms"]["median"]),
-        "xdist_cpu_ms": int(parallel["cpu_ms"]["median"]),
+        "serial_cpu_ms": serial["cpu_ms"]["median"],
+        "xdist_cpu_ms": parallel["cpu_ms"]["median"],
         "serial_empty_ms": serial_empty_ms,
         "xdist_empty_ms": parallel_empty_ms,
         "fixed_cost_ms": fixed_cost_ms,

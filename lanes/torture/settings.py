@@ -1,40 +1,29 @@
-"""``[tool.lanes.torture]``: how many seeded schedules the torture lane runs, parsed strictly.
+"""``[tool.lanes.torture]``: how many seeded schedules the torture lane runs, one row per setting.
 
-Stdlib only and cheap: :mod:`lanes.config` imports this module to hold the
-section, so it must not pull the lane's kernel or schedulers in with it.
+Stdlib only and cheap: the section registry (:mod:`lanes.sections`) loads
+this module to parse the section, so it must not pull the lane's kernel or
+schedulers in with it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
-from lanes.config_table import ConfigTable
+from lanes.settings_rows import Int, Section, Str
 
-__all__ = ["SCHEDULERS", "TortureConfig", "parse_torture"]
+__all__ = ["SCHEDULERS", "TortureConfig"]
 
-SECTION: Final = "tool.lanes.torture"
 # The schedulers a run may pick (lanes.torture.scheduler builds them).
 SCHEDULERS: Final = ("random", "pct")
 
 
-@dataclass(frozen=True)
-class TortureConfig:
-    runs: int = 128
-    seed_start: int = 0
-    clients: int = 4
-    ops: int = 40
-    scheduler: str = "random"
+class TortureConfig(Section):
+    TABLE = "tool.lanes.torture"
 
-
-def parse_torture(raw: object) -> TortureConfig:
-    """Validate ``[tool.lanes.torture]``."""
-    table = ConfigTable(SECTION, raw, ("runs", "seed_start", "clients", "ops", "scheduler"))
-    defaults = TortureConfig()
-    return TortureConfig(
-        runs=table.integer("runs", defaults.runs, minimum=1),
-        seed_start=table.integer("seed_start", defaults.seed_start, minimum=0),
-        clients=table.integer("clients", defaults.clients, minimum=2),
-        ops=table.integer("ops", defaults.ops, minimum=1),
-        scheduler=table.string("scheduler", defaults.scheduler, choices=SCHEDULERS),
-    )
+    # fmt: off
+    runs = Int(128, minimum=1, doc="seeded schedules per run")
+    seed_start = Int(0, minimum=0, doc="the first seed; a run covers seed_start .. seed_start + runs - 1")
+    clients = Int(4, minimum=2, doc="simulated agents contending for the run lock and ledger")
+    ops = Int(40, minimum=1, doc="operations per simulated agent")
+    scheduler = Str("random", choices=SCHEDULERS, doc="how the interleaving is chosen: random, or PCT (priority change points)")
+    # fmt: on

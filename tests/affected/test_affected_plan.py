@@ -10,6 +10,7 @@ import pytest
 
 from lanes.affected.selfcheck import FILES
 from lanes.cli import main
+from tests.support.documents import read_envelope
 from tests.support.git import git, make_repo
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def test_the_affected_section_is_strict(project: Path, capsys: pytest.CaptureFix
 def test_run_executes_the_plan_once_and_writes_an_envelope(project: Path) -> None:
     (project / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x - 1\n")
     assert main(["affected", "--run"]) == 1  # the planted bug fails the selected tests
-    envelope = json.loads((project / "envelopes/affected.json").read_text())
+    envelope = read_envelope(project / "envelopes/affected.json")
     assert envelope["result"] == "fail"
     [run] = envelope["data"]["runs"]
     assert run["command"] == ["pytest", "tests/test_leaf.py", "tests/test_mid.py"]
@@ -217,7 +218,7 @@ def test_run_uses_the_pytest_of_the_environment_lanes_runs_in(
     monkeypatch.setenv("PATH", f"{impostor}:{os.environ['PATH']}")
     (project / "tests/test_leaf.py").write_text(FILES["tests/test_leaf.py"] + "# edit\n")
     assert main(["affected", "--run"]) == 0
-    envelope = json.loads((project / "envelopes/affected.json").read_text())
+    envelope = read_envelope(project / "envelopes/affected.json")
     assert [run["exit_code"] for run in envelope["data"]["runs"]] == [0]
 
 
@@ -225,5 +226,5 @@ def test_run_uses_the_pytest_of_the_environment_lanes_runs_in(
 def test_self_check_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     assert main(["affected", "--self-check"]) == 0
-    envelope = json.loads((tmp_path / "envelopes/affected.json").read_text())
+    envelope = read_envelope(tmp_path / "envelopes/affected.json")
     assert all(check["passed"] for check in envelope["data"]["self_check"]["checks"])

@@ -26,16 +26,15 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     # The bytes-only pre-screen runs on every shell command an agent makes:
     # nothing but os/sys (checked below) and the per-user state dir's path.
     ("lanes.governor.screen.prescreen", ("lanes.governor.state.debug",)),
-    # The screen's word cache, refreshed on the full path: the words come
-    # from the strictly loaded config (on a stale row only).
+    # The screen's word cache: the words of a strictly loaded config (the
+    # config cache writes them); the config notice loads a bad file once for
+    # its message.
     (
         "lanes.governor.screen",
         (
             "lanes.governor.screen",
             "lanes.governor.classify.runners.names",
             "lanes.governor.state.debug",
-            # The one config cache, which derives the words (on a stale row).
-            "lanes.governor.settings",
             "lanes.config",
             *FOUNDATION,
         ),
@@ -63,13 +62,33 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
             *FOUNDATION,
         ),
     ),
-    # Plumbing: the world of one call, and the settings table (whose strict
-    # parse goes through lanes.config on a cache miss only).
-    ("lanes.governor.context", ("lanes.governor.payload", "lanes.governor.settings", "lanes.governor.state", *FOUNDATION)),
-    ("lanes.governor.settings", ("lanes.governor.classify.runners.names", "lanes.governor.screen", "lanes.governor.state", "lanes.config", "lanes.config_table", *FOUNDATION)),
+    # Plumbing: the world of one call; the rows (settings: the governor's and
+    # the suite's, read through the shared rows, parsed by the one reader on a
+    # cache miss); the per-user config cache; and THE strict loader, the one
+    # module of the hook's path that imports lanes.config (on a miss only).
+    ("lanes.governor.context", ("lanes.governor.payload", "lanes.governor.settings", "lanes.governor.config_cache", "lanes.governor.state", *FOUNDATION)),
+    ("lanes.governor.settings", ("lanes.governor.classify.runners.names", "lanes.settings_rows", "lanes.config_table", *FOUNDATION)),
+    ("lanes.governor.config_cache", ("lanes.governor.settings", "lanes.governor.config_loader", "lanes.governor.screen", "lanes.governor.state", "lanes.config", *FOUNDATION)),
+    ("lanes.governor.config_loader", ("lanes.config", "lanes.governor.screen", "lanes.governor.state", *FOUNDATION)),
     ("lanes.governor.payload", FOUNDATION),
     # The entry point: every layer, in data-flow order.
     ("lanes.governor.hook", ("lanes.governor", *FOUNDATION)),
+    # The pytest plugin: the world of a call (context, settings), the suites
+    # as the hook resolves them, the sweep rule's constants and state.
+    (
+        "lanes.governor.runner",
+        (
+            "lanes.governor.runner",
+            "lanes.governor.context",
+            "lanes.governor.settings",
+            "lanes.governor.policy.gate",
+            "lanes.governor.policy.suites",
+            "lanes.governor.policy.sweep",
+            "lanes.governor.state",
+            "lanes._pytest_project",
+            *FOUNDATION,
+        ),
+    ),
     # Commands a human runs: the governor, the config and the CLI helpers.
     ("lanes.governor.cli", ("lanes.governor", "lanes.config", "lanes._cli_config", *FOUNDATION)),
 )  # fmt: skip
@@ -132,7 +151,10 @@ def test_nothing_in_the_governor_imports_a_lane() -> None:
         "lanes.governor",
         "lanes.config",
         "lanes.config_table",
+        "lanes.settings_rows",
         "lanes._cli_config",
+        # The pytest plugins' stdlib-only pyproject finder (the runner layer).
+        "lanes._pytest_project",
     )
     offenders = {
         _module_name(path): sorted(
@@ -165,3 +187,69 @@ def test_package_inits_stay_empty(path: Path) -> None:
         if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
     ]
     assert executable == []
+
+
+# The configuration and every section's rows: what a section may be built of.
+# Lane code (a lane's engine, its plugin, mutmut, Hypothesis) is never among
+# it, so reading [tool.lanes] costs and breaks with no lane.
+CONFIG_MODULES = sorted(
+    {
+        GOVERNOR.parent / "config.py",
+        GOVERNOR.parent / "config_table.py",
+        GOVERNOR.parent / "settings_rows.py",
+        GOVERNOR.parent / "settings_tables.py",
+        GOVERNOR.parent / "sections.py",
+        *GOVERNOR.parent.glob("*/settings.py"),
+    }
+)
+CONFIG_MAY_IMPORT = (
+    "lanes.errors",
+    "lanes.config_table",
+    "lanes.settings_rows",
+    "lanes.settings_tables",
+    "lanes.sections",
+    "lanes.pyproject",
+    # The runner names the suite and governor rows choose from: a data table.
+    "lanes.governor.classify.runners.names",
+)
+
+
+def _is_settings_module(name: str) -> bool:
+    # Another section's rows (lanes.timing.settings reuses the suite's).
+    return name.startswith("lanes.") and name.endswith(".settings")
+
+
+@pytest.mark.parametrize("path", CONFIG_MODULES, ids=_module_name)
+def test_config_and_the_settings_modules_import_no_lane_code(path: Path) -> None:
+    forbidden = sorted(
+        name
+        for name in _imports(path)
+        if name.split(".")[0] == "lanes"
+        and not _within(name, CONFIG_MAY_IMPORT)
+        and not _is_settings_module(name)
+    )
+    assert forbidden == [], f"{_module_name(path)} may import only {CONFIG_MAY_IMPORT} and settings"
+
+
+# The report's views read one envelope's data through its lane's payload type;
+# they never import the lane that wrote it (a view that imported lanes.slow
+# would break the report of a project whose slow lane does not load, and would
+# let the view read the lane's internals instead of the declared shape).
+VIEWS = GOVERNOR.parent / "report" / "views"
+VIEW_MAY_IMPORT = (
+    "lanes.payloads",
+    "lanes.report._charts",
+    "lanes.report.views",
+    # lane_detail checks data against the schema generated from the types.
+    "lanes.envelope",
+)
+
+
+@pytest.mark.parametrize("path", sorted(VIEWS.glob("*.py")), ids=_module_name)
+def test_report_views_import_payload_types_not_lane_code(path: Path) -> None:
+    forbidden = sorted(
+        name
+        for name in _imports(path)
+        if name.split(".")[0] == "lanes" and not _within(name, VIEW_MAY_IMPORT)
+    )
+    assert forbidden == [], f"{_module_name(path)} may import only {VIEW_MAY_IMPORT}"

@@ -235,7 +235,7 @@ def test_unknown_key_without_a_close_match(tmp_path: Path) -> None:
         ({"slow": {"default_tier": "huge"}}, "default_tier 'huge' is not a configured tier"),
         (
             {"fuzz": {"targets": {"t": {"strategy": "a:b"}}}},
-            "[tool.lanes.fuzz.targets.t] is missing callable",
+            "[tool.lanes.fuzz.targets.t] has no callable",
         ),
         ({"fuzz": {"targets": {"t": {"callable": "nocolon", "strategy": "a:b"}}}}, "got 'nocolon'"),
         (

@@ -93,9 +93,13 @@ def test_platform_and_pythons_are_stated(pyproject: dict[str, Any]) -> None:
     assert re.search(r"^## Platforms$", readme, re.MULTILINE)
 
 
-def test_both_pytest_plugins_are_entry_points(pyproject: dict[str, Any]) -> None:
+def test_the_pytest_plugins_are_entry_points(pyproject: dict[str, Any]) -> None:
     plugins = pyproject["project"]["entry-points"]["pytest11"]
-    assert plugins == {"lanes.slow": "lanes.slow.plugin", "lanes.fuzz": "lanes.fuzz.plugin"}
+    assert plugins == {
+        "lanes.slow": "lanes.slow.plugin",
+        "lanes.fuzz": "lanes.fuzz.plugin",
+        "lanes.governor": "lanes.governor.runner.plugin",
+    }
 
 
 def test_templates_and_schema_ship_as_package_data(pyproject: dict[str, Any]) -> None:

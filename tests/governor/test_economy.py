@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from lanes.governor.classify.classifier import classify
+from lanes.governor.config_cache import gate_config
 from lanes.governor.context import HookContext
 from lanes.governor.payload import parse_payload
 from lanes.governor.policy import economy
 from lanes.governor.policy.push_gates import ci_systems, local_gates
-from lanes.governor.settings import gate_config
 from lanes.governor.state import economy_store as store
 from tests.support.git import git, git_repo
 from tests.support.hooks import DEFAULT_SESSION, advice, payload, run_hook

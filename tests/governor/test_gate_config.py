@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lanes.config import Config
-from lanes.governor.settings import CachedConfig, cache_path, gate_config
+from lanes.governor.config_cache import CachedConfig, cache_path, gate_config
 from tests.governor.governor_helpers import PYPROJECT, make_repo
 
 
@@ -104,8 +104,8 @@ def test_one_strict_load_fills_both_cached_views(repo: Path) -> None:
     # cache: a gate miss also writes the words of the same file with the
     # same stamp, so the next unrelated command takes the screen's fast path
     # without a second strict load.
+    from lanes.governor.config_cache import refresh_words as refresh  # noqa: PLC0415
     from lanes.governor.screen.prescreen import read_suite_words, walk_pyprojects  # noqa: PLC0415
-    from lanes.governor.screen.suite_words import refresh  # noqa: PLC0415
 
     gate_config(str(repo))
     ((path, stamp),) = walk_pyprojects(str(repo), first=True)[0]

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from lanes.governor.classify.classifier import classify
 from lanes.governor.classify.runners.table import PROGRAMS
+from lanes.governor.config_cache import refresh_words
 from lanes.governor.screen import prescreen
-from lanes.governor.screen import suite_words as _suite_words
 from tests.support.git import git_repo
 from tests.support.hooks import advice, clean_env, payload, run_hook
 from tests.support.processes import lanes_command
@@ -202,7 +202,7 @@ def test_configured_suite_words_pass_and_a_config_edit_is_noticed(
     # always reaches the full path.)
     # No cache row yet: everything goes to the full path, which refreshes it.
     assert prescreen.screen(_raw("ls -la", project)) is None
-    _suite_words.refresh(str(project))
+    refresh_words(str(project))
     assert prescreen.screen(_raw("ls -la", project)) is not None
     assert prescreen.screen(_raw("just verify", project)) is None
     assert prescreen.screen(_raw("LANES_TEST_FORCE=1 just 'verify'", project)) is None
@@ -214,7 +214,7 @@ def test_configured_suite_words_pass_and_a_config_edit_is_noticed(
     )
     os.utime(pyproject, ns=(time.time_ns(), time.time_ns() + 10_000_000))
     assert prescreen.screen(_raw("tox -e docs", project)) is None
-    _suite_words.refresh(str(project))
+    refresh_words(str(project))
     assert prescreen.screen(_raw("tox -e docs", project)) is None
     assert prescreen.screen(_raw("just verify", project)) is not None
 
@@ -222,7 +222,7 @@ def test_configured_suite_words_pass_and_a_config_edit_is_noticed(
 def test_a_broken_config_passes_everything(tmp_path: Path, xdg: Path) -> None:
     del xdg
     (tmp_path / "pyproject.toml").write_text("[tool.lanes]\nbogus = 1\n", encoding="utf-8")
-    _suite_words.refresh(str(tmp_path))
+    refresh_words(str(tmp_path))
     assert prescreen.screen(_raw("ls -la", tmp_path)) is None
 
 

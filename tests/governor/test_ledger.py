@@ -54,6 +54,7 @@ def test_record_then_read_round_trips(ledger_path: str) -> None:
     on_disk = json.loads(Path(ledger_path).read_text(encoding="utf-8"))
     assert set(on_disk["unit"]) == {
         "status", "ts", "git_head", "dirty_digest", "agent", "session_tail", "duration_ms",
+        "source",
     }  # fmt: skip
 
 

@@ -117,11 +117,11 @@ def test_bad_test_commands_are_config_errors_with_a_hint(tmp_path: Path, value: 
 
 
 def test_a_configured_test_command_reaches_the_full_path(tmp_path: Path) -> None:
-    from lanes.governor.screen.suite_words import suite_words  # noqa: PLC0415  # the full path's half of the screen
+    from lanes.governor.config_loader import load  # noqa: PLC0415  # the full path's half of the screen
 
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text('[tool.lanes.governor]\ntest_commands = ["just ci"]\n', encoding="utf-8")
-    assert b"just" in suite_words(str(pyproject))
+    assert b"just" in load(str(pyproject), str(tmp_path)).words
 
 
 @pytest.mark.integration

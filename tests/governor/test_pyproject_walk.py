@@ -6,8 +6,8 @@ import os
 from typing import TYPE_CHECKING
 
 from lanes.config import find_pyproject
+from lanes.governor.config_cache import _nearest_pyproject
 from lanes.governor.screen.prescreen import pyprojects_above, walk_pyprojects
-from lanes.governor.settings import _nearest_pyproject
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -8,7 +8,10 @@ from typing import Any
 import pytest
 
 from lanes.governor.context import StatePaths
-from lanes.governor.state.ledger import read
+from lanes.governor.policy.record import RUNNER_STOPS
+from lanes.governor.runner.exits import RunnerExit
+from lanes.governor.state.ledger import LedgerEntry, read, record
+from lanes.governor.state.tree import tree_state
 from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
 
 
@@ -151,3 +154,54 @@ def test_a_backgrounded_run_records_nothing_and_keeps_the_lock(project: Project)
     assert result.recorded == {}
     assert not result.released
     assert project.lock_path.exists()
+
+
+def _runner_records(project: Project, status: str) -> None:
+    """What the governor's pytest plugin writes at the end of the run."""
+    tree = tree_state(str(project.root))
+    assert tree is not None
+    files = StatePaths(project.state)
+    entry = LedgerEntry(
+        status="PASS" if status == "PASS" else "FAIL",
+        ts=project.env.now(),
+        git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest,
+        agent="claude",
+        source="runner",
+    )
+    record(project.env, files.ledger, files.ledger_guard, "unit", entry)
+
+
+def test_the_runners_record_of_the_same_run_wins_over_the_post_event(project: Project) -> None:
+    # issue 30: pytest failed (the runner recorded FAIL) but the agent's shell
+    # swallowed the status (`pytest ...; true`): the hook must not count the
+    # run a second time, let alone as a PASS.
+    project.pre(COMMAND)
+    _runner_records(project, "FAIL")
+    result = project.post(COMMAND)
+    assert result.recorded == {}
+    assert result.released
+    assert ledger(project) == {"unit": "FAIL"}
+
+
+def test_a_runner_record_older_than_this_run_is_overwritten(project: Project) -> None:
+    # (A FAIL: a PASS on this tree would dedup the re-run at PreToolUse.)
+    _runner_records(project, "FAIL")
+    assert project.pre(COMMAND).action == "allow"
+    result = project.post(COMMAND)
+    assert result.recorded == {"unit": "PASS"}
+    assert ledger(project) == {"unit": "PASS"}
+
+
+@pytest.mark.parametrize("code", [int(code) for code in RunnerExit])
+def test_a_run_the_pytest_plugin_stopped_records_nothing(project: Project, code: int) -> None:
+    # The hook let `pytest tests/unit` through; the plugin stopped it before
+    # its first test (a sweep, a dedup, a held lock): no FAIL proven.
+    project.pre(COMMAND)
+    result = project.post(COMMAND, event="PostToolUseFailure", error=f"Exit code {code}\n")
+    assert result.recorded == {}
+    assert ledger(project) == {}
+
+
+def test_the_hooks_runner_stops_are_the_plugins_exit_statuses() -> None:
+    assert set(RUNNER_STOPS) == {int(code) for code in RunnerExit}

@@ -10,13 +10,12 @@ import pytest
 
 from lanes.config import Config, parse_config
 from lanes.errors import ConfigError
+from lanes.governor.config_cache import CachedConfig, cache_row
 from lanes.governor.settings import (
     ENV_OVERRIDES,
     FIELDS,
     KEYS,
-    CachedConfig,
     GovernorSettings,
-    cache_row,
     reference,
 )
 

@@ -12,7 +12,6 @@ from hypothesis import given, settings
 
 from lanes.fuzz.adapters import sweep_rule_blocks
 from lanes.governor.classify.classifier import classify
-from lanes.governor.classify.runners.keyword import evaluates_true
 from lanes.strategies.shell import sweep_bypass_commands
 
 if TYPE_CHECKING:
@@ -23,8 +22,6 @@ BYPASSES = [
     "pytest tests/unit/..",
     "pytest ./tests//unit/../",
     "pytest -k ''",
-    "pytest -k 'not nothing'",
-    "pytest -k 'x or not y'",
     "pytest @args.txt",
     "pytest @missing-args.txt",
     "echo " + "$(" * 13 + "pytest" + ")" * 13,
@@ -104,26 +101,16 @@ def test_the_override_still_opens_a_computed_runner(project: Project) -> None:
     assert project.audit()[-1]["reason"] == "release candidate check"
 
 
-@pytest.mark.parametrize(
-    ("expression", "everything"),
-    [
-        ("", True),
-        ("not nothing", True),
-        ("a or not b", True),
-        ("not (a and b)", True),
-        ("(" * 5000 + "not a" + ")" * 5000, True),
-        ("a", False),
-        ("not a and b", False),
-        ("not not a", False),
-        ("a b", False),  # pytest's usage error: runs nothing
-        ("and", False),
-        ("(a", False),
-    ],
-)
-def test_a_keyword_expression_selects_everything_when_true_with_all_words_false(
-    expression: str, everything: bool
+@pytest.mark.parametrize("expression", ["not nothing", "x or not y", "not (a and b)"])
+def test_a_keyword_filter_with_words_is_left_to_the_pytest_plugin(
+    project: Project, expression: str
 ) -> None:
-    assert evaluates_true(expression) is everything
+    # issue 30 (the held-out corpus): `-k 'not X'` is a filter to the hook;
+    # the governor's pytest plugin stops it when what it leaves is a sweep
+    # (tests/governor/test_runner_plugin.py, -k 'not test_0_0').
+    command = f"pytest -k '{expression}'"
+    assert classify(command, project.root).scope == "filtered"
+    assert project.pre(command).action == "allow"
 
 
 @settings(max_examples=30, deadline=None)

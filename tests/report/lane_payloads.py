@@ -6,11 +6,12 @@ builders take the parts a test varies.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.mutation.statuses import counts_document
 
 if TYPE_CHECKING:
+    from lanes.payloads.bench import BenchBenchmark, BenchData
     from lanes.payloads.fuzz import FuzzData, FuzzFailure, FuzzMode, FuzzOverhead, FuzzTarget
     from lanes.payloads.mutation import (
         MutationCheck,
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
         MutationVerdict,
     )
     from lanes.payloads.slow import SlowData, SlowJudged, SlowPin, SlowPinState, SlowTest
+    from lanes.payloads.timing import TimingData, TimingMetric, TimingSample, TimingStat
     from lanes.payloads.torture import TortureData, TortureScheduler, TortureViolation
 
 
@@ -252,8 +254,8 @@ def violation(seed: int) -> TortureViolation:
     }
 
 
-def bench_data(*, miss: bool = True) -> dict[str, Any]:
-    benchmarks = [
+def bench_data(*, miss: bool = True) -> BenchData:
+    benchmarks: list[BenchBenchmark] = [
         {
             "name": "hook-latency",
             "description": "lanes hook vs python -c pass, paired runs",
@@ -333,14 +335,14 @@ def mutation_check_data(
     }
 
 
-def _stat(median: int) -> dict[str, int]:
+def _stat(median: int) -> TimingStat:
     return {"median": median, "min": median - 100, "max": median + 100}
 
 
-def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> dict[str, Any]:
+def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> TimingData:
     """One suite, compared with its baseline: CPU time grew by ``cpu_delta_pct``."""
     cpu_now = round(1280 * (1 + cpu_delta_pct / 100))
-    metrics = [
+    metrics: list[TimingMetric] = [
         {
             "metric": "wall_ms",
             "baseline": 5003,
@@ -369,7 +371,7 @@ def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> dict[str
             "flag": "within noise",
         },
     ]
-    sample = {
+    sample: TimingSample = {
         "wall_ms": 5100,
         "cpu_ms": cpu_now,
         "user_ms": cpu_now - 80,

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from lanes.report.views import lane_detail
 from lanes.report.views._blocks import Callout, Facts, Table
 
-DATA = {
+if TYPE_CHECKING:
+    from lanes.payloads.affected import AffectedData
+
+DATA: AffectedData = {
     "plan": {
         "base": "main",
+        "base_commit": "4d8a739c50e7842ce715d332b7f159cb59074bb7",
         "full": True,
         "full_reasons": [{"rule": "full", "changed": "pyproject.toml", "detail": "packaging"}],
         "changed": [
@@ -57,3 +63,16 @@ def test_the_view_answers_what_was_selected_why_and_what_ran() -> None:
     assert check.rows == (("conftest selects its subtree", "t/a.py", "t/a.py"),)
     assert [f.name for f in detail.findings if f.failed] == ["suite unit"]
     assert detail.figures == {"selected share": 1.0}
+
+
+def test_a_plan_the_type_does_not_describe_gets_the_generic_table_not_a_crash() -> None:
+    # The view reads its typed data directly (change["rule"]); the old
+    # hand-written schema did not describe a changed path, so one without its
+    # rule reached the view and crashed it.
+    changed = {key: value for key, value in DATA["plan"]["changed"][0].items() if key != "rule"}
+    detail = lane_detail("affected", {**DATA, "plan": {**DATA["plan"], "changed": [changed]}})
+    assert detail is not None
+    [callout] = [b for b in detail.blocks if isinstance(b, Callout)]
+    assert callout.level == "warn"
+    assert "does not match the affected lane's payload type" in callout.text
+    assert "'rule' is a required property" in callout.text

@@ -243,7 +243,7 @@ def test_a_regressed_figure_the_gate_does_not_judge_is_a_warning_not_a_failure(
 ) -> None:
     data = timing_data(cpu_delta_pct=3.0, failed=False)
     wall = data["suites"][0]["comparison"]["metrics"][0]
-    wall.update(current=6900, delta=1897, delta_pct=37.9, flag="regressed")
+    wall.update({"current": 6900, "delta": 1897, "delta_pct": 37.9, "flag": "regressed"})
     write_lane(tmp_path, "timing", "pass", data)
     report = _report(tmp_path)
     assert report.ok

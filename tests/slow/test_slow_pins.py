@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.config import SlowConfig, parse_config
+from lanes.config import parse_config
 from lanes.errors import ConfigError, UsageError
 from lanes.slow.pins import PINS_FORMAT, add_pin, load_pins, parse_pins, remove_pin
+
+if TYPE_CHECKING:
+    from lanes.slow.settings import SlowConfig
 
 
 @pytest.fixture

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.config import SlowConfig, parse_config
+from lanes.config import parse_config
 from lanes.slow.tiers import TierResolver, compile_glob
+
+if TYPE_CHECKING:
+    from lanes.slow.settings import SlowConfig
 
 
 def _slow(tiers: dict[str, object]) -> SlowConfig:

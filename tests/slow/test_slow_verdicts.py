@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.config import SlowConfig, parse_config
+from lanes.config import parse_config
 from lanes.slow.pins import Pin
 from lanes.slow.verdicts import PinState, Timings, Verdict, judge, round_up
+
+if TYPE_CHECKING:
+    from lanes.slow.settings import SlowConfig
 
 
 @pytest.fixture

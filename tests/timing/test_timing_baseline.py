@@ -19,10 +19,23 @@ from lanes.timing.baseline import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-HOST = {"cpu_count": 2, "cpu_model": "Test CPU", "platform": "linux", "machine": "x86_64"}
+    from lanes.payloads.timing import (
+        TimingFingerprint,
+        TimingMeasurement,
+        TimingSample,
+        TimingStat,
+        TimingSuite,
+    )
+
+HOST: TimingFingerprint = {
+    "cpu_count": 2,
+    "cpu_model": "Test CPU",
+    "platform": "linux",
+    "machine": "x86_64",
+}
 
 
-def _stat(median: int, spread: int = 0) -> dict[str, int]:
+def _stat(median: int, spread: int = 0) -> TimingStat:
     return {"median": median, "min": median - spread // 2, "max": median + spread - spread // 2}
 
 
@@ -36,30 +49,53 @@ def _suite(
     collected: int | None = 120,
     python: str = "cpython 3.11.7",
     command: str = "pytest tests -q",
-) -> dict[str, Any]:
+) -> TimingMeasurement:
+    sample: TimingSample = {
+        "wall_ms": wall,
+        "cpu_ms": cpu,
+        "user_ms": cpu,
+        "system_ms": 0,
+        "peak_rss_kib": rss,
+        "tree_peak_rss_kib": rss,
+        "exit_code": 0,
+    }
     return {
         "name": name,
         "command": command,
+        "runner": "pytest",
         "python": python,
         "status": "passed",
+        "exit_codes": [0, 0, 0],
         "outcomes": {"passed": collected or 0},
         "collected": collected,
         "measured": {
+            "arm": "serial",
+            "argv": command.split(),
             "repeat": 3,
             "workers": 0,
             "wall_ms": _stat(wall),
             "cpu_ms": _stat(cpu, cpu_spread),
             "peak_rss_kib": _stat(rss),
+            "tree_peak_rss_kib": _stat(rss),
             "processes": [{"role": "controller", "peak_rss_kib": rss, "cpu_ms": cpu}],
+            "samples": [sample, sample, sample],
         },
-        "offenders": {"tests": [{"nodeid": "tests/test_a.py::test_slow", "ms": 2500}]},
+        "offenders": {
+            "tests": [{"nodeid": "tests/test_a.py::test_slow", "ms": 2500}],
+            "files": [],
+            "fixtures": [],
+            "startup_ms": None,
+            "collection_ms": None,
+            "first_test_ms": None,
+        },
         "xdist": None,
         "xdist_skipped": "workers = 0: the comparison is switched off",
+        "failure": None,
     }
 
 
 def _recorded(
-    tmp_path: Path, *suites: dict[str, Any], host: dict[str, Any] = HOST
+    tmp_path: Path, *suites: TimingMeasurement, host: TimingFingerprint = HOST
 ) -> dict[str, Any]:
     path = tmp_path / "baselines" / "timing.json"
     record_baseline(path, previous=None, fingerprint=host, suites=list(suites), commit=None)
@@ -73,7 +109,7 @@ def test_cpu_regression_beyond_max_regression_and_spread_fails_the_gate(tmp_path
     result = compare(_suite(cpu=14_000, cpu_spread=600), baseline, HOST, max_regression=30)
     assert result["status"] == "compared"
     assert result["gate"]["failed"]
-    assert "+40.0%" in result["gate"]["reason"]
+    assert "+40.0%" in str(result["gate"]["reason"])
     cpu = next(m for m in result["metrics"] if m["metric"] == "cpu_ms")
     assert cpu["flag"] == "regressed"
 
@@ -105,21 +141,21 @@ def test_memory_and_wall_are_flagged_beyond_noise_only(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("host", "suite", "why"),
+    ("host", "current", "why"),
     [
-        ({**HOST, "cpu_count": 64}, {}, "cpu_count: 2 → 64"),
-        ({**HOST, "cpu_model": "Other CPU"}, {}, "cpu_model"),
-        (HOST, {"python": "cpython 3.13.1"}, "python"),
-        (HOST, {"command": "pytest tests -q -n 4"}, "command"),
+        ({**HOST, "cpu_count": 64}, _suite(cpu=50_000), "cpu_count: 2 → 64"),
+        ({**HOST, "cpu_model": "Other CPU"}, _suite(cpu=50_000), "cpu_model"),
+        (HOST, _suite(cpu=50_000, python="cpython 3.13.1"), "python"),
+        (HOST, _suite(cpu=50_000, command="pytest tests -q -n 4"), "command"),
     ],
 )
 def test_another_host_python_or_command_is_not_comparable_never_a_regression(
-    tmp_path: Path, host: dict[str, Any], suite: dict[str, Any], why: str
+    tmp_path: Path, host: TimingFingerprint, current: TimingMeasurement, why: str
 ) -> None:
     baseline = _recorded(tmp_path, _suite(cpu=10_000))
-    result = compare(_suite(cpu=50_000, **suite), baseline, host, max_regression=30)
+    result = compare(current, baseline, host, max_regression=30)
     assert result["status"] == "not comparable"
-    assert why in result["reason"]
+    assert why in str(result["reason"])
     assert not result["gate"]["failed"]
     assert result["metrics"] == []
     assert table.row({**_suite(), "comparison": result})["delta"] == "not comparable"
@@ -129,14 +165,17 @@ def test_a_suite_missing_from_the_baseline_says_how_to_record(tmp_path: Path) ->
     baseline = _recorded(tmp_path, _suite(name="other"))
     result = compare(_suite(), baseline, HOST, max_regression=30)
     assert result["status"] == "no baseline"
-    assert "lanes timing --record" in result["reason"]
+    assert "lanes timing --record" in str(result["reason"])
     assert compare(_suite(), None, HOST, max_regression=30)["status"] == "no baseline"
 
 
 def test_collected_dropping_is_flagged_and_shown_in_the_table(tmp_path: Path) -> None:
     baseline = _recorded(tmp_path, _suite(collected=1374))
-    current = _suite(collected=1102)
-    current["comparison"] = compare(current, baseline, HOST, max_regression=None)
+    measured = _suite(collected=1102)
+    current: TimingSuite = {
+        **measured,
+        "comparison": compare(measured, baseline, HOST, max_regression=None),
+    }
     assert current["comparison"]["collected"] == {
         "baseline": 1374,
         "current": 1102,
@@ -148,8 +187,11 @@ def test_collected_dropping_is_flagged_and_shown_in_the_table(tmp_path: Path) ->
 
 def test_the_table_has_one_row_per_suite_with_every_column(tmp_path: Path) -> None:
     baseline = _recorded(tmp_path, _suite(cpu=10_000))
-    current = _suite(cpu=20_000)
-    current["comparison"] = compare(current, baseline, HOST, max_regression=30)
+    measured = _suite(cpu=20_000)
+    current: TimingSuite = {
+        **measured,
+        "comparison": compare(measured, baseline, HOST, max_regression=30),
+    }
     row = table.row(current)
     assert set(row) == set(table.COLUMNS)
     assert row["top_offender"] == "tests/test_a.py::test_slow 2.5s"
@@ -157,7 +199,9 @@ def test_the_table_has_one_row_per_suite_with_every_column(tmp_path: Path) -> No
     assert "CPU +100.0% regressed" in row["delta"]
     assert "FAIL" in row["delta"]
     assert row["xdist"].startswith("not measured (workers = 0")
-    rendered = table.render([row, table.row({**_suite(name="e2e"), "comparison": None})])
+    e2e = _suite(name="e2e")
+    no_baseline = compare(e2e, None, HOST, max_regression=30)
+    rendered = table.render([row, table.row({**e2e, "comparison": no_baseline})])
     lines = rendered.splitlines()
     assert lines[0].startswith("suite")
     assert len(lines) == 4
@@ -173,7 +217,7 @@ def test_recording_keeps_other_suites_only_from_the_same_host(tmp_path: Path) ->
     document = read_baseline(path)
     assert document is not None
     assert sorted(document["suites"]) == ["e2e", "unit"]
-    other_host = {**HOST, "cpu_count": 8}
+    other_host: TimingFingerprint = {**HOST, "cpu_count": 8}
     record_baseline(path, previous=document, fingerprint=other_host, suites=[_suite()], commit=None)
     document = read_baseline(path)
     assert document is not None

@@ -2,17 +2,38 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.timing.xdist import verdict
 
+if TYPE_CHECKING:
+    from lanes.payloads.timing import TimingArm
 
-def _arm(wall: int, spread: int = 0, cpu: int = 1000) -> dict[str, Any]:
+
+def _arm(wall: int, spread: int = 0, cpu: int = 1000) -> TimingArm:
     return {
+        "arm": "serial",
+        "argv": ["pytest"],
+        "repeat": 3,
+        "workers": 0,
         "wall_ms": {"median": wall, "min": wall - spread, "max": wall + spread},
         "cpu_ms": {"median": cpu, "min": cpu, "max": cpu},
+        "peak_rss_kib": {"median": 50_000, "min": 50_000, "max": 50_000},
+        "tree_peak_rss_kib": {"median": 50_000, "min": 50_000, "max": 50_000},
+        "processes": [],
+        "samples": [
+            {
+                "wall_ms": wall,
+                "cpu_ms": cpu,
+                "user_ms": cpu,
+                "system_ms": 0,
+                "peak_rss_kib": 50_000,
+                "tree_peak_rss_kib": 50_000,
+                "exit_code": 0,
+            }
+        ],
     }
 
 
@@ -26,7 +47,7 @@ def _arm(wall: int, spread: int = 0, cpu: int = 1000) -> dict[str, Any]:
     ],
 )
 def test_the_verdict_follows_the_measured_arms(
-    serial: dict[str, Any], parallel: dict[str, Any], expected: str, recommended: int
+    serial: TimingArm, parallel: TimingArm, expected: str, recommended: int
 ) -> None:
     block = verdict(serial, parallel, workers=2, serial_empty_ms=4_000, parallel_empty_ms=9_000)
     assert block["verdict"] == expected

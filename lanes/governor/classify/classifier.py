@@ -217,7 +217,7 @@ class _Collector:
             if simple.stdin is not None and _reads_script_from_stdin(argv):
                 self.script(simple.stdin, env, depth + 1)
                 return
-            wrapper = _runs_form(argv, self.forms) if self.forms else None
+            wrapper = self._wrapper_run(argv)
             if wrapper is not None:
                 # The whole suite, unless arguments after `--` are handed on
                 # to the test command (`tox -- tests/x.py`): those narrow it.
@@ -265,6 +265,22 @@ class _Collector:
                     narrowing=tuple(outcome.narrowing),
                 )
             )
+
+    def _wrapper_run(self, argv: list[str]) -> str | None:
+        """The program of the ``test_commands`` form ``argv`` runs, or None.
+        tox and nox are judged closer: ``tox --version`` only prints, and
+        ``nox -s lint`` runs tests when the noxfile's lint session does."""
+        form = _runs_form(argv, self.forms) if self.forms else None
+        program = basename(argv[0])
+        if program not in ("tox", "nox"):
+            return form
+        from lanes.governor.classify.wrapper_runs import nox_runs_tests, only_informs
+
+        if only_informs(program, argv):
+            return None
+        if program == "nox":
+            return program if nox_runs_tests(argv, self.root, forms_hit=form is not None) else None
+        return form
 
     def _computed_program(
         self,

@@ -113,7 +113,7 @@ def test_commands(root: str | None) -> tuple[str, ...]:
     view of the config), so ``lanes classify`` answers as the hook does; the
     defaults when the config cannot be read."""
     from lanes.governor.classify.runners.names import DEFAULT_TEST_COMMANDS
-    from lanes.governor.settings import gate_config
+    from lanes.governor.config_cache import gate_config
 
     try:
         return tuple(gate_config(root or ".").governor.test_commands)

@@ -182,6 +182,18 @@ def _default_root() -> Path:
     return Path(project_root(os.getcwd()))
 
 
+def _advise_runner(root: Path) -> None:
+    """Check the project's test environments for the governor's pytest plugin
+    and say how to add it where it is missing: the hook alone judges shell
+    strings, the plugin judges what pytest collects (issue 30)."""
+    from lanes.governor.cli.runner_check import check_runner, render_checks
+
+    checks, disabled = check_runner(root)
+    print("pytest plugin (lanes.governor), where this project's pytest may run:")
+    for line in render_checks(checks, disabled, advise=True):
+        print(line)
+
+
 def run_install(ns: argparse.Namespace) -> int:
     root = Path(ns.root).resolve() if ns.root else _default_root()
     if not root.is_dir():
@@ -204,6 +216,7 @@ def run_install(ns: argparse.Namespace) -> int:
             print(f"{shown}: registered `{command}` for {', '.join(added)} (matcher {MATCHER})")
         else:
             print(f"{shown}: `{command}` already registered; nothing changed")
+    _advise_runner(root)
     if claude_command == CLAUDE_COMMAND:
         print(
             "`lanes hook` must be on the agent's PATH (activate the virtualenv that has lanekit)."

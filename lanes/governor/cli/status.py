@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lanes.errors import StateError, UsageError
@@ -92,7 +93,11 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
         from lanes.governor.policy.economy import session_counters
 
         economy = session_counters(cwd, session_id)
+    from lanes.governor.cli.runner_check import check_runner
+
+    checks, disabled = check_runner(Path(config.root))
     return {
+        "runner_plugin": {"environments": [c.to_dict() for c in checks], "disabled_by": disabled},
         "root": str(config.root),
         "state_dir": state,
         "state_distrusted": None
@@ -114,6 +119,21 @@ def _entry_line(entry: dict[str, object], age: object) -> str:
     if isinstance(duration, int):
         text += f", took {duration / 1000:.1f} s"
     return text
+
+
+def _runner_lines(runner: object) -> list[str]:
+    """Where the governor's pytest plugin loads for this project (issue 30)."""
+    from lanes.governor.cli.runner_check import PluginCheck, render_checks
+
+    if not isinstance(runner, dict):
+        return []
+    checks = [
+        PluginCheck(str(e["interpreter"]), str(e["found_as"]), loads=e["loads"])
+        for e in runner.get("environments", [])
+        if isinstance(e, dict)
+    ]
+    disabled = [str(reason) for reason in runner.get("disabled_by", [])]
+    return ["pytest plugin (lanes.governor)", *render_checks(checks, disabled, advise=False)]
 
 
 def render_status(view: dict[str, object]) -> str:
@@ -166,6 +186,7 @@ def render_status(view: dict[str, object]) -> str:
         else:
             label = {"expired": "expired", "owner-dead": "owner dead"}.get(str(status), status)
             lines.append(f"run lock   {label}: {who}; the next run takes it")
+    lines.extend(_runner_lines(view.get("runner_plugin")))
     economy = view["economy"]
     if view["session"] is None:
         lines.append("economy    no session (pass --session ID)")

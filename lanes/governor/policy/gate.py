@@ -13,7 +13,9 @@ Decision order (issue 4, README "The gate"):
    the lock it took released.
 2. **Dedup.** A command that runs a suite with a fresh PASS on this exact tree
    is blocked; ``LANES_TEST_FORCE=1`` skips this step.
-3. **Run lock** for suites with ``lock = true`` and allowed full sweeps.
+3. **Run lock** for suites with ``lock = true`` and allowed full sweeps: a
+   governed pytest holding the kernel lock (``<state>/test-run.flock``)
+   refuses it at once; else the JSON lock is taken.
 4. Allow.
 
 Steps 2-3 fail open: an internal error there allows the command and writes a
@@ -289,6 +291,20 @@ def _dedup_and_lock(
         debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
         _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
+    # A governed pytest holding the kernel run lock (lanes.governor.state.runlock)
+    # — a run this hook may never have seen, a computed form — refuses any
+    # heavy run now: early advice, before the agent waits for pytest to start.
+    from lanes.governor.state.runlock import probe
+
+    runner = probe(files.flock)
+    if runner is not None:
+        return Decision(
+            "block",
+            f"run lock held by a running pytest: {runner.describe(env.now())}. It frees the "
+            "moment that run ends. Do something else meanwhile and retry; "
+            "`lanes governor status` shows the holder.",
+            step="lock",
+        )
     # Imported only here: a dedup hit, the common answer to a re-run, never
     # reaches the lock.
     from lanes.governor.state import lock as lock_mod

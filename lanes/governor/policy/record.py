@@ -14,7 +14,10 @@ mention, heredoc or ``echo`` never counts):
 
 A result is recorded only if the tree is the one the run started on (noted
 by PreToolUse, :mod:`lanes.governor.state.run_notes`): an edit made by anyone during the
-run voids it.
+run voids it. A suite the governor's pytest plugin recorded for this same
+run (``source: "runner"``, on this tree, since the run started) is left as
+the plugin wrote it: it judged what pytest really collected and how the run
+ended, and one run must never count twice (issue 30).
 
 Then the run lock is released if this session holds it for this very command,
 so a finished or failed run frees it at once. A command that merely mentions a
@@ -39,7 +42,13 @@ if TYPE_CHECKING:
     from lanes.governor.payload import HookPayload
     from lanes.governor.policy.suites import SuiteMatch
 
-__all__ = ["PostResult", "decide_post", "post_tool_use", "release_own_lock"]
+__all__ = ["RUNNER_STOPS", "PostResult", "decide_post", "post_tool_use", "release_own_lock"]
+
+# The exit statuses of a pytest run the governor's pytest plugin stopped
+# before its first test (lanes/governor/runner/exits.py, an IntEnum: enum is
+# off the hook's path, so the numbers are repeated here and a test ties them).
+# No test ran: the run proves nothing, and is never recorded as a FAIL.
+RUNNER_STOPS = (6, 7, 8)
 
 
 class PostResult:
@@ -127,7 +136,8 @@ def _record(
     whose ledger write fails is left out and logged."""
     env = ctx.env
     # Always consumed, whatever the outcome: a note outlives only its own run.
-    started_on = take_start(env, note)
+    noted = take_start(env, note)
+    started_on, noted_at = (None, None) if noted is None else noted
     recorded: dict[str, str] = {}
     failed = payload.failed
     if payload.interrupted:
@@ -135,6 +145,9 @@ def _record(
         return recorded
     if failed is None:
         debug_log("record-skipped", reason="outcome unknown", hook_event=payload.event)
+        return recorded
+    if failed and payload.exit_code in RUNNER_STOPS:
+        debug_log("record-skipped", reason=f"the runner stopped it (exit {payload.exit_code})")
         return recorded
     if not matches or ctx.state is None:
         return recorded
@@ -149,7 +162,13 @@ def _record(
         status: ledger_mod.Outcome = "FAIL" if failed else "PASS"
         now = env.now()
         duration = None if started is None else max(0, int((now - started) * 1000))
+        entries = ledger_mod.read(env, ctx.state.ledger)
         for match in matches:
+            if _runner_recorded(entries.get(match.name), tree, noted_at):
+                # The pytest plugin recorded this very run from what it
+                # collected and how it ended: one run, one record (issue 30).
+                debug_log("record-skipped", reason="the runner recorded it", suite=match.name)
+                continue
             entry = ledger_mod.LedgerEntry(
                 status=status,
                 ts=now,
@@ -166,6 +185,21 @@ def _record(
                 continue
             recorded[match.name] = status
     return recorded
+
+
+def _runner_recorded(
+    entry: ledger_mod.LedgerEntry | None, tree: ledger_mod.TreeState, started: float | None
+) -> bool:
+    """Whether ``entry`` is the pytest plugin's record of the run that just
+    ended: written by the runner, on this tree, since the run started (when
+    PreToolUse noted no start, any runner record on this tree counts)."""
+    return (
+        entry is not None
+        and entry.source == "runner"
+        and entry.git_head == tree.git_head
+        and entry.dirty_digest == tree.dirty_digest
+        and (started is None or entry.ts >= started)
+    )
 
 
 def post_tool_use(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from lanes.governor.classify.model import Classification, Invocation, Segment
     from lanes.governor.settings import ConfigLike, SuiteLike
 
-__all__ = ["SuiteMatch", "normalise_path", "resolve"]
+__all__ = ["SuiteMatch", "normalise_path", "resolve", "suite_selection"]
 
 
 class SuiteMatch:
@@ -107,6 +107,16 @@ def _shape(suite: SuiteLike, root: str) -> _SuiteShape:
     shape = _SuiteShape(frozenset(normalise_path(p) for p in paths), markers, argv, full=full)
     _shapes[key] = shape
     return shape
+
+
+def suite_selection(suite: SuiteLike, root: str) -> tuple[frozenset[str], str | None, bool]:
+    """What ``suite`` selects, as the hook reads it: its paths (relative to
+    ``root``), its ``-m`` expression (None: none) and whether its command runs
+    the whole test root. The governor's pytest plugin judges a collection
+    against exactly this, so the hook and the runner cannot disagree on what
+    a suite is."""
+    shape = _shape(suite, root)
+    return shape.paths, shape.markers, shape.full
 
 
 def _is_suite(inv: Invocation, suite: SuiteLike, shape: _SuiteShape, cwd: str, root: str) -> bool:

@@ -166,6 +166,45 @@ class SweepVerdict:
         self.reasons = reasons
 
 
+# The governor's pytest plugin, as `-p no:NAME` names it (its pytest11 entry point).
+RUNNER_PLUGIN = "lanes.governor"
+
+
+def disables_runner(
+    inv: Invocation, classification: Classification, environ: Mapping[str, str]
+) -> str | None:
+    """How a pytest run turns off the governor's pytest plugin — the gate
+    that judges what pytest really collects (issue 30) — or None.
+
+    ``-p no:lanes.governor`` (or ``PYTEST_ADDOPTS`` saying it),
+    ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` without ``-p lanes.governor``, and a
+    ``PYTEST_CURRENT_TEST`` or ``MUTANT_UNDER_TEST`` set in the command (the
+    plugin leaves a pytest started inside a running test, or by a mutation
+    tool, to what started it)."""
+    if inv.runner != "pytest":
+        return None
+    segment = inv.segment
+    argv = list(segment.argv)
+    addopts = env_flag("PYTEST_ADDOPTS", classification, environ, segment) or ""
+    words = [*argv, *addopts.split()]
+    named: list[str] = []
+    for index, word in enumerate(words):
+        if word == "-p" and index + 1 < len(words):
+            named.append(words[index + 1])
+        elif word.startswith("-p") and len(word) > 2:
+            named.append(word[2:])
+    for name in named:
+        if name.startswith("no:" + RUNNER_PLUGIN):
+            return f"`-p {name}` turns the governor's pytest plugin off"
+    autoload = env_flag("PYTEST_DISABLE_PLUGIN_AUTOLOAD", classification, environ, segment)
+    if autoload and autoload != "0" and RUNNER_PLUGIN not in named:
+        return "PYTEST_DISABLE_PLUGIN_AUTOLOAD keeps the governor's pytest plugin from loading"
+    for name in ("PYTEST_CURRENT_TEST", "MUTANT_UNDER_TEST"):
+        if env_flag(name, classification, {}, segment) is not None:
+            return f"{name} set by hand makes the governor's pytest plugin stand aside"
+    return None
+
+
 def judge(
     classification: Classification,
     command: str,
@@ -174,9 +213,19 @@ def judge(
     environ: Mapping[str, str],
 ) -> SweepVerdict:
     """Apply the rule to one command: block, or allow (with the override
-    reasons to audit when it is a sweep)."""
+    reasons to audit when it is a sweep). A pytest run that disables the
+    governor's pytest plugin is judged as a sweep: without the plugin, the
+    shell string is all the gate has, and it cannot see what pytest collects."""
     reasons: list[str] = []
-    for inv, why in full_sweeps(classification, command, gate_runners, sweep_min_paths):
+    sweeps = list(full_sweeps(classification, command, gate_runners, sweep_min_paths))
+    swept = {id(inv) for inv, _ in sweeps}
+    for run in classification.invocations:
+        if id(run) in swept or run.runner not in gate_runners:
+            continue
+        disabled = disables_runner(run, classification, environ)
+        if disabled is not None:
+            sweeps.append((run, f"{disabled}, so only the shell string can be judged"))
+    for inv, why in sweeps:
         segment = inv.segment if inv is not None else None
         flag = env_flag("LANES_FULL_SWEEP_OK", classification, environ, segment)
         reason = env_flag("LANES_OVERRIDE_REASON", classification, environ, segment)

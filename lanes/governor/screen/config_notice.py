@@ -10,7 +10,7 @@ changes again.
 
 Detection costs nothing extra on a healthy project: the config cache marks a
 file it could not load with the screen's "everything" word in the word cache
-this package keeps (see :mod:`lanes.governor.settings`), and only then is the
+this package keeps (see :mod:`lanes.governor.config_cache`), and only then is the
 strict loader run, once per file version, for the message. Which versions were told is kept in
 ``$XDG_STATE_HOME/lanekit/config-notices.tsv`` (path, stamp).
 """

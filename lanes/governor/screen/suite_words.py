@@ -5,44 +5,24 @@ command names no runner and no word of a configured non-runner suite (``make
 verify``). It learns those words from this cache: one row per
 ``pyproject.toml`` with the file's stamp (mtime and size) and the words of its
 ``runner = "command"`` suites. A missing or stale row makes the screen pass the
-payload on, and the full path calls :func:`refresh`, so an edited config is
+payload on, and the full path calls
+:func:`lanes.governor.config_cache.refresh_words`, so an edited config is
 picked up by the very next hook call. The rows are derived, with the gate's
 config rows, from one strict load per changed file under one lock
-(:func:`lanes.governor.settings.refresh`); this file is their os-only view.
+(:meth:`lanes.governor.config_cache.ConfigCache.update`); this file is their
+os-only view.
 """
 
 from __future__ import annotations
 
 from lanes.governor.classify.runners.names import COMMAND_RUNNER
-from lanes.governor.screen.prescreen import (
-    EVERYTHING,
-    pyprojects_above,
-    screen_text,
-    suite_words_path,
-)
-from lanes.governor.state.debug import debug_log
+from lanes.governor.screen.prescreen import EVERYTHING, screen_text, suite_words_path
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
     from lanes.config import Config
 
-__all__ = ["refresh", "suite_words", "words_of", "write_rows"]
-
-
-def suite_words(pyproject: str) -> list[bytes]:
-    """The screen words of ``pyproject``'s non-runner suites (loads it strictly);
-    ``[*]`` when the config cannot be read (then nothing may be dropped)."""
-    from pathlib import Path
-
-    from lanes.config import load_config  # off the screen's path
-    from lanes.errors import LanesError
-
-    try:
-        config = load_config(Path(pyproject))
-    except LanesError as exc:
-        debug_log("suite-words", pyproject=pyproject, error=exc.message)
-        return [EVERYTHING]
-    return words_of(config)
+__all__ = ["words_of", "write_rows"]
 
 
 def words_of(config: Config) -> list[bytes]:
@@ -82,20 +62,3 @@ def write_rows(rows: dict[str, tuple[str, list[bytes]]]) -> None:
         if "\t" not in path and "\n" not in path
     ]
     write_atomic(suite_words_path(), b"\n".join(lines) + b"\n")
-
-
-def refresh(cwd: str | None) -> None:
-    """Bring the rows of every ``pyproject.toml`` above ``cwd`` up to date.
-
-    Through the one config cache (:func:`lanes.governor.settings.refresh`):
-    each changed file is loaded strictly once, and its words and the gate's
-    row are written together under one lock.
-    """
-    if cwd is None:
-        return
-    configs = pyprojects_above(cwd)
-    if not configs:
-        return
-    from lanes.governor.settings import refresh as refresh_cache
-
-    refresh_cache(configs)

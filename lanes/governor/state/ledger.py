@@ -4,7 +4,7 @@
 
     {"unit": {"status": "PASS", "ts": 1781060000.0, "git_head": "<40 hex>",
               "dirty_digest": "clean", "agent": "claude",
-              "session_tail": "0c5e1a2b", "duration_ms": 5120}}
+              "session_tail": "0c5e1a2b", "duration_ms": 5120, "source": "hook"}}
 
 Freshness rule: a PASS is fresh iff its status is PASS, its age is at most the
 suite's ``max_age``, its ``git_head`` equals HEAD and its ``dirty_digest``
@@ -78,7 +78,16 @@ class TreeState:
 class LedgerEntry:
     """One suite's latest result. ``git_head``/``dirty_digest`` are None for v1 entries."""
 
-    __slots__ = ("agent", "dirty_digest", "duration_ms", "git_head", "session_tail", "status", "ts")
+    __slots__ = (
+        "agent",
+        "dirty_digest",
+        "duration_ms",
+        "git_head",
+        "session_tail",
+        "source",
+        "status",
+        "ts",
+    )
 
     def __init__(
         self,
@@ -90,6 +99,7 @@ class LedgerEntry:
         agent: str = "",
         session_tail: str = "",
         duration_ms: int | None = None,
+        source: str = "hook",
     ) -> None:
         self.status: Outcome = status
         self.ts = ts
@@ -98,6 +108,10 @@ class LedgerEntry:
         self.agent = agent
         self.session_tail = session_tail
         self.duration_ms = duration_ms
+        # Who recorded it: "hook" (a post event judged the shell command) or
+        # "runner" (the pytest plugin judged what ran); the hook's post event
+        # never overwrites the runner's record of the same run.
+        self.source = source
 
     @classmethod
     def from_dict(cls, suite: str, data: object) -> LedgerEntry:
@@ -122,7 +136,7 @@ class LedgerEntry:
             msg = f"ts must be a finite number of seconds, got {raw_ts!r}"
             raise bad(msg)
         strings: dict[str, str | None] = {}
-        for key in ("git_head", "dirty_digest", "agent", "session_tail"):
+        for key in ("git_head", "dirty_digest", "agent", "session_tail", "source"):
             value = data.get(key)
             if value is not None and not isinstance(value, str):
                 msg = f"{key} must be a string, got {value!r}"
@@ -142,6 +156,7 @@ class LedgerEntry:
             agent=strings["agent"] or "",
             session_tail=strings["session_tail"] or "",
             duration_ms=duration,
+            source=strings["source"] or "hook",
         )
 
     def to_dict(self) -> dict[str, object]:
@@ -153,6 +168,7 @@ class LedgerEntry:
             "agent": self.agent,
             "session_tail": self.session_tail,
             "duration_ms": self.duration_ms,
+            "source": self.source,
         }
 
     def __eq__(self, other: object) -> bool:

@@ -35,9 +35,10 @@ def note_start(env: Environment, path: str, tree: TreeState, suites: list[str]) 
     env.replace(path, json.dumps({"tree": tree.to_dict(), "suites": suites, "ts": env.now()}))
 
 
-def take_start(env: Environment, path: str) -> TreeState | None:
-    """The tree noted for this run (and forget it); None when none was noted
-    or the note is unreadable."""
+def take_start(env: Environment, path: str) -> tuple[TreeState, float | None] | None:
+    """The tree noted for this run and when (and forget it); None when none
+    was noted or the note is unreadable. The time is None in a note without
+    one: the post event then cannot tell this run from an earlier one."""
     try:
         text = env.read(path)
     except OSError:
@@ -54,7 +55,9 @@ def take_start(env: Environment, path: str) -> TreeState | None:
         digest = string_field(tree, "dirty_digest", what="run note", fail=_NoteError)
     except _NoteError:
         return None
-    return TreeState(head, digest)
+    from lanes.governor.state.numbers import finite_float
+
+    return TreeState(head, digest), finite_float(data.get("ts"))
 
 
 class _NoteError(ValueError):

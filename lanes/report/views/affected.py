@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.report.views._blocks import (
     Block,
@@ -10,18 +10,20 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
-    entry_table,
-    items,
-    mapping,
     ms,
-    num,
     pct,
     table,
     text,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from lanes.payloads.affected import (
+        AffectedData,
+        AffectedPlan,
+        AffectedRecall,
+        AffectedRun,
+        AffectedSelfCheck,
+    )
 
 __all__ = ["affected_view"]
 
@@ -33,50 +35,48 @@ def _shown(value: object) -> str:
     return text(value)
 
 
-def _plan_blocks(plan: Mapping[str, Any]) -> list[Block]:
-    counts = mapping(plan.get("counts"))
-    selected, total = num(counts.get("selected")), num(counts.get("total"))
+def _plan_blocks(plan: AffectedPlan) -> list[Block]:
+    counts = plan["counts"]
+    selected = f"{text(counts['selected'])} of {text(counts['total'])} test files"
     blocks: list[Block] = [
         Facts(
             (
-                ("base", text(plan.get("base"))),
-                ("changed paths", text(len(items(plan.get("changed"))))),
-                (
-                    "selected",
-                    f"{text(selected)} of {text(total)} test files ({pct(counts.get('share'))})",
-                ),
-                ("full set", "yes" if plan.get("full") is True else "no"),
+                ("base", text(plan["base"])),
+                ("changed paths", text(len(plan["changed"]))),
+                ("selected", f"{selected} ({pct(counts['share'])})"),
+                ("full set", "yes" if plan["full"] else "no"),
             )
         )
     ]
     blocks.extend(
-        Callout("warn", f"full set: {text(r.get('changed'))} — {text(r.get('detail'))}")
-        for r in items(plan.get("full_reasons"))
+        Callout("warn", f"full set: {text(r['changed'])} — {text(r['detail'])}")
+        for r in plan["full_reasons"]
     )
-    changed = items(plan.get("changed"))
-    if changed:
+    if plan["changed"]:
         blocks.append(
-            entry_table(
+            table(
                 "Changed paths and the rule that judged each",
-                changed,
-                (
-                    ("path", "path", text),
-                    ("change", "change", text),
-                    ("rule", "rule", text),
-                    ("why", "detail", text),
-                    ("tests", "tests", text),
-                ),
+                ("path", "change", "rule", "why", "tests"),
+                [
+                    (
+                        text(c["path"]),
+                        text(c["change"]),
+                        text(c["rule"]),
+                        text(c["detail"]),
+                        text(c["tests"]),
+                    )
+                    for c in plan["changed"]
+                ],
                 code=(0,),
                 state_column=False,
             )
         )
-    spots = items(plan.get("blind_spots"))
-    if spots:
+    if plan["blind_spots"]:
         blocks.append(
-            entry_table(
+            table(
                 "Not seen by the import graph (check by hand)",
-                spots,
-                (("file", "file", text), ("line", "line", text), ("what", "what", text)),
+                ("file", "line", "what"),
+                [(text(s["file"]), text(s["line"]), text(s["what"])) for s in plan["blind_spots"]],
                 code=(0,),
                 state_column=False,
             )
@@ -84,79 +84,83 @@ def _plan_blocks(plan: Mapping[str, Any]) -> list[Block]:
     return blocks
 
 
-def affected_view(data: Mapping[str, Any]) -> Detail:
+def _runs_blocks(runs: list[AffectedRun]) -> tuple[list[Block], list[Finding]]:
+    if not runs:
+        return [], []
+    block = table(
+        "What ran (each selected suite once, then the gates)",
+        ("what", "command", "exit", "took"),
+        [
+            (
+                text(r["what"]),
+                " ".join(text(a) for a in r["command"]),
+                text(r["exit_code"]),
+                ms(r["duration_ms"]),
+            )
+            for r in runs
+        ],
+        status=["pass" if r["exit_code"] == 0 else "fail" for r in runs],
+        code=(1,),
+    )
+    findings = [
+        Finding(
+            name=text(r["what"]),
+            suite="affected",
+            failed=True,
+            message="exit code " + text(r["exit_code"]),
+        )
+        for r in runs
+        if r["exit_code"] != 0
+    ]
+    return [block], findings
+
+
+def _self_check_blocks(check: AffectedSelfCheck) -> tuple[list[Block], list[Finding]]:
+    checks = check["checks"]
+    block = table(
+        "Self-check on a project whose answer is known",
+        ("check", "expected", "observed"),
+        [(text(c["name"]), _shown(c["expected"]), _shown(c["observed"])) for c in checks],
+        status=["pass" if c["passed"] else "fail" for c in checks],
+    )
+    findings = [
+        Finding(name=text(c["name"]), suite="affected self-check", failed=True)
+        for c in checks
+        if not c["passed"]
+    ]
+    return [block], findings
+
+
+def _recall_block(recall: AffectedRecall) -> Block:
+    return Callout(
+        "pass" if not recall["missed"] else "fail",
+        f"recall {pct(recall['recall'])} over {text(recall['noticed'])} plants a test noticed; "
+        f"mean selection {pct(recall['mean_selected_share'])} of the test files; missed: "
+        f"{', '.join(text(m) for m in recall['missed']) or 'none'}",
+    )
+
+
+def affected_view(data: AffectedData) -> Detail:
     blocks: list[Block] = []
     findings: list[Finding] = []
-    plan = data.get("plan")
-    if isinstance(plan, dict):
-        blocks.extend(_plan_blocks(plan))
-    runs = items(data.get("runs"))
-    if runs:
-        failed = [r for r in runs if r.get("exit_code") != 0]
-        blocks.append(
-            table(
-                "What ran (each selected suite once, then the gates)",
-                ("what", "command", "exit", "took"),
-                [
-                    (
-                        text(r.get("what")),
-                        " ".join(text(a) for a in r.get("command") or []),
-                        text(r.get("exit_code")),
-                        ms(r.get("duration_ms")),
-                    )
-                    for r in runs
-                ],
-                status=["pass" if r.get("exit_code") == 0 else "fail" for r in runs],
-                code=(1,),
-            )
-        )
-        findings.extend(
-            Finding(
-                name=text(r.get("what")),
-                suite="affected",
-                failed=True,
-                message="exit code " + text(r.get("exit_code")),
-            )
-            for r in failed
-        )
-    check = data.get("self_check")
-    if isinstance(check, dict):
-        checks = items(check.get("checks"))
-        blocks.append(
-            table(
-                "Self-check on a project whose answer is known",
-                ("check", "expected", "observed"),
-                [
-                    (text(c.get("name")), _shown(c.get("expected")), _shown(c.get("observed")))
-                    for c in checks
-                ],
-                status=["pass" if c.get("passed") is True else "fail" for c in checks],
-            )
-        )
-        findings.extend(
-            Finding(name=text(c.get("name")), suite="affected self-check", failed=True)
-            for c in checks
-            if c.get("passed") is not True
-        )
-    recall = data.get("recall")
     figures: dict[str, float] = {}
-    if isinstance(recall, dict):
-        value = num(recall.get("recall"))
-        share = num(recall.get("mean_selected_share"))
-        blocks.append(
-            Callout(
-                "pass" if not recall.get("missed") else "fail",
-                f"recall {pct(value)} over {text(recall.get('noticed'))} plants a test noticed; "
-                f"mean selection {pct(share)} of the test files; missed: "
-                f"{', '.join(text(m) for m in recall.get('missed') or []) or 'none'}",
-            )
-        )
-        if value is not None:
-            figures["recall"] = value
-        if share is not None:
-            figures["mean selected share"] = share
-    if isinstance(plan, dict):
-        share = num(mapping(plan.get("counts")).get("share"))
-        if share is not None:
-            figures["selected share"] = share
+    if "plan" in data:
+        blocks.extend(_plan_blocks(data["plan"]))
+    if "runs" in data:
+        run_blocks, run_findings = _runs_blocks(data["runs"])
+        blocks.extend(run_blocks)
+        findings.extend(run_findings)
+    if "self_check" in data:
+        check_blocks, check_findings = _self_check_blocks(data["self_check"])
+        blocks.extend(check_blocks)
+        findings.extend(check_findings)
+    if "recall" in data:
+        recall = data["recall"]
+        blocks.append(_recall_block(recall))
+        if recall["recall"] is not None:
+            figures["recall"] = float(recall["recall"])
+        if recall["mean_selected_share"] is not None:
+            figures["mean selected share"] = float(recall["mean_selected_share"])
+    if "plan" in data:
+        figures["selected share"] = float(data["plan"]["counts"]["share"])
     return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.report.views._blocks import (
     Block,
@@ -10,7 +10,6 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
-    items,
     num,
     table,
     text,
@@ -18,6 +17,8 @@ from lanes.report.views._blocks import (
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from lanes.payloads.bench import BenchData, BenchFigure
 
 __all__ = ["bench_view"]
 
@@ -29,9 +30,7 @@ _FIGURES_SHOWN = 8
 _FIGURES_PER_BENCHMARK = 3
 
 
-def _figures_text(figures: object) -> str:
-    if not isinstance(figures, dict):
-        return "—"
+def _figures_text(figures: Mapping[str, BenchFigure]) -> str:
     # One figure a line in HTML (cells keep line breaks); "; " joins them in
     # Markdown. A benchmark may report dozens: the first few, then a count.
     shown = [
@@ -42,19 +41,17 @@ def _figures_text(figures: object) -> str:
     return ";\n".join(shown) or "—"
 
 
-def bench_view(data: Mapping[str, Any]) -> Detail:
-    benchmarks = sorted(
-        items(data.get("benchmarks")), key=lambda b: _ORDER.get(str(b.get("verdict")), 4)
-    )
+def bench_view(data: BenchData) -> Detail:
+    benchmarks = sorted(data["benchmarks"], key=lambda b: _ORDER[b["verdict"]])
     blocks: list[Block] = []
-    failed = [text(b.get("name")) for b in benchmarks if b.get("verdict") == "fail"]
+    failed = [text(b["name"]) for b in benchmarks if b["verdict"] == "fail"]
     if failed:
         blocks.append(
             Callout(
                 "fail", f"{', '.join(failed)}: a gating goal missed beyond noise (the lane fails)"
             )
         )
-    missed = [text(b.get("name")) for b in benchmarks if b.get("verdict") == "miss"]
+    missed = [text(b["name"]) for b in benchmarks if b["verdict"] == "miss"]
     if missed:
         blocks.append(
             Callout(
@@ -64,7 +61,7 @@ def bench_view(data: Mapping[str, Any]) -> Detail:
             )
         )
     blocks.append(
-        Facts((("iterations", text(data.get("iterations"))), ("benchmarks", str(len(benchmarks)))))
+        Facts((("iterations", text(data["iterations"])), ("benchmarks", str(len(benchmarks)))))
     )
     if benchmarks:
         blocks.append(
@@ -73,42 +70,38 @@ def bench_view(data: Mapping[str, Any]) -> Detail:
                 ("benchmark", "verdict", "goal", "figures", "note"),
                 [
                     (
-                        text(b.get("name")),
-                        text(b.get("verdict")).upper(),
-                        text(b.get("goal")),
-                        _figures_text(b.get("figures")),
-                        text(b.get("note")),
+                        text(b["name"]),
+                        b["verdict"].upper(),
+                        text(b["goal"]),
+                        _figures_text(b["figures"]),
+                        text(b["note"]),
                     )
                     for b in benchmarks
                 ],
-                status=[_STATUS.get(str(b.get("verdict")), "info") for b in benchmarks],
+                status=[_STATUS[b["verdict"]] for b in benchmarks],
                 code=(0,),
                 state_column=False,  # the verdict column says it
             )
         )
     findings = tuple(
         Finding(
-            name=text(b.get("name")),
+            name=text(b["name"]),
             suite="bench",
-            failed=b.get("verdict") == "fail",
-            warning=b.get("verdict") == "miss",
-            message=f"{text(b.get('verdict'))}: goal {text(b.get('goal'))}; {_figures_text(b.get('figures'))}",
+            failed=b["verdict"] == "fail",
+            warning=b["verdict"] == "miss",
+            message=f"{b['verdict']}: goal {text(b['goal'])}; {_figures_text(b['figures'])}",
         )
         for b in benchmarks
-        if b.get("verdict") in ("fail", "miss", "pass")
+        if b["verdict"] in ("fail", "miss", "pass")
     )
     figures: dict[str, float] = {}
     for b in benchmarks:
-        numbers = (
-            [
-                (key, num(value))
-                for key, value in (b.get("figures") or {}).items()
-                if num(value) is not None
-            ]
-            if isinstance(b.get("figures"), dict)
-            else []
-        )
+        # The numbers only (a bool is not one: num says so); words and flags stay in the table.
+        numbers = [
+            (key, number)
+            for key, value in b["figures"].items()
+            if (number := num(value)) is not None
+        ]
         for key, value in numbers[:_FIGURES_PER_BENCHMARK]:
-            assert value is not None  # noqa: S101  # filtered above
-            figures[f"{text(b.get('name'))} {key}"] = value
+            figures[f"{text(b['name'])} {key}"] = value
     return Detail(blocks=tuple(blocks), findings=findings, figures=figures)

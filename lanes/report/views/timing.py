@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lanes.report._charts import Bar, bar_chart
 from lanes.report.views._blocks import (
@@ -12,117 +12,132 @@ from lanes.report.views._blocks import (
     Detail,
     Facts,
     Finding,
-    items,
-    mapping,
     ms,
-    num,
     table,
     text,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from lanes.payloads.timing import TimingData, TimingMetricName, TimingRow, TimingSuite
 
 __all__ = ["timing_view"]
 
 _FLAG_STATUS = {"regressed": "fail", "improved": "pass", "within noise": "info"}
-_TABLE_COLUMNS = (
-    ("suite", "suite"),
-    ("collected", "tests"),
-    ("wall", "wall"),
-    ("cpu", "CPU"),
-    ("peak_memory", "peak memory"),
-    ("top_offender", "top offender"),
-    ("xdist", "xdist"),
-    ("delta", "Δ vs baseline"),
+_TABLE_HEADERS = (
+    "suite",
+    "tests",
+    "wall",
+    "CPU",
+    "peak memory",
+    "top offender",
+    "xdist",
+    "Δ vs baseline",
+)
+_FIGURES: tuple[tuple[TimingMetricName, str], ...] = (
+    ("wall_ms", "wall (ms)"),
+    ("cpu_ms", "CPU (ms)"),
+    ("peak_rss_kib", "peak memory (KiB)"),
 )
 
 
-def _metric_value(metric: str, value: object) -> str:
+def _metric_value(metric: TimingMetricName, value: int) -> str:
     if metric == "peak_rss_kib":
-        number = num(value)
-        return "—" if number is None else f"{number / 1024:,.1f} MiB"
+        return f"{value / 1024:,.1f} MiB"
     return ms(value)
 
 
-def _median(arm: object, key: str) -> float | None:
-    return num(mapping(mapping(arm).get(key)).get("median"))
+def _cells(row: TimingRow) -> tuple[str, ...]:
+    return tuple(
+        text(cell)
+        for cell in (
+            row["suite"],
+            row["collected"],
+            row["wall"],
+            row["cpu"],
+            row["peak_memory"],
+            row["top_offender"],
+            row["xdist"],
+            row["delta"],
+        )
+    )
 
 
-def _suite_table(data: Mapping[str, Any], suites: list[Mapping[str, Any]]) -> Block | None:
-    rows = items(data.get("table"))
+def _suite_table(data: TimingData) -> Block | None:
+    rows = data["table"]
     if not rows:
         return None
-    by_name = {str(s.get("name")): s for s in suites}
+    by_name = {suite["name"]: suite for suite in data["suites"]}
 
-    def status(row: Mapping[str, Any]) -> str:
-        comparison = mapping(mapping(by_name.get(str(row.get("suite")))).get("comparison"))
-        if mapping(comparison.get("gate")).get("failed") is True:
+    def status(row: TimingRow) -> str:
+        # A failed suite's row is named "<suite> (FAILED)": it matches no suite
+        # and shows as info, as it always has.
+        suite = by_name.get(row["suite"])
+        if suite is None:
+            return "info"
+        comparison = suite["comparison"]
+        if comparison["gate"]["failed"]:
             return "fail"
-        found = {str(m.get("flag")) for m in items(comparison.get("metrics"))}
+        found = {metric["flag"] for metric in comparison["metrics"]}
         # A regressed figure the gate does not judge is worth a look, not a failure.
         return "warn" if "regressed" in found else "pass" if "improved" in found else "info"
 
     return table(
         "Suites",
-        tuple(header for _, header in _TABLE_COLUMNS),
-        [tuple(text(row.get(key)) for key, _ in _TABLE_COLUMNS) for row in rows],
+        _TABLE_HEADERS,
+        [_cells(row) for row in rows],
         status=[status(row) for row in rows],
     )
 
 
-def _deltas(suites: list[Mapping[str, Any]]) -> tuple[list[Block], list[Finding]]:
+def _deltas(suites: list[TimingSuite]) -> tuple[list[Block], list[Finding]]:
     rows: list[tuple[str, ...]] = []
     status: list[str] = []
     findings: list[Finding] = []
     blocks: list[Block] = []
     for suite in suites:
-        name = text(suite.get("name"))
-        comparison = mapping(suite.get("comparison"))
-        if comparison.get("status") != "compared":
+        name = text(suite["name"])
+        comparison = suite["comparison"]
+        gate = comparison["gate"]
+        if comparison["status"] != "compared":
             blocks.append(
-                Callout(
-                    "info",
-                    f"{name}: {text(comparison.get('status'))} — {text(comparison.get('reason'))}",
-                )
+                Callout("info", f"{name}: {comparison['status']} — {text(comparison['reason'])}")
             )
-        for metric in items(comparison.get("metrics")):
-            key = str(metric.get("metric"))
-            delta_pct = num(metric.get("delta_pct"))
+        for metric in comparison["metrics"]:
+            key = metric["metric"]
+            delta_pct = metric["delta_pct"]
             rows.append(
                 (
                     name,
                     key.removesuffix("_ms").removesuffix("_kib").replace("_", " "),
-                    _metric_value(key, metric.get("baseline")),
-                    _metric_value(key, metric.get("current")),
+                    _metric_value(key, metric["baseline"]),
+                    _metric_value(key, metric["current"]),
                     "—" if delta_pct is None else f"{delta_pct:+.1f}%",
-                    _metric_value(key, metric.get("noise")),
-                    text(metric.get("flag")),
+                    _metric_value(key, metric["noise"]),
+                    metric["flag"],
                 )
             )
-            flag = _FLAG_STATUS.get(str(metric.get("flag")), "info")
-            gated = key == "cpu_ms" and mapping(comparison.get("gate")).get("failed") is True
+            flag = _FLAG_STATUS[metric["flag"]]
+            gated = key == "cpu_ms" and gate["failed"]
             status.append("warn" if flag == "fail" and not gated else flag)
-        collected = mapping(comparison.get("collected"))
-        if collected.get("flag") == "dropped":
+        collected = comparison["collected"]
+        if collected is not None and collected["flag"] == "dropped":
             blocks.append(
                 Callout(
                     "warn",
-                    f"{name}: {text(collected.get('current'))} tests collected against "
-                    f"{text(collected.get('baseline'))} in the baseline — tests went missing, or were deselected",
+                    f"{name}: {text(collected['current'])} tests collected against "
+                    f"{text(collected['baseline'])} in the baseline — tests went missing, or were deselected",
                 )
             )
-        gate = mapping(comparison.get("gate"))
         findings.append(
             Finding(
                 name=f"{name}: CPU time against the baseline",
                 suite="timing",
-                failed=gate.get("failed") is True,
-                message=text(gate.get("reason")) if gate.get("failed") is True else "",
+                failed=gate["failed"],
+                message=text(gate["reason"]) if gate["failed"] else "",
             )
         )
-        if gate.get("failed") is True:
-            blocks.append(Callout("fail", f"{name}: {text(gate.get('reason'))}"))
+        if gate["failed"]:
+            blocks.append(Callout("fail", f"{name}: {text(gate['reason'])}"))
     if rows:
         blocks.insert(
             0,
@@ -137,50 +152,46 @@ def _deltas(suites: list[Mapping[str, Any]]) -> tuple[list[Block], list[Finding]
     return blocks, findings
 
 
-def timing_view(data: Mapping[str, Any]) -> Detail:
-    suites = items(data.get("suites"))
-    baseline = mapping(data.get("baseline"))
-    record = mapping(data.get("record"))
+def _record(data: TimingData) -> str:
+    record = data["record"]
+    if record["written"]:
+        return "written"
+    return text(record["reason"]) if record["requested"] else "not asked"
+
+
+def timing_view(data: TimingData) -> Detail:
+    suites = data["suites"]
+    baseline = data["baseline"]
+    fingerprint = data["fingerprint"]
     blocks: list[Block] = [
         Facts(
             (
                 ("suites", str(len(suites))),
                 (
                     "baseline",
-                    f"{text(baseline.get('path'))}, recorded {text(baseline.get('recorded_at'))} "
-                    f"at {text(baseline.get('commit'))[:12]}"
-                    if baseline.get("present") is True
-                    else f"{text(baseline.get('path'))}: none yet (lanes timing --record)",
+                    f"{text(baseline['path'])}, recorded {text(baseline['recorded_at'])} "
+                    f"at {text(baseline['commit'])[:12]}"
+                    if baseline["present"]
+                    else f"{text(baseline['path'])}: none yet (lanes timing --record)",
                 ),
                 (
                     "host",
-                    (
-                        f"{text(mapping(data.get('fingerprint')).get('cpu_model'))}, "
-                        f"{text(mapping(data.get('fingerprint')).get('cpu_count'))} CPUs"
-                    ),
+                    f"{text(fingerprint['cpu_model'])}, {text(fingerprint['cpu_count'])} CPUs",
                 ),
-                (
-                    "record",
-                    "written"
-                    if record.get("written") is True
-                    else text(record.get("reason"))
-                    if record.get("requested")
-                    else "not asked",
-                ),
+                ("record", _record(data)),
             )
         )
     ]
-    suite_table = _suite_table(data, suites)
+    suite_table = _suite_table(data)
     if suite_table is not None:
         blocks.append(suite_table)
     bars = [
         Bar(
-            text(s.get("name")),
-            _median(s.get("measured"), "wall_ms") or 0.0,
-            ms(_median(s.get("measured"), "wall_ms")),
+            text(suite["name"]),
+            float(suite["measured"]["wall_ms"]["median"]),
+            ms(suite["measured"]["wall_ms"]["median"]),
         )
-        for s in suites
-        if _median(s.get("measured"), "wall_ms") is not None
+        for suite in suites
     ]
     if bars:
         words = ", ".join(f"{bar.label} {bar.shown}" for bar in bars)
@@ -194,33 +205,27 @@ def timing_view(data: Mapping[str, Any]) -> Detail:
     delta_blocks, findings = _deltas(suites)
     blocks.extend(delta_blocks)
     for suite in suites:
-        xdist = mapping(suite.get("xdist"))
-        if xdist.get("explanation"):
+        xdist = suite["xdist"]
+        if xdist is not None and xdist["explanation"]:
             blocks.append(
                 Callout(
                     "info",
-                    f"{text(suite.get('name'))} — {text(xdist.get('verdict'))}: {text(xdist.get('explanation'))}",
+                    f"{text(suite['name'])} — {xdist['verdict']}: {text(xdist['explanation'])}",
                 )
             )
-    self_check = data.get("self_check")
-    if isinstance(self_check, dict):
-        passed = self_check.get("passed") is True
+    self_check = data["self_check"]
+    if self_check is not None:
+        passed = self_check["passed"]
+        summary = text(self_check["summary"])
         blocks.append(
             Callout(
                 "pass" if passed else "fail",
-                f"self-check: {text(self_check.get('summary'))}"
-                if passed
-                else f"self-check FAILED: {text(self_check.get('summary'))}",
+                f"self-check: {summary}" if passed else f"self-check FAILED: {summary}",
             )
         )
-    figures: dict[str, float] = {}
-    for suite in suites:
-        for key, label in (
-            ("wall_ms", "wall (ms)"),
-            ("cpu_ms", "CPU (ms)"),
-            ("peak_rss_kib", "peak memory (KiB)"),
-        ):
-            value = _median(suite.get("measured"), key)
-            if value is not None:
-                figures[f"{text(suite.get('name'))} {label}"] = value
+    figures = {
+        f"{text(suite['name'])} {label}": float(suite["measured"][key]["median"])
+        for suite in suites
+        for key, label in _FIGURES
+    }
     return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)

@@ -1,0 +1,162 @@
+"""The affected lane's payload (``lanes affected --run / --self-check / --recall``).
+
+:class:`AffectedData` is the envelope's ``data``: each part is there when its
+option was given. :mod:`lanes.affected` builds it (the plan in
+:mod:`lanes.affected.plan`, which ``lanes affected --json`` prints as well)
+and :mod:`lanes.report.views.affected` reads it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, NotRequired, TypedDict
+
+from lanes.payloads.constraints import Doc, Max, Min
+
+__all__ = [
+    "AffectedBlindSpot",
+    "AffectedChange",
+    "AffectedCheck",
+    "AffectedCounts",
+    "AffectedData",
+    "AffectedGate",
+    "AffectedPlan",
+    "AffectedPlant",
+    "AffectedReason",
+    "AffectedRecall",
+    "AffectedRun",
+    "AffectedSelfCheck",
+    "AffectedSuite",
+    "AffectedTest",
+]
+
+
+class AffectedReason(TypedDict):
+    """Why something was selected: the rule and the changed path behind it."""
+
+    rule: str
+    changed: str
+    detail: str
+
+
+class AffectedChange(TypedDict):
+    """One changed path and the rule that judged it."""
+
+    path: str
+    change: str
+    rule: str
+    detail: str
+    tests: Annotated[int, Min(0), Doc("test files this path selected")]
+
+
+class AffectedTest(TypedDict):
+    """A selected test file and every reason it was selected."""
+
+    file: str
+    reasons: list[AffectedReason]
+
+
+class AffectedSuite(TypedDict):
+    """A suite the plan runs: its command narrowed to the selected files, or whole."""
+
+    name: str
+    command: list[str]
+    files: list[str]
+    full: bool
+
+
+class AffectedGate(TypedDict):
+    """A check (lint, type check) the plan runs, and the changed paths that fired it."""
+
+    name: str
+    command: str
+    reasons: list[AffectedReason]
+
+
+class AffectedBlindSpot(TypedDict):
+    """An import the graph cannot follow (or a file it cannot parse): check by hand."""
+
+    file: str
+    line: Annotated[int, Min(0)]
+    what: str
+
+
+class AffectedCounts(TypedDict):
+    """Selected test files against every test file."""
+
+    selected: Annotated[int, Min(0)]
+    total: Annotated[int, Min(0)]
+    share: Annotated[float, Min(0), Max(1)]
+
+
+class AffectedPlan(TypedDict):
+    """Which tests and checks the diff needs, and why each (``lanes affected --json`` prints it)."""
+
+    base: str
+    base_commit: str | None
+    full: bool
+    full_reasons: list[AffectedReason]
+    changed: list[AffectedChange]
+    tests: list[AffectedTest]
+    suites: list[AffectedSuite]
+    gates: list[AffectedGate]
+    blind_spots: list[AffectedBlindSpot]
+    counts: AffectedCounts
+
+
+class AffectedRun(TypedDict):
+    """One command ``--run`` executed: a selected suite or a gate."""
+
+    what: str
+    command: list[str]
+    exit_code: int
+    duration_ms: Annotated[int, Min(0)]
+
+
+class AffectedCheck(TypedDict):
+    """One expectation of the self-check; ``expected`` and ``observed`` are any JSON value."""
+
+    name: str
+    expected: object
+    observed: object
+    passed: bool
+
+
+class AffectedSelfCheck(TypedDict):
+    """``--self-check``: planted changes in a project whose answer is known."""
+
+    passed: bool
+    checks: list[AffectedCheck]
+
+
+class AffectedPlant(TypedDict):
+    """One planted bug and the test files that noticed it."""
+
+    file: str
+    function: str
+    failing: list[str]
+    missed: Annotated[list[str], Doc("failing test files the plan did not select")]
+    flaky: Annotated[list[str], Doc("failing test files that did not fail alone with the plant")]
+    selected: Annotated[int, Min(0)]
+    full: bool
+
+
+class AffectedRecall(TypedDict):
+    """``--recall N``: bugs planted one at a time; the share of failing test files selected."""
+
+    seed: int
+    already_failing: list[str]
+    plants: list[AffectedPlant]
+    noticed: Annotated[int, Min(0)]
+    missed: list[str]
+    recall: Annotated[float | None, Min(0), Max(1)]
+    mean_selected_share: Annotated[float | None, Min(0), Max(1)]
+
+
+class AffectedData(TypedDict):
+    """The affected selector run as a lane (lanes affected --run / --self-check / --recall):
+    the plan, what ran, the self-check and the recall measurement."""
+
+    plan: NotRequired[AffectedPlan]
+    runs: NotRequired[list[AffectedRun]]
+    self_check: NotRequired[AffectedSelfCheck]
+    recall: NotRequired[AffectedRecall]

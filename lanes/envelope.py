@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
 from lanes import __version__
-from lanes._atomic import write_atomic
+from lanes._atomic import OutsideTreeError, write_atomic, write_atomic_under
 from lanes._jsondoc import load_object, nesting_exceeds
 from lanes.errors import EnvelopeError, LanesError
 
@@ -194,12 +194,30 @@ class Envelope:
             group_id=raw["group_id"],
         )
 
-    def write(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def write(self, path: Path, *, root: Path | None = None) -> None:
+        """Write atomically; under ``root`` (the project) the write is confined to it.
+
+        A symlinked ``envelopes/`` pointing out of the project would otherwise
+        carry every lane's file (and ``lanes report``'s) to wherever it points.
+        A path the user named outside the project (``--envelope /tmp/x.json``)
+        is written where they said.
+        """
         # allow_nan=False: Python would write the bare token NaN, which no
         # strict JSON reader (jq, browsers, the report's users) accepts.
-        text = json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False)
-        write_atomic(path, text + "\n")
+        text = json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False) + "\n"
+        if root is not None and path.absolute().is_relative_to(root.absolute()):
+            try:
+                write_atomic_under(root, path, text)
+            except OutsideTreeError as exc:
+                msg = f"the envelope {str(path)!r} would be written outside the project: {exc}"
+                raise EnvelopeError(
+                    msg,
+                    hint="a directory on its way is a symlink (or not a directory); make "
+                    "envelope_dir a real directory inside the project, or pass --envelope",
+                ) from exc
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, text)
 
 
 def _group_id() -> str:
@@ -352,7 +370,7 @@ def lane_run(
             tools=run.tools,
             group_id=_group_id(),
         )
-        envelope.write(target)
+        envelope.write(target, root=config.root)
         return dropped
 
     outermost = False

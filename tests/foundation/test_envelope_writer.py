@@ -143,3 +143,19 @@ def test_deeply_nested_json_is_an_envelope_error(tmp_path: Path) -> None:
     with pytest.raises(EnvelopeError, match="nested too deeply") as raised:
         read_envelope(path)
     assert raised.value.hint
+
+
+def test_a_symlinked_envelope_dir_never_carries_the_envelope_out_of_the_project(
+    tmp_path: Path,
+) -> None:
+    project = tmp_path / "project"
+    outside = tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "envelopes").symlink_to(outside, target_is_directory=True)
+    config = parse_config({}, root=project)
+    with pytest.raises(EnvelopeError, match="outside the project") as caught:
+        with lane_run("torture", config=config) as run:
+            run.verdict(passed=True)
+    assert "symlink" in caught.value.hint
+    assert list(outside.iterdir()) == []

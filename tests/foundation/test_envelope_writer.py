@@ -154,8 +154,10 @@ def test_a_symlinked_envelope_dir_never_carries_the_envelope_out_of_the_project(
     outside.mkdir()
     (project / "envelopes").symlink_to(outside, target_is_directory=True)
     config = parse_config({}, root=project)
-    with pytest.raises(EnvelopeError, match="outside the project") as caught:
-        with lane_run("torture", config=config) as run:
-            run.verdict(passed=True)
+    with (
+        pytest.raises(EnvelopeError, match="outside the project") as caught,
+        lane_run("torture", config=config) as run,
+    ):
+        run.verdict(passed=True)
     assert "symlink" in caught.value.hint
     assert list(outside.iterdir()) == []

@@ -39,14 +39,24 @@ if TYPE_CHECKING:
     from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
 
-__all__ = ["run_hook"]
+__all__ = ["AGENTS", "plain_hook_args", "run_hook"]
+
+
+AGENTS = ("claude", "codex")
+"""The agents whose hook protocol ``lanes hook --agent NAME`` speaks (the first is the default)."""
+
+
+def plain_hook_args(args: list[str]) -> bool:
+    """True for the argument lists ``lanes governor install`` registers (none, or
+    ``--agent codex``): those skip argparse, which costs more than the hook's work."""
+    return not args or (len(args) == 2 and args[0] == "--agent" and args[1] in AGENTS)
 
 
 def _agent_from_args(args: list[str]) -> str:
     # `lanes governor install --codex` registers `lanes hook --agent codex`.
     if len(args) >= 2 and args[0] == "--agent":
         return args[1]
-    return "claude"
+    return AGENTS[0]
 
 
 def run_hook(args: list[str]) -> int:

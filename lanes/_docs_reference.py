@@ -34,6 +34,7 @@ __all__ = [
     "exit_codes_document",
     "generated_files",
     "main",
+    "stale_files",
 ]
 
 REGENERATE = "python -m lanes._docs_reference"
@@ -230,25 +231,36 @@ def generated_files() -> dict[str, Callable[[], str]]:
     return pages
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Write every generated file under the repository root (``--check``: only compare)."""
-    args = sys.argv[1:] if argv is None else argv
-    check = args == ["--check"]
-    root = Path(__file__).resolve().parents[1]
+def stale_files(root: Path) -> list[str]:
+    """The generated files under ``root`` that differ from what the code renders now."""
     stale = []
     for rel, render in generated_files().items():
         path = root / rel
-        text = render()
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(rel)
-        if not check:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+        if not path.is_file() or path.read_text(encoding="utf-8") != render():
+            stale.append(rel)
+    return stale
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write every stale generated file; with ``--check``, only list them and exit 1.
+
+    ``--root DIR`` (default: this checkout) is the repository to check or write.
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    check = "--check" in args
+    root = Path(args[args.index("--root") + 1]) if "--root" in args else Path(__file__).resolve().parents[1]
+    stale = stale_files(root)
+    renders = generated_files()
     for rel in stale:
-        print(f"{'stale' if check else 'wrote'}: {rel}", file=sys.stderr)
+        if check:
+            print(f"stale: {rel} differs from the code", file=sys.stderr)
+            continue
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(renders[rel](), encoding="utf-8")
+        print(f"wrote: {rel}", file=sys.stderr)
     if check and stale:
-        print(f"hint: regenerate with `{REGENERATE}`", file=sys.stderr)
+        print(f"hint: regenerate with `{REGENERATE}` and commit the result", file=sys.stderr)
         return 1
     return 0
 

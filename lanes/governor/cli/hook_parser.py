@@ -31,8 +31,8 @@ examples:
   lanes governor install --codex    # also `lanes hook --agent codex` for Codex
   echo '{"tool_name": "Bash", "tool_input": {"command": "ls"}}' | lanes hook
 
-exit codes (the agent's hook protocol, not the lanes' table):
-  0  allow: the command runs (a nudge, if any, is on stdout as the protocol's JSON)
+exit codes:
+  0  allow (the agent hook protocol's codes, not the lanes' table): the command runs (a nudge, if any, is on stdout as the protocol's JSON)
   2  block: the command does not run; stderr tells the agent why
   1  a bad `lanes hook` command line (unknown option or agent): reported, never blocks"""
 

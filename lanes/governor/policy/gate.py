@@ -1,6 +1,6 @@
 """PreToolUse: the full-sweep gate, dedup against the ledger, and the run lock.
 
-Decision order (issue 4, README "The gate"):
+Decision order (issue 4, docs/how-to/governor.md, "The gate"):
 
 1. **Full-sweep gate — fail-closed** (:mod:`lanes.governor.policy.sweep`). A
    gated runner run in full (no path, the whole test root, or at least

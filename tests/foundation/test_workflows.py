@@ -176,6 +176,17 @@ def test_a_pull_request_gets_every_pr_sized_lane() -> None:
     )
 
 
+def test_ci_builds_the_docs_on_every_pr_and_uploads_the_site() -> None:
+    document = _load(WORKFLOWS / "ci.yml")
+    assert "pull_request" in document["on"]
+    docs = document["jobs"]["docs"]
+    assert docs["permissions"] == {"contents": "read"}
+    assert any(step.get("run") == "nox -s docs" for step in docs["steps"])
+    upload = next(s for s in docs["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert upload["with"]["path"] == "site/"
+    assert int(upload["with"]["retention-days"]) > 0
+
+
 def test_nightly_runs_the_lanes_at_depth_with_their_state() -> None:
     document = _load(WORKFLOWS / "nightly.yml")
     assert "schedule" in document["on"]

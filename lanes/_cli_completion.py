@@ -32,5 +32,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 def _print(ns: argparse.Namespace) -> int:
     from importlib.resources import files
 
-    sys.stdout.write(files("lanes").joinpath("completions", f"lanes.{ns.shell}").read_text(encoding="utf-8"))
+    sys.stdout.write(
+        files("lanes").joinpath("completions", f"lanes.{ns.shell}").read_text(encoding="utf-8")
+    )
     return 0

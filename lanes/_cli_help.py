@@ -40,7 +40,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "completion": (
         "lanes completion bash > ~/.local/share/bash-completion/completions/lanes",
-        "lanes completion zsh > \"${fpath[1]}/_lanes\"",
+        'lanes completion zsh > "${fpath[1]}/_lanes"',
         "lanes completion fish > ~/.config/fish/completions/lanes.fish",
     ),
     "config": ("lanes config show                # what lanekit understood of [tool.lanes]",),
@@ -54,9 +54,13 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "lanes fuzz                       # every declared target: envelopes/fuzz.json",
         "lanes fuzz --self-check          # the lane must catch its planted bugs",
     ),
-    "slow pin": ("lanes slow pin tests/test_x.py::test_big --reason 'parses 50 MB' --tracking '#42'",),
+    "slow pin": (
+        "lanes slow pin tests/test_x.py::test_big --reason 'parses 50 MB' --tracking '#42'",
+    ),
     "slow unpin": ("lanes slow unpin tests/test_x.py::test_big",),
-    "slow check": ("lanes slow check                 # pins without reason or tracking, stale pins",),
+    "slow check": (
+        "lanes slow check                 # pins without reason or tracking, stale pins",
+    ),
     "governor": (
         "lanes governor install --codex   # the hook for Claude Code and Codex",
         "lanes governor status            # tree state, suite freshness, the run lock",
@@ -100,7 +104,9 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
 }
 
 
-def walk(parser: argparse.ArgumentParser, path: str = "") -> Iterator[tuple[str, argparse.ArgumentParser, str]]:
+def walk(
+    parser: argparse.ArgumentParser, path: str = ""
+) -> Iterator[tuple[str, argparse.ArgumentParser, str]]:
     """Every parser under ``parser``: (command path, parser, its one-line help)."""
     yield path, parser, ""
     for action in parser._actions:  # argparse has no public walk of its subparsers

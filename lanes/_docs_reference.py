@@ -18,9 +18,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from lanes._cli_help import walk
+from lanes.cli import build_parser
+from lanes.exitcodes import EXIT_TABLE, ExitCode
+from lanes.governor.runner.exits import RunnerExit
+from lanes.sections import reference_document
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -79,9 +86,6 @@ def _anchor(path: str) -> str:
 
 def cli_document() -> str:
     """docs/reference/cli.md: every command, option, default and exit code."""
-    from lanes._cli_help import walk
-    from lanes.cli import build_parser
-
     parts = ["# Command-line reference\n", _NOTICE]
     for path, parser, _help in walk(build_parser()):
         title = f"lanes {path}".strip()
@@ -91,8 +95,14 @@ def cli_document() -> str:
         parts.append("```text\n" + parser.format_usage().strip() + "\n```\n")
         rows = list(_option_rows(parser))
         if rows:
-            parts.append("| option | default | what it does |\n|---|---|---|\n" + "\n".join(rows) + "\n")
-        children = [p for p, _parser, _h in walk(parser, path) if p.count(" ") == path.count(" ") + (1 if path else 0) and p != path]
+            parts.append(
+                "| option | default | what it does |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+            )
+        children = [
+            p
+            for p, _parser, _h in walk(parser, path)
+            if p.count(" ") == path.count(" ") + (1 if path else 0) and p != path
+        ]
         if children:
             links = ", ".join(f"[`lanes {c}`](#{_anchor(c)})" for c in children)
             parts.append(f"Subcommands: {links}.\n")
@@ -115,7 +125,11 @@ def _type_of(schema: dict[str, Any]) -> str:
     kind = schema.get("type")
     if kind == "array":
         return f"array of {_type_of(schema.get('items', {}))}"
-    if kind == "object" and "additionalProperties" in schema and isinstance(schema["additionalProperties"], dict):
+    if (
+        kind == "object"
+        and "additionalProperties" in schema
+        and isinstance(schema["additionalProperties"], dict)
+    ):
         return f"object of {_type_of(schema['additionalProperties'])}"
     if isinstance(kind, list):
         return " or ".join(f"`{k}`" for k in kind)
@@ -154,7 +168,7 @@ def envelope_document() -> str:
     parts.append(f"## The envelope {{#envelope}}\n\n{_cell(schema.get('description', ''))}\n")
     parts.append(_fields(schema))
     parts.append(
-        "When `stage` is `\"complete\"`, `data` is the lane's payload: "
+        'When `stage` is `"complete"`, `data` is the lane\'s payload: '
         + ", ".join(f"[`{lane}`](#{lane.replace('_', '-')})" for lane in lanes)
         + ".\n"
     )
@@ -182,44 +196,51 @@ traceback; a crash prints the traceback and says it is a lanekit bug.
 
 def exit_codes_document() -> str:
     """docs/reference/exit-codes.md: the exit table, the codes, the runner plugin's codes."""
-    from lanes.exitcodes import EXIT_TABLE, ExitCode
-    from lanes.governor.runner.exits import RunnerExit
-
     parts = ["# Exit codes\n", _NOTICE, _EXIT_INTRO, "## The codes\n"]
-    parts.append("| code | name |\n|---|---|\n" + "\n".join(f"| {int(c)} | `{c.name}` |" for c in ExitCode) + "\n")
-    parts.append("## The exit table\n\nRows are checked in order; the first that matches the exception wins.\n")
+    parts.append(
+        "| code | name |\n|---|---|\n"
+        + "\n".join(f"| {int(c)} | `{c.name}` |" for c in ExitCode)
+        + "\n"
+    )
+    parts.append(
+        "## The exit table\n\nRows are checked in order; the first that matches the exception wins.\n"
+    )
     rows = [
         f"| `{r.exception}` | {r.phase.value if r.phase else 'any'} | {int(r.code)} | {r.report.value} | {_cell(r.meaning)} |"
         for r in EXIT_TABLE
     ]
-    parts.append("| exception | phase | exit | report | meaning |\n|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    parts.append(
+        "| exception | phase | exit | report | meaning |\n|---|---|---|---|---|\n"
+        + "\n".join(rows)
+        + "\n"
+    )
     parts.append(
         "argparse rejects a bad command line itself, with exit 2, before any work.\n\n"
         "## `lanes hook`\n\n`lanes hook` follows the agent hook protocol instead: 0 lets the "
         "command run, 2 blocks it; a bad `lanes hook` command line exits 1 so that it never "
         "blocks an agent's every command.\n\n"
         "## pytest runs the governor's plugin stops\n\n"
-        "pytest's own statuses are 0–5; a run the governor's pytest plugin stops before its "
+        "pytest's own statuses are 0 to 5; a run the governor's pytest plugin stops before its "
         "first test exits with one of these (`lanes/governor/runner/exits.py`). No test ran "
         "and nothing is recorded in the ledger.\n"
     )
-    parts.append("| exit | name |\n|---|---|\n" + "\n".join(f"| {int(c)} | `{c.name}` |" for c in RunnerExit) + "\n")
+    parts.append(
+        "| exit | name |\n|---|---|\n"
+        + "\n".join(f"| {int(c)} | `{c.name}` |" for c in RunnerExit)
+        + "\n"
+    )
     return "\n".join(parts)
 
 
 def completion_script(shell: str) -> str:
     """What shtab generates for ``shell`` from the ``lanes`` parser now."""
-    import shtab
-
-    from lanes.cli import build_parser
+    import shtab  # noqa: PLC0415  # a docs/test dependency, not a runtime one: only the generator needs it
 
     return str(shtab.complete(build_parser(), shell=shell))
 
 
 def generated_files() -> dict[str, Callable[[], str]]:
     """Repository path -> the function that renders it."""
-    from lanes.sections import reference_document
-
     pages: dict[str, Callable[[], str]] = {
         "docs/reference/cli.md": cli_document,
         "docs/reference/settings.md": reference_document,
@@ -227,7 +248,7 @@ def generated_files() -> dict[str, Callable[[], str]]:
         "docs/reference/exit-codes.md": exit_codes_document,
     }
     for shell in COMPLETION_SHELLS:
-        pages[f"lanes/completions/lanes.{shell}"] = lambda shell=shell: completion_script(shell)
+        pages[f"lanes/completions/lanes.{shell}"] = partial(completion_script, shell)
     return pages
 
 
@@ -248,7 +269,11 @@ def main(argv: list[str] | None = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     check = "--check" in args
-    root = Path(args[args.index("--root") + 1]) if "--root" in args else Path(__file__).resolve().parents[1]
+    root = (
+        Path(args[args.index("--root") + 1])
+        if "--root" in args
+        else Path(__file__).resolve().parents[1]
+    )
     stale = stale_files(root)
     renders = generated_files()
     for rel in stale:

@@ -24,16 +24,24 @@ PATHS = [path for path, _parser, _help in walk(build_parser())]
 def _lanes(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LANES_", "CLAUDE", "CODEX"))}
     return subprocess.run(
-        [LANES, *args], input=stdin, capture_output=True, text=True, env=env, check=False, timeout=120
+        [LANES, *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=120,
     )
 
 
 @pytest.mark.parametrize("path", PATHS)
 def test_every_help_has_a_description_examples_and_exit_codes(path: str) -> None:
-    parser = dict((p, s) for p, s, _h in walk(build_parser()))[path]
+    parser = {p: s for p, s, _h in walk(build_parser())}[path]
     text = parser.format_help()
     assert parser.description, f"`lanes {path} --help` has no description"
-    assert "examples:\n  lanes" in text, f"`lanes {path}`: add examples to EXAMPLES in lanes/_cli_help.py"
+    assert "examples:\n  lanes" in text, (
+        f"`lanes {path}`: add examples to EXAMPLES in lanes/_cli_help.py"
+    )
     assert "exit codes:" in text
 
 
@@ -57,7 +65,9 @@ def test_slow_help_shows_an_example_and_its_exit_codes() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "examples:\n  lanes slow run" in proc.stdout
     assert "exit codes:\n  0 " in proc.stdout
-    assert "\n  2   a usage or configuration error found before any work: nothing ran\n" in proc.stdout
+    assert (
+        "\n  2   a usage or configuration error found before any work: nothing ran\n" in proc.stdout
+    )
 
 
 def test_hook_help_explains_the_hook() -> None:

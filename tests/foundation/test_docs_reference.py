@@ -55,7 +55,9 @@ def test_the_docs_check_fails_on_an_option_missing_from_the_reference(tmp_path: 
     assert stale_files(tmp_path) == []
     cli = tmp_path / "docs" / "reference" / "cli.md"
     lines = cli.read_text(encoding="utf-8").splitlines(keepends=True)
-    cli.write_text("".join(line for line in lines if not line.startswith("| `--seed-start`")), encoding="utf-8")
+    cli.write_text(
+        "".join(line for line in lines if not line.startswith("| `--seed-start`")), encoding="utf-8"
+    )
     # What `nox -s docs` runs before building the site.
     proc = subprocess.run(
         [sys.executable, "-m", "lanes._docs_reference", "--check", "--root", str(tmp_path)],

@@ -94,8 +94,7 @@ def _debug(event: str, **fields: object) -> None:
 
 def _last_resort(raw: bytes, fault: str) -> int:
     """The full-sweep rule alone, for a payload the full path could not decide:
-    no fault upstream of the rule may turn a gated full sweep into "allow"
-    (issue 11, defect 3). Everything else fails open."""
+    no fault upstream of the rule may turn a gated full sweep into "allow". Everything else fails open."""
     try:
         import os
 
@@ -212,7 +211,7 @@ def _on_post(ctx: HookContext, payload: HookPayload, classification: Classificat
 
     _guarded("record", record.post_tool_use, ctx, classification, payload)
     advice = _guarded("economy", economy.on_post_tool_use, ctx, classification, payload)
-    # A broken [tool.lanes] is told once, not only to LANES_DEBUG (issue 12).
+    # A broken [tool.lanes] is told once, not only to LANES_DEBUG.
     notice = _guarded("config-notice", config_notice.advice_once, payload.cwd)
     texts = [text for text in (advice, notice) if isinstance(text, str) and text]
     if texts:

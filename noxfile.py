@@ -6,6 +6,7 @@
     nox -s bench            the governor's own cost (hook latency ratio, classify throughput)
     nox -s build            sdist + wheel in dist/, checked (twine, check-sdist, tests from the sdist)
     nox -s timing           what each suite costs, the xdist verdict, Δ vs baselines/timing.json
+    nox -s docs             the documentation site in site/ (strict: broken links fail it)
 
 Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
 on a machine with only python3 and pip is enough; CI picks the Python version
@@ -136,6 +137,21 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """The documentation site in site/: the reference regenerated from the code, then
+    `mkdocs build --strict` (a warning, a broken link or anchor fails it).
+
+    Regenerating first means a CLI option, setting or payload field missing from
+    the committed reference fails here (the diff is shown) instead of shipping.
+    """
+    _install(session)
+    session.install(*nox.project.dependency_groups(PYPROJECT, "docs"))
+    session.run("python", "-m", "lanes._docs_reference", "--check")
+    # The theme's banner about its successor is advice, not a build problem.
+    session.run("mkdocs", "build", "--strict", "--clean", env={"NO_MKDOCS_2_WARNING": "1"})
 
 
 @nox.session

@@ -2,8 +2,10 @@
 
 Two paths:
 - ``lanes hook`` is the governor's agent hook, run on every shell command an
-  agent makes. It bypasses argparse entirely (argparse alone costs more than an
-  interpreter start) and imports only ``lanes.governor.hook``.
+  agent makes. With the arguments ``lanes governor install`` registers it
+  bypasses argparse entirely (argparse alone costs more than an interpreter
+  start) and imports only ``lanes.governor.hook``; anything else (``--help``, an
+  unknown agent) is parsed by ``lanes.governor.cli.hook_parser``.
 - everything else goes through argparse. Each subcommand's parser lives in a
   small ``_cli`` module that imports only argparse; the work behind it is
   imported when the subcommand runs, so ``lanes --help`` never loads jinja2,
@@ -16,9 +18,10 @@ import sys
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Sequence
 
-__all__ = ["main", "subcommands"]
+__all__ = ["build_parser", "main", "subcommands"]
 
 # (subcommand, module defining `add_parser(subparsers)`), in --help order.
 _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
@@ -30,6 +33,7 @@ _SUBCOMMANDS: tuple[tuple[str, str], ...] = (
     ("governor", "lanes.governor.cli.parser"),
     ("init", "lanes.init._cli"),
     ("classify", "lanes.governor.cli.classify_command"),
+    ("completion", "lanes._cli_completion"),
     ("mutation", "lanes.mutation._cli"),
     ("report", "lanes.report._cli"),
     ("retry", "lanes.retry._cli"),
@@ -47,18 +51,25 @@ def subcommands() -> tuple[str, ...]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["hook"]:
-        from lanes.governor.hook import run_hook  # the hot path imports only this
+        from lanes.governor.hook import plain_hook_args, run_hook  # the hot path imports only this
 
-        return run_hook(args[1:])
+        if plain_hook_args(args[1:]):
+            return run_hook(args[1:])
+        # `--help`, `--agent=codex`, a misspelt agent: rare, so argparse may cost here.
+        from lanes.governor.cli.hook_parser import hook_main
+
+        return hook_main(args[1:])
     return _main_argparse(args)
 
 
-def _main_argparse(args: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``lanes`` command line: what runs, what ``--help`` says, what the
+    reference pages and the shell completions are generated from."""
     import argparse  # kept off the hook's path
     import importlib
 
     from lanes import __version__
-    from lanes.exitcodes import ExitCode
+    from lanes._cli_help import explain
 
     parser = argparse.ArgumentParser(
         prog="lanes",
@@ -66,9 +77,19 @@ def _main_argparse(args: list[str]) -> int:
     )
     parser.add_argument("--version", action="version", version=f"lanes {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("hook", help="agent hook: reads one hook payload on stdin (see README)")
+    from lanes.governor.cli.hook_parser import add_parser as add_hook_parser
+
+    add_hook_parser(sub)
     for _name, module in _SUBCOMMANDS:
         importlib.import_module(module).add_parser(sub)
+    explain(parser)
+    return parser
+
+
+def _main_argparse(args: list[str]) -> int:
+    from lanes.exitcodes import ExitCode
+
+    parser = build_parser()
     ns = parser.parse_args(args)
     handler = getattr(ns, "handler", None)
     if handler is None:

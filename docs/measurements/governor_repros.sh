@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The governor attack's repro lines (issue 11), replayed against an installed
+# The governor attack's repro lines, replayed against an installed
 # lanekit in a scratch repository; each line prints the hook's exit status
 # (0 allow, 2 block) and what it said.
 #

@@ -1,4 +1,4 @@
-"""``hook-large-commands``: what a long command costs the hook (issue 11, defect 6).
+"""``hook-large-commands``: what a long command costs the hook.
 
 A PreToolUse of each hostile shape — many segments, many paths, nested
 substitutions, ``bash -c`` chains, long words, a heredoc — at 64 KiB,

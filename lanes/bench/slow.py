@@ -17,7 +17,7 @@ fixed), so five pairs are a verdict on a shared, loaded machine where
 CPU-time pairs scattered by several percent; a fresh interpreter per arm charges the
 plugin's import and configuration load to the run, as in real life. Goal:
 overhead ≤ 2% for the median, **gating** (``fail`` past it). Measured +1.6%
-here (Python 3.11; README "Cost" takes it apart). Without valgrind the figure cannot be taken and the result
+here (Python 3.11; docs/explanation/measurements.md takes it apart). Without valgrind the figure cannot be taken and the result
 says so (``miss``: an absent tool is not a regression; the nightly workflow
 installs valgrind).
 

@@ -307,7 +307,7 @@ def project_targets(config: Config, *, builtin: bool = False) -> tuple[Target, .
         raise UsageError(
             msg,
             hint="declare one: [tool.lanes.fuzz.targets.<name>] with callable and strategy "
-            "(see README, 'The fuzz lane'); or pass --builtin to fuzz lanekit's own parsers",
+            "(see docs/how-to/fuzz.md); or pass --builtin to fuzz lanekit's own parsers",
         )
     return own
 

@@ -39,14 +39,24 @@ if TYPE_CHECKING:
     from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
 
-__all__ = ["run_hook"]
+__all__ = ["AGENTS", "plain_hook_args", "run_hook"]
+
+
+AGENTS = ("claude", "codex")
+"""The agents whose hook protocol ``lanes hook --agent NAME`` speaks (the first is the default)."""
+
+
+def plain_hook_args(args: list[str]) -> bool:
+    """True for the argument lists ``lanes governor install`` registers (none, or
+    ``--agent codex``): those skip argparse, which costs more than the hook's work."""
+    return not args or (len(args) == 2 and args[0] == "--agent" and args[1] in AGENTS)
 
 
 def _agent_from_args(args: list[str]) -> str:
     # `lanes governor install --codex` registers `lanes hook --agent codex`.
     if len(args) >= 2 and args[0] == "--agent":
         return args[1]
-    return "claude"
+    return AGENTS[0]
 
 
 def run_hook(args: list[str]) -> int:
@@ -84,8 +94,7 @@ def _debug(event: str, **fields: object) -> None:
 
 def _last_resort(raw: bytes, fault: str) -> int:
     """The full-sweep rule alone, for a payload the full path could not decide:
-    no fault upstream of the rule may turn a gated full sweep into "allow"
-    (issue 11, defect 3). Everything else fails open."""
+    no fault upstream of the rule may turn a gated full sweep into "allow". Everything else fails open."""
     try:
         import os
 
@@ -202,7 +211,7 @@ def _on_post(ctx: HookContext, payload: HookPayload, classification: Classificat
 
     _guarded("record", record.post_tool_use, ctx, classification, payload)
     advice = _guarded("economy", economy.on_post_tool_use, ctx, classification, payload)
-    # A broken [tool.lanes] is told once, not only to LANES_DEBUG (issue 12).
+    # A broken [tool.lanes] is told once, not only to LANES_DEBUG.
     notice = _guarded("config-notice", config_notice.advice_once, payload.cwd)
     texts = [text for text in (advice, notice) if isinstance(text, str) and text]
     if texts:

@@ -3,7 +3,7 @@
 Both shapes are declared here once (:mod:`lanes.settings_rows`): the strict
 parse (:mod:`lanes.config`), the defaults, ``lanes config show``, the gate's
 cache row and its cached view (:mod:`lanes.governor.config_cache`), the
-README's settings table (:func:`reference`) and the fuzzer's field kinds all
+governor page's settings table (:func:`reference`, docs/how-to/governor.md) and the fuzzer's field kinds all
 come from these rows. A suite lives here, not in :mod:`lanes.config`, because
 the gate reads it on every test command: this module stays as cheap as the
 rows (no typing, dataclasses, re or pathlib at import).
@@ -149,7 +149,7 @@ ENV_OVERRIDES = tuple(row for row in FIELDS if isinstance(row, Int) and row.env 
 
 
 def reference() -> str:
-    """The README's ``[tool.lanes.governor]`` table, generated from the rows."""
+    """docs/how-to/governor.md's ``[tool.lanes.governor]`` table, generated from the rows."""
     return rows_reference(GovernorSettings)
 
 

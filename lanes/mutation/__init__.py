@@ -1,1 +1,1 @@
-"""The mutation lane: mutmut over a registry of modules, sharded, merged and ratcheted (README: "The mutation lane")."""
+"""The mutation lane: mutmut over a registry of modules, sharded, merged and ratcheted (docs/how-to/mutation.md)."""

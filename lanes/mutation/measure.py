@@ -1,7 +1,7 @@
 """What the lane costs over mutmut itself, and what sharding buys: ``python -m lanes.mutation.measure``.
 
 Too slow for ``nox -s bench`` (every sample is whole mutmut runs), so the
-figures go in the README's "The mutation lane" with this command. On the
+figures go in docs/explanation/measurements.md with this command. On the
 self-check's planted project (ten mutants), each sample is timed twice: wall
 clock, and CPU seconds (user + system of this process and every child mutmut
 forked) — on a shared machine the CPU figure is the one to trust.

@@ -14,7 +14,7 @@ shard (the key needs the mutated text), so the run has two mutmut calls:
    mutants, then the mutants.
 
 Every shard repeats generation and mapping: that is the price of sharding
-(the README's "The mutation lane" gives the measured figure).
+(docs/explanation/measurements.md gives the measured figure).
 """
 
 from __future__ import annotations

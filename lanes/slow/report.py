@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 PHASES: Final = "call+function-fixtures"
-"""What a test's measured time covers (see the README, "Which phases count")."""
+"""What a test's measured time covers (see docs/how-to/slow.md, "Which phases count")."""
 
 FIXTURES_SHOWN: Final = 5
 FIXTURE_NOISE_FLOOR: Final = 0.01

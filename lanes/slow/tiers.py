@@ -1,6 +1,6 @@
 """Which budget tier a test belongs to: by marker, then by path glob, then the default.
 
-Resolution order, documented in the README:
+Resolution order, documented in docs/how-to/slow.md:
 
 1. a marker: the first tier (in ``[tool.lanes.slow.tiers]`` order) listing one
    of the test's markers — a marker is an explicit, per-test decision;

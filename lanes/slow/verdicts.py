@@ -13,7 +13,7 @@ A test with its own budget (``@pytest.mark.slow_budget(S)``) is judged against
 ``ceiling`` ``C`` instead of ``B``: over ``C`` it is in the band, past ``F × C``
 it fails.
 
-Two rules make a verdict survive noise (README, "Verdicts that survive noise"):
+Two rules make a verdict survive noise (docs/how-to/slow.md, "Verdicts that survive noise"):
 
 - **confirmation**: a test past its limit fails only if it stays past the
   limit in every re-timing sample (:func:`confirm`); otherwise it is reported

@@ -489,7 +489,7 @@ def sweep_bypass_commands(draw: st.DrawFn) -> str:
     paths written the long way round, an empty ``-k``, an
     argument file nobody can read, nesting past what the classifier follows,
     runner names built at run time, and padding that pushes the command past
-    the classifier's budgets (issue 11, defect 4). The full-sweep gate must
+    the classifier's budgets. The full-sweep gate must
     block every one of them (the fuzz lane's ``sweep-gate`` target)."""
     kind = draw(st.integers(0, 5))
     if kind == 0:

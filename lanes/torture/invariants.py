@@ -154,7 +154,7 @@ def check_ledger_seen(world: World) -> None:
 
 def check_unguarded(world: World, client: Client) -> None:
     """A run let through unlocked because the guard could not be taken: never
-    past a live holder's lock it read (issue 11, defect 11). A holder that
+    past a live holder's lock it read. A holder that
     took the lock after the read is the documented cost of running unguarded,
     as with any run that fails open."""
     record = lock_record(client.last_lock_text)
@@ -174,7 +174,7 @@ def check_unguarded(world: World, client: Client) -> None:
 
 def check_released(world: World, client: Client) -> None:
     """After a finished run whose ledger write failed: its lock is gone (release
-    never depends on recording; issue 11, defect 1)."""
+    never depends on recording: a failed write must not leave every sibling blocked)."""
     record = lock_record(world.lock_text)
     if record is not None and record.get("token") == client.cs_token:
         world.violate(

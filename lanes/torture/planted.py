@@ -129,7 +129,7 @@ class _NoSelfReclaim(GovernorKernel):
 
 
 class _ReleaseAfterRecord(GovernorKernel):
-    """The pre-fix post hook (issue 11, defect 1): record, then release — so a
+    """The pre-fix post hook: record, then release — so a
     ledger write that raises skips the release (the hook fails open, so the
     exception is swallowed and the lock stays until its TTL)."""
 
@@ -204,7 +204,7 @@ class _LedgerInPlaceEnv(SimEnvironment):
 
 
 class _GuardlessIgnoresHolder(GovernorKernel):
-    """The pre-fix behaviour (issue 11, defect 11): when the guard cannot be
+    """The pre-fix behaviour: when the guard cannot be
     taken, the lock is ignored, a live holder's too."""
 
     name = "guardless-ignores-holder"

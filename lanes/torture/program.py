@@ -14,12 +14,12 @@ Operations:
   TTL, or when the same session comes back — self-reclaim), ``unwritable``
   (the suite passes, but every ledger write of the post hook fails — a full
   disk, a directory at the ledger path: the lock must be released all the
-  same, issue 11 defect 1), ``no-guard`` (the run lock's guard cannot be
+  same), ``no-guard`` (the run lock's guard cannot be
   opened for the whole cycle: a live holder must still block it, a free lock
-  may still be taken, nothing is broken; issue 11 defect 11) or
+  may still be taken, nothing is broken) or
   ``leftover-temp`` (the suite passes, but a killed hook's temp file sits
   where the post hook's ledger write puts its own: the write fails, the lock
-  is released all the same; issue 11 defect 7). ``force`` sets ``LANES_TEST_FORCE=1``.
+  is released all the same). ``force`` sets ``LANES_TEST_FORCE=1``.
 - ``sleep N``: N modelled seconds pass.
 - ``wait-lock OFFSET``: time jumps to the current lock's TTL boundary plus
   OFFSET seconds (-1, 0 or 1): where off-by-one bugs live.

@@ -1,5 +1,5 @@
 """What killed writers leave behind: temp files never collide with a later
-writer, and stale ones of ours are cleaned by the next write (issue 11, defect 7)."""
+writer, and stale ones of ours are cleaned by the next write."""
 
 from __future__ import annotations
 

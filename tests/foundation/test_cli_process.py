@@ -229,8 +229,8 @@ FAULTS: dict[str, tuple[dict[str, str], str, list[str], str]] = {
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_a_fault_after_tests_ran_is_exit_3_not_nothing_ran(tmp_path: Path, fault: str) -> None:
-    # issue 23: "a fault injected after tests ran exits with the documented
-    # 'lane crashed' status, not 'nothing ran'" (lanes/exitcodes.py: a
+    # A fault injected after tests ran exits with the documented 'lane crashed'
+    # status, never 'nothing ran': work was done (lanes/exitcodes.py: a
     # LanesError after work began is 3, reported as error/hint, no traceback).
     suites, test, args, error_type = FAULTS[fault]
     _timing_project(tmp_path, suites, test)

@@ -250,7 +250,7 @@ def test_unknown_key_without_a_close_match(tmp_path: Path) -> None:
         ),
         ({"envelope_dir": ""}, "envelope_dir must be a relative path inside the project"),
         ({"baseline_dir": 5}, "got 5"),
-        # Paths lanekit writes to stay inside the project (issue 11, defect 12).
+        # Paths lanekit writes to stay inside the project.
         ({"envelope_dir": "/"}, "envelope_dir must be a relative path inside the project"),
         ({"envelope_dir": "../out"}, "got '../out'"),
         ({"baseline_dir": "a/../../b"}, "baseline_dir must be a relative path inside the project"),

@@ -130,21 +130,22 @@ def test_every_nox_session_a_workflow_names_exists() -> None:
 
 
 def _promised_lanes() -> set[str]:
-    """The lanes the README has a section for: '## The fuzz lane', '## The slow-test ratchet', ..."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return set(
-        re.findall(r"^## The (\w+)(?: lane|-test ratchet| selector)\b", readme, re.MULTILINE)
+    """The lanes the docs have a how-to page for: '# The fuzz lane', '# The slow-test ratchet', ..."""
+    titles = "\n".join(
+        page.read_text(encoding="utf-8").split("\n", 1)[0]
+        for page in (ROOT / "docs" / "how-to").glob("*.md")
     )
+    return set(re.findall(r"^# The (\w+)(?: lane|-test ratchet| selector)\b", titles, re.MULTILINE))
 
 
-def test_every_lane_the_readme_promises_is_scheduled_somewhere() -> None:
+def test_every_lane_the_docs_promise_is_scheduled_somewhere() -> None:
     lanes = _promised_lanes()
     assert {"slow", "fuzz", "torture", "bench"} <= lanes  # the parse still finds the sections
     scheduled = _scheduled()
     unscheduled = {
         lane for lane in lanes if not any(s == lane or s.startswith(f"{lane}-") for s in scheduled)
     }
-    assert not unscheduled, f"README lanes no workflow runs: {sorted(unscheduled)}"
+    assert not unscheduled, f"documented lanes no workflow runs: {sorted(unscheduled)}"
 
 
 def test_ci_runs_lint_tests_on_the_declared_pythons_and_the_wheel() -> None:
@@ -173,6 +174,17 @@ def test_a_pull_request_gets_every_pr_sized_lane() -> None:
     assert any(
         step.get("run", "").startswith("nox -s report -- --junit") for step in report["steps"]
     )
+
+
+def test_ci_builds_the_docs_on_every_pr_and_uploads_the_site() -> None:
+    document = _load(WORKFLOWS / "ci.yml")
+    assert "pull_request" in document["on"]
+    docs = document["jobs"]["docs"]
+    assert docs["permissions"] == {"contents": "read"}
+    assert any(step.get("run") == "nox -s docs" for step in docs["steps"])
+    upload = next(s for s in docs["steps"] if "upload-artifact" in s.get("uses", ""))
+    assert upload["with"]["path"] == "site/"
+    assert int(upload["with"]["retention-days"]) > 0
 
 
 def test_nightly_runs_the_lanes_at_depth_with_their_state() -> None:
@@ -207,10 +219,10 @@ def test_nightly_runs_the_lanes_at_depth_with_their_state() -> None:
     )
 
 
-def test_the_readme_tested_with_names_the_ci_matrix() -> None:
+def test_the_docs_tested_with_names_the_ci_matrix() -> None:
     """Regression: "Tested with" said 3.11 (CI also 3.12 and 3.13) while CI ran 3.11-3.14."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Tested with\n", 1)[1].split("\n## ", 1)[0]
+    page = (ROOT / "docs" / "reference" / "platforms.md").read_text(encoding="utf-8")
+    section = page.split("\n## Tested with\n", 1)[1].split("\n## ", 1)[0]
     match = re.search(r"Python ([^(]+)\(", section)
     assert match, section[:200]
     named = re.findall(r"3\.\d+", match[1])

@@ -1,6 +1,6 @@
 """The ``state-files`` fuzz target: every hostile object at every state path
-is answered — fail open or a typed refusal — without blocking (issue 11,
-defect 2: the fuzz lane grows the generator that would have found it)."""
+is answered — fail open or a typed refusal — without blocking (the fuzz lane grows the generator that would have
+found a state file that hung the hook)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """tox and nox commands that print are not test runs; a nox session is one
-when its noxfile says it runs tests; `-k 'not X'` is a filter (issue 30's
-held-out corpus)."""
+when its noxfile says it runs tests; `-k 'not X'` is a filter (the held-out
+corpus of real CI commands)."""
 
 from __future__ import annotations
 

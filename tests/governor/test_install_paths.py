@@ -1,5 +1,4 @@
-"""``lanes governor install`` and the paths around it (issue 11 defect 12,
-issue 12): a symlinked settings file stays a link, ``--absolute`` writes the
+"""``lanes governor install`` and the paths around it: a symlinked settings file stays a link, ``--absolute`` writes the
 installed script's path (replacing a bare registration, never doubling it),
 a missing ``lanes`` on PATH is warned about, a FIFO is refused."""
 

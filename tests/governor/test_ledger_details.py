@@ -1,7 +1,7 @@
 """What the verify ledger says about damage, what it writes, and what its debug log records.
 
 Written to kill the mutants the mutation lane found surviving in the ledger
-(README, "The mutation lane"): error messages and hints, the zero-duration
+(docs/how-to/mutation.md): error messages and hints, the zero-duration
 bound, empty agent fields, the written layout, and the debug log's records
 of a dropped entry, a corrupt file and an unreadable one.
 """

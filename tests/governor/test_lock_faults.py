@@ -2,7 +2,7 @@
 cannot be taken, errors while the guard is held, and what the debug log says.
 
 Written to kill the mutants the mutation lane found surviving in ``acquire``'s
-code paths (README, "The mutation lane"). Each test drives the real lock
+code paths (docs/how-to/mutation.md). Each test drives the real lock
 through the real file system; only the moment a rival writes is staged.
 """
 

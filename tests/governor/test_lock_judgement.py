@@ -1,7 +1,7 @@
 """What `inspect` reports for each lock state, at the TTL's edges, and what a damaged record says.
 
 Written to kill the mutants the mutation lane found surviving in the lock
-(README, "The mutation lane"): the age and record each state carries, the
+(docs/how-to/mutation.md): the age and record each state carries, the
 TTL's closed bounds, and error messages that name the field and the value.
 """
 

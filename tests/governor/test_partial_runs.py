@@ -1,5 +1,4 @@
-"""A recorded PASS means every test of the suite ran and passed on that tree
-(issue 12): runs that left tests out never vouch for the suite, node ids of
+"""A recorded PASS means every test of the suite ran and passed on that tree: runs that left tests out never vouch for the suite, node ids of
 one file are one path, and wrapper runners (tox, nox, make, lanes) are test
 runs."""
 

@@ -1,6 +1,6 @@
-"""Faults on the post path and the lock: release never depends on recording
-(issue 11, defect 1) and a payload without a session never takes a lock it
-could not release (defect 9)."""
+"""Faults on the post path and the lock: release never depends on recording,
+and a payload without a session never takes a lock it
+could not release (it could never tell its own lock from another agent's)."""
 
 from __future__ import annotations
 

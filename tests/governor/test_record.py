@@ -173,7 +173,7 @@ def _runner_records(project: Project, status: str) -> None:
 
 
 def test_the_runners_record_of_the_same_run_wins_over_the_post_event(project: Project) -> None:
-    # issue 30: pytest failed (the runner recorded FAIL) but the agent's shell
+    # Regression: pytest failed (the runner recorded FAIL) but the agent's shell
     # swallowed the status (`pytest ...; true`): the hook must not count the
     # run a second time, let alone as a PASS.
     project.pre(COMMAND)

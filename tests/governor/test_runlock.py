@@ -1,5 +1,5 @@
 """The kernel run lock: the flock itself (in-process) and real pytest
-processes contending for it (issue 30)."""
+processes contending for it."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def _env(tmp_path: Path, stamps: Path) -> dict[str, str]:
         LANES_FULL_SWEEP_OK="1",
         LANES_OVERRIDE_REASON=REASON,
         LANES_TEST_FORCE="1",
-        # A bogus agent pid (issue 30): the kernel lock never asks whose it is.
+        # A bogus agent pid: the kernel lock never asks whose it is.
         CLAUDE_PID="1",
         STAMPS=str(stamps),
         XDG_STATE_HOME=str(tmp_path / "xdg"),

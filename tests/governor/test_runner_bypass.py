@@ -1,4 +1,4 @@
-"""issue 30's bypass forms, run through a real bash with CLAUDECODE=1 and the
+"""The ways an agent can start pytest past the hook's shell-string check, run through a real bash with CLAUDECODE=1 and the
 hook NOT installed: each either runs a genuinely partial set or stops before
 the first test with the sweep message — and runs normally for a human."""
 

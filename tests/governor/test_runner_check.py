@@ -1,5 +1,5 @@
 """Where the governor's pytest plugin cannot load, `lanes governor status`
-says so and `lanes governor install` tells how to add it (issue 30)."""
+says so and `lanes governor install` tells how to add it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """An agent's pytest that turns the governor's pytest plugin off is, to the
-hook, an unapproved sweep attempt (issue 30): without the plugin, the shell
+hook, an unapproved sweep attempt: without the plugin, the shell
 string is all the gate can judge."""
 
 from __future__ import annotations

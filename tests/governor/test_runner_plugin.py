@@ -1,5 +1,5 @@
 """The governor's pytest plugin in real pytest sessions (pytester): inert for a
-human, the sweep gate, dedup and record for an agent (issue 30)."""
+human, the sweep gate, dedup and record for an agent."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """[tool.lanes.governor] is one table: every row is the key, the parse, the
-default, the environment override, the cache row and the README's line."""
+default, the environment override, the cache row and the governor page's line."""
 
 from __future__ import annotations
 
@@ -19,13 +19,13 @@ from lanes.governor.settings import (
     reference,
 )
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+GOVERNOR_PAGE = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "governor.md"
 
 
-def test_the_readme_shows_the_table_as_the_rows_define_it() -> None:
+def test_the_governor_page_shows_the_table_as_the_rows_define_it() -> None:
     # A new row (or a changed default or doc) fails here with the exact
-    # lines to paste into README "Governor settings".
-    assert reference() in README.read_text(encoding="utf-8"), reference()
+    # lines to paste into docs/how-to/governor.md, "Settings".
+    assert reference() in GOVERNOR_PAGE.read_text(encoding="utf-8"), reference()
 
 
 def test_every_row_is_a_known_key_with_its_default() -> None:

@@ -1,5 +1,4 @@
-"""State fields echoed to the agent or a terminal are bounded and sanitised
-(issue 11, defect 10): a tampered ledger or lock must not put megabytes, ANSI
+"""State fields echoed to the agent or a terminal are bounded and sanitised: a tampered ledger or lock must not put megabytes, ANSI
 escapes or fake "SYSTEM:" lines into the agent's context or a terminal."""
 
 from __future__ import annotations

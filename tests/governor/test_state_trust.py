@@ -1,9 +1,9 @@
-"""Trust and the exclusive create (issue 11, defect 11 and detection gaps).
+"""Trust and the exclusive create (a guard that cannot be opened must never hide a live holder).
 
 - A state dir or file another user can write is refused: dedup, lock and
   recording fail open, a full-sweep override (which must be audited there)
   fails closed with a message saying why.
-- An override that cannot be audited is not honoured (defect 12).
+- An override that cannot be audited is not honoured (an unaudited override would leave no trace of a full sweep).
 - The production exclusive create is tested directly: twice → refused, a
   rival appearing mid-acquire → "raced"; a guard that cannot be taken never
   makes a live holder's lock ignored.
@@ -35,7 +35,7 @@ def _green(project: Project) -> None:
     assert project.pre(UNIT).step == "dedup"
 
 
-# ----------------------------------------------------------------- defect 11
+# ------------------------------------- a guard that cannot be opened never hides a holder
 
 
 def test_a_world_writable_state_dir_is_ignored_for_advice(project: Project) -> None:
@@ -72,7 +72,7 @@ def test_a_ledger_owned_by_another_user_is_not_trusted(project: Project) -> None
 
 
 def test_an_override_that_cannot_be_audited_is_not_honoured(project: Project) -> None:
-    # defect 12: audit.jsonl unwritable (here: a directory in its place).
+    # The audit cannot be written: audit.jsonl unwritable (here: a directory in its place).
     (Path(project.state) / "audit.jsonl").mkdir()
     decision = project.pre("pytest", environ=OVERRIDE)
     assert (decision.action, decision.step) == ("block", "sweep-audit")

@@ -1,5 +1,4 @@
-"""``lanes governor record|unlock|status`` with hostile state paths (issue 11,
-defects 11 and 12): a directory or link where a state file belongs, a state
+"""``lanes governor record|unlock|status`` with hostile state paths: a directory or link where a state file belongs, a state
 dir that is a file, state another user can write — typed errors with a hint,
 never a traceback, never a write through a link."""
 

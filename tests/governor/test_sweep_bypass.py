@@ -1,4 +1,4 @@
-"""Ways around the full-sweep gate (issue 11, defect 4): paths written the long
+"""Ways around the full-sweep gate: paths written the long
 way round, selectors that select everything, argument files, nesting past
 what the classifier follows, and runner names built at run time. Each is a
 full sweep to the gate, or blocked as one it cannot see through."""
@@ -105,7 +105,7 @@ def test_the_override_still_opens_a_computed_runner(project: Project) -> None:
 def test_a_keyword_filter_with_words_is_left_to_the_pytest_plugin(
     project: Project, expression: str
 ) -> None:
-    # issue 30 (the held-out corpus): `-k 'not X'` is a filter to the hook;
+    # The held-out corpus of real commands: `-k 'not X'` is a filter to the hook;
     # the governor's pytest plugin stops it when what it leaves is a sweep
     # (tests/governor/test_runner_plugin.py, -k 'not test_0_0').
     command = f"pytest -k '{expression}'"

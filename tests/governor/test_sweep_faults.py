@@ -1,6 +1,6 @@
 """No fault upstream of the full-sweep rule turns a gated full sweep into
-"allow" (issue 11, defect 3), and payloads past the hook's caps are judged
-by the rule instead of waved through (defect 6). Real ``lanes hook``
+"allow", and payloads past the hook's caps are judged
+by the rule instead of waved through (the hard-cap policy). Real ``lanes hook``
 processes, because the faults live in the process's path to the gate."""
 
 from __future__ import annotations

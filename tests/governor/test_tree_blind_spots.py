@@ -1,4 +1,4 @@
-"""The dirty digest has no blind spots (issue 11, defect 5): every change a
+"""The dirty digest has no blind spots: every change a
 test run could see changes the digest, so a PASS is never reported fresh for
 a tree it did not run on. Real git repositories, real submodules."""
 
@@ -97,7 +97,7 @@ def test_a_fifo_in_the_work_tree_is_tagged_not_read(tmp_path: Path) -> None:
     "output", ["envelopes/slow.json", ".hypothesis/examples/ab", "mutants/x.py"]
 )
 def test_lanekits_own_output_never_stales_the_tree(tmp_path: Path, output: str) -> None:
-    # issue 12: `lanes slow run` wrote envelopes/ and turned every PASS stale.
+    # Regression: `lanes slow run` wrote envelopes/ and turned every PASS stale.
     repo = make_repo(tmp_path / "r")
     path = repo / output
     path.parent.mkdir(parents=True)

@@ -1,5 +1,5 @@
-"""The other half of the config oracle (issue 11, detection gap): for every
-config field, a value of a forbidden type or range is never accepted — a
+"""The other half of the config oracle (a gap the first oracle
+left): for every config field, a value of a forbidden type or range is never accepted — a
 typed ConfigError naming the field, never a coerced value or a bare
 ValueError/TypeError. The governor's fields come from its settings table."""
 

@@ -1,5 +1,4 @@
-"""``lanes report`` and ``lanes envelope validate`` against hostile inputs
-(issue 11, defect 12): a missing or badly named ``--dir`` is a usage error
+"""``lanes report`` and ``lanes envelope validate`` against hostile inputs: a missing or badly named ``--dir`` is a usage error
 that creates nothing; a FIFO or a device never hangs or exhausts memory."""
 
 from __future__ import annotations

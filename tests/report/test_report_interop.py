@@ -215,7 +215,7 @@ def test_lanekits_own_fields_ride_where_each_format_allows(tmp_path: Path) -> No
 
 @pytest.mark.integration  # the command as a user runs it, in a process
 def test_the_readme_export_command_writes_three_valid_files(tmp_path: Path) -> None:
-    """``lanes report --junit out.xml --ctrf out.json --in-toto out.intoto.jsonl`` (README, Exports)."""
+    """``lanes report --junit out.xml --ctrf out.json --in-toto out.intoto.jsonl`` (docs/how-to/report.md, Exports)."""
     _every_outcome(tmp_path)
     env = {**os.environ, "LANES_PROGRESS": "0"}
     for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY"):

@@ -108,7 +108,7 @@ def test_the_planted_bug_list_matches_the_issue() -> None:
         "no-self-reclaim",
         "release-after-record",
         "ledger-unlocked",
-        # issue 11: a ledger written in place is seen; a broken guard never hides a holder.
+        # A ledger written in place is seen; a broken guard never hides a holder.
         "ledger-in-place",
         "guardless-ignores-holder",
     }
@@ -199,7 +199,7 @@ def test_overlap_after_a_holders_ttl_is_counted_once_not_failed() -> None:
 
 
 def test_the_hostile_filesystem_ends_are_drawn_and_replay() -> None:
-    # issue 11: torture has operations for a guard that cannot be taken and
+    # Torture has operations for a guard that cannot be taken and
     # for a killed hook's leftover temp file; both round-trip as text.
     ends = {
         op.end

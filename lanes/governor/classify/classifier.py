@@ -11,8 +11,7 @@ deterministic, and reads nothing but the pytest configuration under ``root``
 (only when a path selector needs the whole-tree check) and a pytest
 ``@argsfile`` the command names.
 
-What it cannot see through it says, rather than reporting "no test run"
-(issue 11, defect 4): ``Classification.opaque`` holds why (a command longer
+What it cannot see through it says, rather than reporting "no test run": ``Classification.opaque`` holds why (a command longer
 than :data:`MAX_CLASSIFIED` bytes or :data:`~lanes.governor.classify.shell.MAX_TOKENS`
 tokens, nesting deeper than it follows, a fault of its own), and
 ``Classification.possible`` the runs a program name computed at run time
@@ -42,8 +41,7 @@ __all__ = ["MAX_CLASSIFIED", "classify"]
 _MAX_SCRIPT_DEPTH = 8
 _MAX_UNWRAP = 64
 # Longer commands are not lexed at all: the lexer's per-character loops cost
-# ~0.2 us a character, so this keeps the worst shape near 50 ms (issue 11,
-# defect 6); the hook's byte-level screen judges longer text.
+# ~0.2 us a character, so this keeps the worst shape near 50 ms; the hook's byte-level screen judges longer text.
 MAX_CLASSIFIED = 256 * 1024
 # What a program name computed at run time (`$runner`, `$(cat name)`) might
 # be, tried in turn: every gated runner is reachable from one of them.

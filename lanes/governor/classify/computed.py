@@ -2,7 +2,7 @@
 ``${RUNNER:-pytest}`` run, when the command itself says so.
 
 A runner name built at run time (``p=pytest; $p``) once walked straight past
-the full-sweep gate (issue 11, defect 4). :func:`resolve_program` expands the
+the full-sweep gate. :func:`resolve_program` expands the
 forms whose value the command text determines:
 
 - ``$NAME`` / ``${NAME}`` / ``${NAME:-default}`` with ``NAME`` assigned or

@@ -30,7 +30,7 @@ _MAX_DEPTH = 12
 # Tokens (words and operators, across every nested lexer and every re-lexed
 # `bash -c` script of one command) lexed before giving up. Lexing costs a few
 # microseconds per token, so this bounds the classifier's work to tens of
-# milliseconds whatever the shape (issue 11, defect 6); no command an agent
+# milliseconds whatever the shape; no command an agent
 # types by hand comes near it. A nested lexer costs as much as several tokens.
 MAX_TOKENS = 5000
 _NESTED_LEXER_COST = 8

@@ -1,4 +1,4 @@
-"""Whether a tox or nox command runs tests (the held-out corpus, issue 30).
+"""Whether a tox or nox command runs tests (a held-out corpus of real CI commands keeps it honest).
 
 - ``tox --version``, ``tox -av``, ``tox -l``, ``tox --help``, ``tox list``
   and their kin only print: not test runs, even though ``tox`` is a

@@ -185,7 +185,7 @@ def _default_root() -> Path:
 def _advise_runner(root: Path) -> None:
     """Check the project's test environments for the governor's pytest plugin
     and say how to add it where it is missing: the hook alone judges shell
-    strings, the plugin judges what pytest collects (issue 30)."""
+    strings, the plugin judges what pytest collects."""
     from lanes.governor.cli.runner_check import check_runner, render_checks
 
     checks, disabled = check_runner(root)

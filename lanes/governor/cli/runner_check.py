@@ -1,8 +1,7 @@
 """Whether the governor's pytest plugin can load where this project's pytest runs.
 
 The plugin (:mod:`lanes.governor.runner.plugin`) is authoritative for pytest;
-where it cannot load, the hook's shell judgement is the only gate again
-(issue 30). It cannot load when lanekit is not installed in the environment
+where it cannot load, the hook's shell judgement is the only gate again. It cannot load when lanekit is not installed in the environment
 that runs the project's pytest, when the project's pytest configuration says
 ``-p no:lanes.governor``, or when ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` is set.
 ``lanes governor status`` shows what this module finds, and ``lanes governor

@@ -122,7 +122,7 @@ def _entry_line(entry: dict[str, object], age: object) -> str:
 
 
 def _runner_lines(runner: object) -> list[str]:
-    """Where the governor's pytest plugin loads for this project (issue 30)."""
+    """Where the governor's pytest plugin loads for this project."""
     from lanes.governor.cli.runner_check import PluginCheck, render_checks
 
     if not isinstance(runner, dict):

@@ -1,6 +1,6 @@
 """PreToolUse: the full-sweep gate, dedup against the ledger, and the run lock.
 
-Decision order (issue 4, README "The gate"):
+Decision order (docs/how-to/governor.md, "The gate"):
 
 1. **Full-sweep gate — fail-closed** (:mod:`lanes.governor.policy.sweep`). A
    gated runner run in full (no path, the whole test root, or at least
@@ -122,7 +122,7 @@ def ago(seconds: float) -> str:
 def _audit(ctx: HookContext, payload: HookPayload, reason: str) -> str | None:
     """Append the honoured override to the audit log; why it cannot be, else None.
 
-    An override that cannot be audited is not honoured (issue 11, defect 12):
+    An override that cannot be audited is not honoured:
     the audit line is its price. Outside git there is no state dir and no log.
     """
     if ctx.state is None:
@@ -286,7 +286,7 @@ def _dedup_and_lock(
     if not session_tail(payload.session_id):
         # Without a session id the post event cannot prove it is this run's,
         # so a lock taken here could never be released, and self-reclaim
-        # could never tell this agent from another (issue 11, defect 9):
+        # could never tell this agent from another:
         # run unlocked (fail open) rather than block everyone until lock_ttl.
         debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
         _note_start(ctx, payload, matches)

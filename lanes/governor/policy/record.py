@@ -17,7 +17,7 @@ by PreToolUse, :mod:`lanes.governor.state.run_notes`): an edit made by anyone du
 run voids it. A suite the governor's pytest plugin recorded for this same
 run (``source: "runner"``, on this tree, since the run started) is left as
 the plugin wrote it: it judged what pytest really collected and how the run
-ended, and one run must never count twice (issue 30).
+ended, and one run must never count twice.
 
 Then the run lock is released if this session holds it for this very command,
 so a finished or failed run frees it at once. A command that merely mentions a
@@ -118,7 +118,7 @@ def decide_post(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch
     finally:
         # Release never depends on recording: a ledger that cannot be written
         # (a full disk, a directory at its path, a read-only state dir) must
-        # not leave every sibling blocked until lock_ttl (issue 11, defect 1).
+        # not leave every sibling blocked until lock_ttl.
         released = False
         if own is not None:
             released = release_own_lock(ctx, payload, own)
@@ -166,7 +166,7 @@ def _record(
         for match in matches:
             if _runner_recorded(entries.get(match.name), tree, noted_at):
                 # The pytest plugin recorded this very run from what it
-                # collected and how it ended: one run, one record (issue 30).
+                # collected and how it ended: one run, one record.
                 debug_log("record-skipped", reason="the runner recorded it", suite=match.name)
                 continue
             entry = ledger_mod.LedgerEntry(

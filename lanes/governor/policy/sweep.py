@@ -5,10 +5,10 @@ A gated runner (``gate_runners``, pytest and unittest by default) run in full
 distinct files — is blocked unless ``LANES_FULL_SWEEP_OK=1`` and a
 ``LANES_OVERRIDE_REASON`` of at least 15 characters are given.
 
-Fail-closed means more than "outside a try" (issue 11, defect 3):
+Fail-closed means more than "outside a try":
 
-- **what the classifier cannot see through counts as a possible sweep**
-  (defect 4): a program name computed at run time is judged by what it
+- **what the classifier cannot see through counts as a possible sweep**:
+  a program name computed at run time is judged by what it
   could be (``Classification.possible``), and a command the classifier gave
   up on (``Classification.opaque``: too long, nested too deep, its own fault)
   is blocked when its text could run a gated runner — it names one, or holds
@@ -18,7 +18,7 @@ Fail-closed means more than "outside a try" (issue 11, defect 3):
   cannot parse, a path with a NUL byte), :func:`last_resort` applies this
   rule alone, with the default settings, to whatever command text it can
   still find in the raw payload — a payload past the hook's size cap
-  included (defect 6: the hard-cap policy).
+  included (the hard-cap policy: a payload too big to parse is still judged).
 
 Everything else the governor does stays fail-open.
 """
@@ -174,7 +174,7 @@ def disables_runner(
     inv: Invocation, classification: Classification, environ: Mapping[str, str]
 ) -> str | None:
     """How a pytest run turns off the governor's pytest plugin — the gate
-    that judges what pytest really collects (issue 30) — or None.
+    that judges what pytest really collects — or None.
 
     ``-p no:lanes.governor`` (or ``PYTEST_ADDOPTS`` saying it),
     ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`` without ``-p lanes.governor``, and a

@@ -1,4 +1,4 @@
-"""A broken ``[tool.lanes]`` is told to the agent once, as advice (issue 12).
+"""A broken ``[tool.lanes]`` is told to the agent once, as advice.
 
 The governor fails open on a config it cannot load: it governs with the
 defaults (the full-sweep gate still applies; no suites, so no dedup and no

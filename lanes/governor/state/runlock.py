@@ -4,7 +4,7 @@ Seed 001 chose a JSON lockfile (:mod:`lanes.governor.state.lock`) because a
 PreToolUse hook exits before pytest starts and so cannot hold an advisory lock
 across the run; it then has to guess whether the owner still lives (a TTL, a
 pid, a start time), and a wrapper between the agent and the hook (``uv run
-lanes hook``, npx, a bogus ``CLAUDE_PID``) makes that guess wrong (issue 30).
+lanes hook``, npx, a bogus ``CLAUDE_PID``) makes that guess wrong.
 The governor's pytest plugin *is* the run, so it holds the lock itself: the
 kernel releases a ``flock`` when the last descriptor closes — on exit, on a
 crash, on SIGKILL — with no TTL and no liveness guess.

@@ -176,7 +176,7 @@ def normalise_path(word: str) -> str:
 
     ``..`` is resolved lexically (``tests/unit/..`` -> ``tests``,
     ``tests/../tests`` -> ``tests``): a path written the long way round is
-    the same selector (issue 11, defect 4).
+    the same selector.
     """
     path, sep, node = word.partition("::")
     path = posixpath.normpath(path) if path else "."

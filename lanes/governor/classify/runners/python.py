@@ -97,7 +97,7 @@ _PYTEST_NOT_A_RUN = words(
 )
 _PYTEST_RERUN_FAILED = frozenset(("--lf", "--last-failed"))
 # Options that leave tests out without selecting any: the run is still a
-# sweep to the gate, but never vouches for a whole suite (issue 12).
+# sweep to the gate, but never vouches for a whole suite.
 _PYTEST_NARROWING = words(
     """
     --deselect --ignore --ignore-glob --sw --stepwise --sw-skip --stepwise-skip
@@ -156,7 +156,7 @@ def selects_everything(expression: str) -> bool:
     An expression with words — ``not test_x``, ``a or not b`` — is a filter
     here (the held-out corpus labels it so): how much it leaves out is known
     only once pytest has collected, and the governor's pytest plugin judges
-    that (issue 30). ``-k 'not nothing'`` is thus a sweep the plugin stops,
+    that. ``-k 'not nothing'`` is thus a sweep the plugin stops,
     not the hook."""
     return not expression.strip()
 

@@ -7,13 +7,19 @@ reviewer) can check the reasoning instead of trusting it:
 1. **full** — packaging and tool configuration, CI workflows, the root
    ``conftest.py``, paths listed in ``full``: anything could depend on them,
    so every suite and every gate runs.
-2. **quiet** — prose and licences (``quiet``): no test.
-3. **test file** — a changed test selects itself.
+2. **test file** — a changed test selects itself; what a test file is, is
+   pytest's collection rules (:mod:`lanes.affected.discover`), doctest files
+   (``--doctest-glob``) included.
+3. **quiet** — prose and licences (``quiet``) outside every test directory:
+   no test. Under a test directory such a file is **test data**: the tests of
+   that directory are selected, since nothing proves none reads it.
 4. **conftest** — a ``conftest.py`` below the root selects every test under
    its directory (pytest applies it to exactly those).
 5. **owners** — the ownership table maps data files and assets to tests.
 6. **import graph** — a changed Python module selects every test that imports
-   it directly or transitively (and every test under a conftest that does).
+   it directly or transitively (and every test under a conftest that does),
+   plus the tests that reach a *computed import* that could load it
+   (:mod:`lanes.affected.computed`).
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the
@@ -28,7 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from lanes.affected.graph import ImportGraph, build_graph
+from lanes.affected.computed import ComputedImport, computed_imports
+from lanes.affected.discover import PytestRules, read_rules
+from lanes.affected.graph import ImportGraph, build_graph, module_name
 from lanes.affected.settings import Gate
 
 if TYPE_CHECKING:
@@ -161,21 +169,22 @@ class Project:
     roots: tuple[str, ...]
     tests: list[str]
     graph: ImportGraph
+    rules: PytestRules
+    computed: list[ComputedImport]
+
+    def test_dirs(self) -> frozenset[str]:
+        return self.rules.test_dirs(self.tests)
 
     @classmethod
     def scan(cls, config: Config, files: list[str], *, phantom: tuple[str, ...] = ()) -> Project:
         """``phantom``: deleted Python files, kept in the module map so their importers are found."""
         root = config.root
         roots = ("src", "") if any(path.startswith("src/") for path in files) else ("",)
-        patterns = config.affected.test_patterns
+        # pytest decides what a test is: its testpaths, python_files and doctest
+        # globs, plus each suite's explicit paths (`pytest PATH` collects there too).
         suite_paths = [p for suite in config.suites.values() for p in suite.paths]
-        tests = sorted(
-            path
-            for path in files
-            if path.endswith(".py")
-            and any(matches(path, pattern) for pattern in patterns)
-            and (not suite_paths or any(_under(path, p) for p in suite_paths))
-        )
+        rules = read_rules(root, config.affected.test_patterns, suite_paths)
+        tests = sorted(path for path in files if rules.is_test(path))
         test_set = set(tests)
         graph = build_graph(
             root,
@@ -184,7 +193,15 @@ class Project:
             _console_scripts(config),
             lambda path: path in test_set or PurePosixPath(path).name == "conftest.py",
         )
-        return cls(config=config, files=files, roots=roots, tests=tests, graph=graph)
+        return cls(
+            config=config,
+            files=files,
+            roots=roots,
+            tests=tests,
+            graph=graph,
+            rules=rules,
+            computed=computed_imports(root, graph, roots),
+        )
 
 
 def _console_scripts(config: Config) -> dict[str, str]:
@@ -223,21 +240,61 @@ def _rule_for(path: str, project: Project) -> tuple[str, str]:
         # A name without a slash counts at the root only: tests/data/setup.py is data.
         if ("/" in pattern or "/" not in path) and matches(path, pattern):
             return "full", why
-    for pattern in settings.quiet:
-        if matches(path, pattern):
-            return "quiet", f"cannot change a test's outcome ({pattern})"
     if name == "conftest.py":
         return "conftest", f"applies to every test under {PurePosixPath(path).parent!s}/"
-    if path in project.tests or (
-        path.endswith(".py") and any(matches(path, p) for p in settings.test_patterns)
-    ):
+    # pytest's own rules, not a name pattern: a product module named test_*.py
+    # outside testpaths is not a test (and must reach the import graph).
+    if path in project.tests or project.rules.is_test(path):
         return "test file", "a changed test runs itself"
+    for pattern in settings.quiet:
+        if matches(path, pattern):
+            holder = _test_dir_holding(project, path)
+            if holder is not None:
+                return "test data", (
+                    f"under the test directory {holder}/ ({pattern} is quiet elsewhere): "
+                    f"no rule proves no test there reads it, so its tests run"
+                )
+            return "quiet", (
+                f"cannot change a test's outcome ({pattern}): outside every test directory, "
+                f"not a doctest file ({' '.join(project.rules.doctest_globs)})"
+            )
     for pattern in settings.owners:
         if matches(path, pattern):
             return "owners", f"[tool.lanes.affected.owners] {pattern!r}"
     if path.endswith(".py"):
         return "import graph", "tests that import it, directly or transitively"
     return "unknown", "no rule knows which tests read this file kind: fail open"
+
+
+def _test_dir_holding(project: Project, path: str) -> str | None:
+    """The outermost test directory holding ``path`` (below the root), if any."""
+    dirs = project.test_dirs()
+    holders = [str(p) for p in PurePosixPath(path).parents if str(p) in dirs]
+    return holders[-1] if holders else None
+
+
+def _computed_tests(project: Project, path: str) -> list[tuple[str, str]]:
+    """(test, why) for the tests that reach a computed import that could load ``path``."""
+    name = module_name(path, project.roots)
+    if name is None:
+        return []
+    found: dict[str, str] = {}
+    for spot in project.computed:
+        if not spot.reaches(name):
+            continue
+        reach = [spot.file, *project.graph.dependents([spot.file])]
+        for test in _with_conftest_subtrees(project, reach):
+            found.setdefault(test, spot.describe())
+    return sorted(found.items())
+
+
+def _with_conftest_subtrees(project: Project, files: list[str]) -> set[str]:
+    test_set = set(project.tests)
+    selected = {f for f in files if f in test_set}
+    for f in files:
+        if PurePosixPath(f).name == "conftest.py":
+            selected.update(_tests_under(project, str(PurePosixPath(f).parent)))
+    return selected
 
 
 def _tests_under(project: Project, directory: str) -> list[str]:
@@ -307,6 +364,9 @@ def make_plan(project: Project, changes: Changes) -> Plan:
                 detail = "deleted: nothing left to run"
         elif rule == "conftest":
             chosen = _tests_under(project, str(PurePosixPath(path).parent))
+        elif rule == "test data":
+            holder = _test_dir_holding(project, path)
+            chosen = _tests_under(project, holder) if holder is not None else []
         elif rule == "owners":
             owners = project.config.affected.owners
             chosen = sorted({t for p, ts in owners.items() if matches(path, p) for t in ts})
@@ -314,7 +374,19 @@ def make_plan(project: Project, changes: Changes) -> Plan:
             chosen, detail = graph_tests(project, path)
         for test in chosen:
             tests.setdefault(test, []).append(Reason(rule, path, detail))
+        if rule == "import graph":
+            # Fail open through computed imports: the graph cannot follow them.
+            extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
+            for test, why in extra:
+                tests.setdefault(test, []).append(Reason("computed import", path, why))
+            chosen = [*chosen, *(t for t, _ in extra)]
         selections.append(Selection(path, change, rule, detail, chosen))
+    if changes.paths and not project.tests and not full_reasons:
+        # A project with tests never has "0 test files": if pytest's rules find
+        # none, the plan cannot tell what to skip, so everything runs.
+        full_reasons.append(
+            Reason("unknown", "(test discovery)", f"no test file found by {project.rules.describe()}: fail open")
+        )
     full = bool(full_reasons)
     if full:
         for test in project.tests:
@@ -341,6 +413,14 @@ def make_plan(project: Project, changes: Changes) -> Plan:
         for path in sorted(involved)
         for spot in project.graph.blind_spots.get(path, ())
     ]
+    # A computed import anywhere is named when it could load a changed module.
+    changed_modules = {module_name(p, project.roots) for p in changes.paths if p.endswith(".py")}
+    blind.extend(
+        {"file": spot.file, "line": spot.line, "what": f"computed {spot.what}: could import {spot.reach()}"}
+        for spot in project.computed
+        if spot.file not in involved
+        and any(m is not None and spot.reaches(m) for m in changed_modules)
+    )
     blind.extend(
         {"file": path, "line": 0, "what": f"unparsable: {why}"}
         for path, why in sorted(project.graph.unparsable.items())

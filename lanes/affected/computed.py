@@ -90,9 +90,7 @@ def computed_imports(
 ) -> list[ComputedImport]:
     """Every import call in the project whose module name is not a literal."""
     modules = {
-        name: path
-        for path in sorted(graph.files)
-        if (name := module_name(path, roots)) is not None
+        name: path for path in sorted(graph.files) if (name := module_name(path, roots)) is not None
     }
     found: list[ComputedImport] = []
     for path in sorted(graph.blind_spots):

@@ -34,7 +34,17 @@ if TYPE_CHECKING:
 __all__ = ["PytestRules", "read_rules"]
 
 # pytest's defaults (`pytest --help`, "[pytest] ini-options").
-_DEFAULT_NORECURSE = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+_DEFAULT_NORECURSE = (
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+)
 _DEFAULT_DOCTEST_GLOB = "test*.txt"
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -85,7 +86,9 @@ class AffectedLane:
             run.publish(data)
             data["runs"] = results = _execute(plan, config)
             run.publish(data)
-            passed = all(item["exit_code"] == 0 for item in results)
+            # A gate that could not start is reported, not counted: the result
+            # is the tests' and the gates' that ran.
+            passed = all(item["exit_code"] == 0 for item in results if "skipped" not in item)
         if options.self_check:
             from lanes.affected.selfcheck import run_self_check  # noqa: PLC0415  # builds a project
 
@@ -111,30 +114,53 @@ def _environment() -> dict[str, str]:
     )
 
 
+def _gate_skip(argv: list[str], env: dict[str, str], exc: OSError) -> str:
+    """Why a gate could not start, and the command that installs it."""
+    program = argv[0] if argv else "(empty command)"
+    if argv and shutil.which(program, path=env.get("PATH")) is None:
+        return (
+            f"{program!r} is not installed in this environment ({exc.strerror or exc}); "
+            f"install it with `{shlex.quote(sys.executable)} -m pip install {shlex.quote(program)}` "
+            f"or set [tool.lanes.affected.gates] to a command that exists"
+        )
+    return f"{program!r} could not start: {exc}; check the gate's command in [tool.lanes.affected.gates]"
+
+
 def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
-    """Each selected suite once, then each gate; a failure does not stop the others."""
+    """Each selected suite once, then each gate; a failure does not stop the others.
+
+    A suite that cannot start is a failure (its tests did not run); a gate that
+    cannot start (nox not installed) is *skipped*, with the reason and the
+    install command: it must not turn the tests' pass into the plan's failure.
+    """
     env = _environment()
-    commands = [(f"suite {s.name}", s.command) for s in plan.suites]
+    commands = [(f"suite {s.name}", s.command, False) for s in plan.suites]
     commands += [
-        (f"gate {gate.name}", shlex.split(gate.command)) for gate, _ in plan.gates.values()
+        (f"gate {gate.name}", shlex.split(gate.command), True) for gate, _ in plan.gates.values()
     ]
     results: list[AffectedRun] = []
-    for label, argv in commands:
+    for label, argv, is_gate in commands:
         print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
         started = time.monotonic()
+        skipped: str | None = None
         try:
             code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
         except OSError as exc:
-            print(f"affected: {label} could not start: {exc}", file=sys.stderr)
             code = 127
-        results.append(
-            {
-                "what": label,
-                "command": argv,
-                "exit_code": code,
-                "duration_ms": int((time.monotonic() - started) * 1000),
-            }
-        )
+            if is_gate:
+                skipped = _gate_skip(argv, env, exc)
+                print(f"affected: {label} skipped: {skipped}", file=sys.stderr)
+            else:
+                print(f"affected: {label} could not start: {exc}", file=sys.stderr)
+        result: AffectedRun = {
+            "what": label,
+            "command": argv,
+            "exit_code": code,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+        }
+        if skipped is not None:
+            result["skipped"] = skipped
+        results.append(result)
     return results
 
 

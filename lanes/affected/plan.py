@@ -385,7 +385,11 @@ def make_plan(project: Project, changes: Changes) -> Plan:
         # A project with tests never has "0 test files": if pytest's rules find
         # none, the plan cannot tell what to skip, so everything runs.
         full_reasons.append(
-            Reason("unknown", "(test discovery)", f"no test file found by {project.rules.describe()}: fail open")
+            Reason(
+                "unknown",
+                "(test discovery)",
+                f"no test file found by {project.rules.describe()}: fail open",
+            )
         )
     full = bool(full_reasons)
     if full:
@@ -416,7 +420,11 @@ def make_plan(project: Project, changes: Changes) -> Plan:
     # A computed import anywhere is named when it could load a changed module.
     changed_modules = {module_name(p, project.roots) for p in changes.paths if p.endswith(".py")}
     blind.extend(
-        {"file": spot.file, "line": spot.line, "what": f"computed {spot.what}: could import {spot.reach()}"}
+        {
+            "file": spot.file,
+            "line": spot.line,
+            "what": f"computed {spot.what}: could import {spot.reach()}",
+        }
         for spot in project.computed
         if spot.file not in involved
         and any(m is not None and spot.reaches(m) for m in changed_modules)

@@ -110,6 +110,15 @@ class AffectedRun(TypedDict):
     command: list[str]
     exit_code: int
     duration_ms: Annotated[int, Min(0)]
+    skipped: NotRequired[
+        Annotated[
+            str,
+            Doc(
+                "a gate whose command could not start (not installed): why, and how to "
+                "install it; it does not decide the run's result"
+            ),
+        ]
+    ]
 
 
 class AffectedCheck(TypedDict):

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 _LEAF = "def f(x: int) -> int:\n    return x + 1\n"
 
 
-def _plan(root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+def _plan(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> dict[str, Any]:
     monkeypatch.chdir(root)
     assert main(["affected", "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
@@ -149,7 +151,9 @@ def test_a_computed_import_fails_open_and_is_named(
     assert _tests(plan) == {"tests/test_dynamic.py": ["computed import"]}
     [reason] = plan["tests"][0]["reasons"]
     assert "tests/test_dynamic.py:6" in reason["detail"]
-    assert reason["detail"].endswith("could import the modules named in tests/test_dynamic.py (1) and below")
+    assert reason["detail"].endswith(
+        "could import the modules named in tests/test_dynamic.py (1) and below"
+    )
     assert plan["blind_spots"] == [
         {"file": "tests/test_dynamic.py", "line": 6, "what": "import_module(...)"}
     ]
@@ -180,7 +184,11 @@ def test_a_computed_import_with_a_literal_prefix_reaches_only_that_package(
     selected = {c["path"]: c["tests"] for c in plan["changed"]}
     assert selected == {"pkg/other.py": 0, "pkg/plugins/one.py": 1}
     assert plan["blind_spots"] == [
-        {"file": "pkg/loader.py", "line": 2, "what": "computed __import__(...): could import modules under pkg.plugins"}
+        {
+            "file": "pkg/loader.py",
+            "line": 2,
+            "what": "computed __import__(...): could import modules under pkg.plugins",
+        }
     ]
 
 

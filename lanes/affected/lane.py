@@ -39,7 +39,10 @@ if TYPE_CHECKING:
 __all__ = ["AffectedLane", "build_plan", "handle"]
 
 
-def build_plan(config: Config, base: str | None) -> Plan:
+def build_plan(config: Config, base: str | None, map_file: Path | None = None) -> Plan:
+    """The plan for ``base``..working tree, narrowed by the recorded map when one is valid."""
+    from lanes.affected.record import load_map  # noqa: PLC0415  # the map only for a plan
+
     changes = changed_files(config.root, base)
     phantom = tuple(
         path
@@ -47,7 +50,8 @@ def build_plan(config: Config, base: str | None) -> Plan:
         if path.endswith(".py") and (change == "deleted" or change.startswith("renamed to"))
     )
     project = Project.scan(config, tracked_files(config.root), phantom=phantom)
-    return make_plan(project, changes)
+    test_map, state = load_map(config, map_file)
+    return make_plan(project, changes, test_map, state)
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class AffectedOptions:
     run: bool
     self_check: bool
     recall: int
+    map_file: Path | None
 
 
 class AffectedLane:
@@ -67,7 +72,7 @@ class AffectedLane:
             raise UsageError(
                 msg, hint="pass e.g. --recall 20 (each plant costs one full suite run)"
             )
-        return AffectedOptions(ns.base, ns.run, ns.self_check, ns.recall)
+        return AffectedOptions(ns.base, ns.run, ns.self_check, ns.recall, ns.map)
 
     def config_hash(self, options: AffectedOptions, config: Config) -> str:
         return config.section_hash("suites", "affected")
@@ -81,7 +86,7 @@ class AffectedLane:
         data: AffectedData = {}
         passed = True
         if options.run:
-            plan = build_plan(config, options.base)
+            plan = build_plan(config, options.base, options.map_file)
             data["plan"] = plan.to_dict()
             run.publish(data)
             data["runs"] = results = _execute(plan, config)
@@ -164,7 +169,28 @@ def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
     return results
 
 
+def _record(ns: argparse.Namespace) -> int:
+    from lanes.affected.record import record_map  # noqa: PLC0415  # a full suite run
+
+    config = load_config(ns.config)
+    result = record_map(config, _environment(), ns.map)
+    print(
+        f"affected: recorded {result.tests} tests ({result.unvouched} not vouched for: "
+        f"failed or spawned processes), {result.nodes} functions, into {result.path}\n"
+        f"affected: recording run: pytest exit {result.exit_code}, "
+        f"{result.cpu_seconds} s CPU, {result.wall_seconds} s wall"
+    )
+    return ExitCode.OK
+
+
 def handle(ns: argparse.Namespace) -> int:
+    if ns.record:
+        if ns.module is not None or ns.run or ns.self_check or ns.recall:
+            msg = "--record runs the whole suite once; it combines with no MODULE, --run, --self-check or --recall"
+            raise UsageError(
+                msg, hint="record first (lanes affected --record), then plan: lanes affected"
+            )
+        return _record(ns)
     if ns.run or ns.self_check or ns.recall:
         if ns.module is not None:
             msg = "a MODULE and --run/--self-check/--recall cannot be combined"
@@ -182,6 +208,6 @@ def handle(ns: argparse.Namespace) -> int:
             else render_dependents(view, limit=ns.limit)
         )
         return ExitCode.OK
-    plan = build_plan(config, ns.base)
+    plan = build_plan(config, ns.base, ns.map)
     print(json.dumps(plan.to_dict(), indent=2) if ns.json else render_plan(plan, limit=ns.limit))
     return ExitCode.OK

@@ -37,10 +37,12 @@ from typing import TYPE_CHECKING
 from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
 from lanes.affected.graph import ImportGraph, build_graph, module_name
+from lanes.affected.mapselect import function_changes, narrow
 from lanes.affected.settings import Gate
 
 if TYPE_CHECKING:
     from lanes.affected.changes import Changes
+    from lanes.affected.testmap import TestMap
     from lanes.config import Config
     from lanes.payloads.affected import AffectedBlindSpot, AffectedPlan, AffectedReason
 
@@ -114,6 +116,7 @@ class Plan:
     gates: dict[str, tuple[Gate, list[Reason]]]
     blind_spots: list[AffectedBlindSpot]
     total_tests: int
+    map_state: str = ""
 
     @property
     def full(self) -> bool:
@@ -152,6 +155,7 @@ class Plan:
                 for gate, reasons in self.gates.values()
             ],
             "blind_spots": self.blind_spots,
+            "map": self.map_state,
             "counts": {
                 "selected": len(self.tests),
                 "total": self.total_tests,
@@ -349,31 +353,95 @@ def _gates(project: Project) -> dict[str, Gate]:
     return {"lint": Gate(name="lint", command="nox -s lint", inputs=inputs)}
 
 
-def make_plan(project: Project, changes: Changes) -> Plan:
+def _map_data(
+    test_map: TestMap, path: str, static: list[str], rule: str
+) -> list[tuple[str, str, str]] | None:
+    """A data file the map saw read: its readers, plus the static choice's unvouched tests."""
+    readers = test_map.readers(path)
+    if not readers:
+        return None  # read by no recorded test: the static rule stands
+    unvouched = test_map.unvouched()
+    recorded = test_map.recorded_files()
+    chosen = [(t, "map", f"read {path} when the map was recorded") for t in sorted(readers)]
+    chosen += [
+        (t, rule, f"static, the map does not vouch: {unvouched.get(t, 'not recorded')}")
+        for t in static
+        if t not in readers and (t in unvouched or t not in recorded)
+    ]
+    return chosen
+
+
+def _static_choice(
+    project: Project, path: str, change: str, rule: str, detail: str
+) -> tuple[list[str], str]:
+    """The test files the static rule ``rule`` selects for ``path``, and its detail."""
+    if rule == "test file":
+        chosen = [path] if path in project.tests else []
+        return chosen, "deleted: nothing left to run" if change == "deleted" else detail
+    if rule == "conftest":
+        return _tests_under(project, str(PurePosixPath(path).parent)), detail
+    if rule == "test data":
+        holder = _test_dir_holding(project, path)
+        return (_tests_under(project, holder) if holder is not None else []), detail
+    if rule == "owners":
+        owners = project.config.affected.owners
+        return sorted({t for p, ts in owners.items() if matches(path, p) for t in ts}), detail
+    if rule == "import graph":
+        return graph_tests(project, path)
+    return [], detail
+
+
+def _map_choice(
+    project: Project,
+    test_map: TestMap,
+    changed: tuple[str, str],
+    *,
+    rule: str,
+    detail: str,
+    static: list[str],
+) -> tuple[str, str, list[tuple[str, str, str]] | None]:
+    """The map within the static choice: (rule, detail, (test, rule, why) or None: static stands)."""
+    path, change = changed
+    if rule == "import graph" and change != "deleted":
+        verdict = function_changes(project.config.root, test_map.commit, path)
+        explained = narrow(test_map, path, verdict, static)
+        detail = f"map: {len(explained)} of {len(static)} statically selected; " + (
+            verdict.fallback or "changed " + ", ".join(sorted(verdict.functions))
+        )
+        return rule, detail, explained
+    if rule in ("quiet", "test data"):
+        read = _map_data(test_map, path, static, rule)
+        if read is not None:
+            readers = sum(1 for _, why_rule, _ in read if why_rule == "map")
+            return "map", f"read by {readers} recorded test files", read
+    return rule, detail, None
+
+
+def make_plan(
+    project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
+) -> Plan:
+    """``test_map``: a recorded map valid for this configuration (narrows the
+    static choice); ``map_state`` says once which map was used, or why none."""
     tests: dict[str, list[Reason]] = {}
     full_reasons: list[Reason] = []
     selections: list[Selection] = []
     for path, change in sorted(changes.paths.items()):
         rule, detail = _rule_for(path, project)
-        chosen: list[str] = []
         if rule in ("full", "unknown"):
             full_reasons.append(Reason(rule, path, detail))
-        elif rule == "test file":
-            chosen = [path] if path in project.tests else []
-            if change == "deleted":
-                detail = "deleted: nothing left to run"
-        elif rule == "conftest":
-            chosen = _tests_under(project, str(PurePosixPath(path).parent))
-        elif rule == "test data":
-            holder = _test_dir_holding(project, path)
-            chosen = _tests_under(project, holder) if holder is not None else []
-        elif rule == "owners":
-            owners = project.config.affected.owners
-            chosen = sorted({t for p, ts in owners.items() if matches(path, p) for t in ts})
-        elif rule == "import graph":
-            chosen, detail = graph_tests(project, path)
-        for test in chosen:
-            tests.setdefault(test, []).append(Reason(rule, path, detail))
+        chosen, detail = _static_choice(project, path, change, rule, detail)
+        explained: list[tuple[str, str, str]] | None = None
+        if test_map is not None:
+            rule, detail, explained = _map_choice(
+                project, test_map, (path, change), rule=rule, detail=detail, static=chosen
+            )
+        if explained is not None:
+            chosen = [test for test, _, _ in explained]
+            for test, why_rule, why in explained:
+                tests.setdefault(test, []).append(Reason(why_rule, path, why))
+        else:
+            for test in chosen:
+                tests.setdefault(test, []).append(Reason(rule, path, detail))
         if rule == "import graph":
             # Fail open through computed imports: the graph cannot follow them.
             extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
@@ -444,4 +512,5 @@ def make_plan(project: Project, changes: Changes) -> Plan:
         gates=gates,
         blind_spots=blind,
         total_tests=len(project.tests),
+        map_state=map_state,
     )

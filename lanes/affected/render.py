@@ -33,6 +33,8 @@ def render_plan(plan: Plan, *, limit: int) -> str:
         else f"{plan.base} ({plan.base_commit[:12]})"
     )
     out: list[str] = [f"base: {shown}"]
+    if plan.map_state:
+        out.append(f"map: {plan.map_state}")
     if not plan.selections:
         out.append("no changes: nothing to run")
         return "\n".join(out)

@@ -100,6 +100,15 @@ class AffectedPlan(TypedDict):
     suites: list[AffectedSuite]
     gates: list[AffectedGate]
     blind_spots: list[AffectedBlindSpot]
+    map: NotRequired[
+        Annotated[
+            str,
+            Doc(
+                "the recorded map used to narrow the static choice, or why none was "
+                "(said once; empty: no map was looked for)"
+            ),
+        ]
+    ]
     counts: AffectedCounts
 
 

@@ -399,8 +399,9 @@ def _map_choice(
     rule: str,
     detail: str,
     static: list[str],
-) -> tuple[str, str, list[tuple[str, str, str]] | None]:
-    """The map within the static choice: (rule, detail, (test, rule, why) or None: static stands)."""
+) -> tuple[str, str, list[tuple[str, str, str]] | None, bool]:
+    """The map within the static choice: (rule, detail, (test, rule, why) or None: static
+    stands, whether the map narrowed a function-level change)."""
     path, change = changed
     if rule == "import graph" and change != "deleted":
         verdict = function_changes(project.config.root, test_map.commit, path)
@@ -408,13 +409,13 @@ def _map_choice(
         detail = f"map: {len(explained)} of {len(static)} statically selected; " + (
             verdict.fallback or "changed " + ", ".join(sorted(verdict.functions))
         )
-        return rule, detail, explained
+        return rule, detail, explained, not verdict.fallback
     if rule in ("quiet", "test data"):
         read = _map_data(test_map, path, static, rule)
         if read is not None:
             readers = sum(1 for _, why_rule, _ in read if why_rule == "map")
-            return "map", f"read by {readers} recorded test files", read
-    return rule, detail, None
+            return "map", f"read by {readers} recorded test files", read, False
+    return rule, detail, None, False
 
 
 def make_plan(
@@ -431,8 +432,9 @@ def make_plan(
             full_reasons.append(Reason(rule, path, detail))
         chosen, detail = _static_choice(project, path, change, rule, detail)
         explained: list[tuple[str, str, str]] | None = None
+        narrowed = False
         if test_map is not None:
-            rule, detail, explained = _map_choice(
+            rule, detail, explained, narrowed = _map_choice(
                 project, test_map, (path, change), rule=rule, detail=detail, static=chosen
             )
         if explained is not None:
@@ -445,6 +447,10 @@ def make_plan(
         if rule == "import graph":
             # Fail open through computed imports: the graph cannot follow them.
             extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
+            if narrowed and test_map is not None:
+                # The recording saw what a vouched test executed through a computed
+                # import too: the net is for the tests it cannot vouch for.
+                extra = [(t, why) for t, why in extra if not test_map.vouches(t)]
             for test, why in extra:
                 tests.setdefault(test, []).append(Reason("computed import", path, why))
             chosen = [*chosen, *(t for t, _ in extra)]

@@ -279,6 +279,10 @@ class TestMap:
                 found.setdefault(test["file"], f"{test['id']}: {test['unvouched']}")
         return found
 
+    def vouches(self, test_file: str) -> bool:
+        """Every test of the file was recorded, passed, and ran in this process."""
+        return test_file in self.recorded_files() and test_file not in self.unvouched()
+
     def recorded_files(self) -> set[str]:
         return {test["file"] for test in self.document["tests"]}
 

@@ -211,3 +211,29 @@ def test_no_test_file_at_all_fails_open_and_says_why(
     [reason] = plan["full_reasons"]
     assert reason["changed"] == "(test discovery)"
     assert "python_files check_*.py" in reason["detail"]
+
+
+def test_a_large_selection_runs_with_the_suites_parallelism(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # lanekit's environment has pytest-xdist: 8 selected files run with -n auto, 2 serially.
+    files = {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+        "pkg/__init__.py": "",
+        "pkg/leaf.py": _LEAF,
+        "pkg/other.py": _LEAF,
+        "tests/test_other.py": "from pkg.other import f\n\n\ndef test_f() -> None:\n    assert f(1)\n",
+    }
+    for i in range(8):
+        files[f"tests/test_{i}.py"] = (
+            "from pkg.leaf import f\n\n\ndef test_f() -> None:\n    assert f(1)\n"
+        )
+    make_repo(tmp_path, files, "base")
+    (tmp_path / "pkg/leaf.py").write_text(_LEAF.replace("+ 1", "+ 2"))
+    [run] = _plan(tmp_path, capsys, monkeypatch)["suites"]
+    assert run["command"][:3] == ["pytest", "-n", "auto"]
+    assert len(run["files"]) == 8
+    (tmp_path / "pkg/leaf.py").write_text(_LEAF)
+    (tmp_path / "pkg/other.py").write_text(_LEAF.replace("+ 1", "+ 2"))
+    [run] = _plan(tmp_path, capsys, monkeypatch)["suites"]
+    assert run["command"] == ["pytest", "tests/test_other.py"]

@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 FILES = {
     "pyproject.toml": '[project]\nname = "mp"\nversion = "0"\n',
     ".gitignore": "envelopes/\n",
-    "pkg/__init__.py": "from pkg import a, b\n",
+    "pkg/__init__.py": "from pkg import a, b, loader\n",
+    # A computed import that could reach any module: the static net selects every
+    # test for any change; the map, which saw what each test executed, does not.
+    "pkg/loader.py": "import importlib\n\n\ndef load(name: str) -> object:\n"
+    "    return importlib.import_module(name)\n",
     "pkg/a.py": "CONST = 1\n\n\ndef fa() -> int:\n    return CONST\n\n\ndef unused() -> int:\n    return 0\n",
     "pkg/b.py": "def fb() -> int:\n    return 2\n",
     "tests/__init__.py": "",

@@ -142,5 +142,5 @@ def load_map(config: Config, given: Path | None) -> tuple[TestMap | None, str]:
     recorded = len(test_map.document["tests"])
     return (
         test_map,
-        f"map {os.path.relpath(path, config.root)} (commit {test_map.commit[:12]}, {recorded} tests)",
+        f"using {os.path.relpath(path, config.root)} (commit {test_map.commit[:12]}, {recorded} tests)",
     )

@@ -70,7 +70,12 @@ def render_plan(plan: Plan, *, limit: int) -> str:
             )
         )
         if not plan.tests:
-            out.append("  none: no test depends on what changed")
+            # With a map, "none" means no recorded test executed the change.
+            out.append(
+                "  none: no recorded test executed what changed, and no static rule adds one"
+                if plan.map_state.startswith("using ")
+                else "  none: no test depends on what changed"
+            )
     if plan.gates:
         out.append("gates:")
         for gate, reasons in plan.gates.values():

@@ -90,7 +90,7 @@ def test_a_function_change_selects_the_tests_that_executed_it(
     # Static: all three (pkg/__init__ imports a); the map: test_a executed fa,
     # test_spawn spawns a process, so the map does not vouch for it.
     assert _tests(plan) == {"tests/test_a.py": ["map"], "tests/test_spawn.py": ["import graph"]}
-    assert plan["map"].startswith("map envelopes/affected-map.json (commit ")
+    assert plan["map"].startswith("using envelopes/affected-map.json (commit ")
     reasons = {t["file"]: t["reasons"][0]["detail"] for t in plan["tests"]}
     assert reasons["tests/test_a.py"] == "executed pkg/a.py::fa"
     assert "the map does not vouch" in reasons["tests/test_spawn.py"]
@@ -142,3 +142,20 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
     with pytest.raises(UsageError, match="has version 9; this lanekit reads version 1") as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint
+
+
+@pytest.mark.integration
+def test_a_change_no_recorded_test_executed_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without the spawning test, nothing keeps a test the map did not see run `unused`.
+    make_repo(tmp_path, {k: v for k, v in FILES.items() if k != "tests/test_spawn.py"}, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", "--record"]) == 0
+    (tmp_path / "pkg/a.py").write_text(FILES["pkg/a.py"].replace("return 0", "return 5"))
+    capsys.readouterr()
+    assert main(["affected"]) == 0
+    out = capsys.readouterr().out
+    assert "map: using envelopes/affected-map.json (commit " in out
+    assert "map: 0 of 2 statically selected; changed unused" in out
+    assert "none: no recorded test executed what changed, and no static rule adds one" in out

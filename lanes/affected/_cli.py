@@ -52,6 +52,17 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="N",
         help="plant a bug in N functions of this project, one at a time, and check every failing test file was selected (N full suite runs)",
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="run the suite once with the recorder and write the map of what each test executed and read (envelopes/affected-map.json, or --map FILE)",
+    )
+    parser.add_argument(
+        "--map",
+        type=Path,
+        metavar="FILE",
+        help="the recorded map to narrow the plan with (default: envelopes/affected-map.json when present)",
+    )
     parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="pyproject.toml to use")
     parser.add_argument("--envelope", type=Path, metavar="FILE", help=argparse.SUPPRESS)
     parser.set_defaults(handler=_handle)

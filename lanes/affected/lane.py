@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -38,7 +39,10 @@ if TYPE_CHECKING:
 __all__ = ["AffectedLane", "build_plan", "handle"]
 
 
-def build_plan(config: Config, base: str | None) -> Plan:
+def build_plan(config: Config, base: str | None, map_file: Path | None = None) -> Plan:
+    """The plan for ``base``..working tree, narrowed by the recorded map when one is valid."""
+    from lanes.affected.record import load_map  # noqa: PLC0415  # the map only for a plan
+
     changes = changed_files(config.root, base)
     phantom = tuple(
         path
@@ -46,7 +50,8 @@ def build_plan(config: Config, base: str | None) -> Plan:
         if path.endswith(".py") and (change == "deleted" or change.startswith("renamed to"))
     )
     project = Project.scan(config, tracked_files(config.root), phantom=phantom)
-    return make_plan(project, changes)
+    test_map, state = load_map(config, map_file)
+    return make_plan(project, changes, test_map, state)
 
 
 @dataclass(frozen=True)
@@ -55,6 +60,7 @@ class AffectedOptions:
     run: bool
     self_check: bool
     recall: int
+    map_file: Path | None
 
 
 class AffectedLane:
@@ -66,7 +72,7 @@ class AffectedLane:
             raise UsageError(
                 msg, hint="pass e.g. --recall 20 (each plant costs one full suite run)"
             )
-        return AffectedOptions(ns.base, ns.run, ns.self_check, ns.recall)
+        return AffectedOptions(ns.base, ns.run, ns.self_check, ns.recall, ns.map)
 
     def config_hash(self, options: AffectedOptions, config: Config) -> str:
         return config.section_hash("suites", "affected")
@@ -80,12 +86,14 @@ class AffectedLane:
         data: AffectedData = {}
         passed = True
         if options.run:
-            plan = build_plan(config, options.base)
+            plan = build_plan(config, options.base, options.map_file)
             data["plan"] = plan.to_dict()
             run.publish(data)
             data["runs"] = results = _execute(plan, config)
             run.publish(data)
-            passed = all(item["exit_code"] == 0 for item in results)
+            # A gate that could not start is reported, not counted: the result
+            # is the tests' and the gates' that ran.
+            passed = all(item["exit_code"] == 0 for item in results if "skipped" not in item)
         if options.self_check:
             from lanes.affected.selfcheck import run_self_check  # noqa: PLC0415  # builds a project
 
@@ -111,34 +119,78 @@ def _environment() -> dict[str, str]:
     )
 
 
+def _gate_skip(argv: list[str], env: dict[str, str], exc: OSError) -> str:
+    """Why a gate could not start, and the command that installs it."""
+    program = argv[0] if argv else "(empty command)"
+    if argv and shutil.which(program, path=env.get("PATH")) is None:
+        return (
+            f"{program!r} is not installed in this environment ({exc.strerror or exc}); "
+            f"install it with `{shlex.quote(sys.executable)} -m pip install {shlex.quote(program)}` "
+            f"or set [tool.lanes.affected.gates] to a command that exists"
+        )
+    return f"{program!r} could not start: {exc}; check the gate's command in [tool.lanes.affected.gates]"
+
+
 def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
-    """Each selected suite once, then each gate; a failure does not stop the others."""
+    """Each selected suite once, then each gate; a failure does not stop the others.
+
+    A suite that cannot start is a failure (its tests did not run); a gate that
+    cannot start (nox not installed) is *skipped*, with the reason and the
+    install command: it must not turn the tests' pass into the plan's failure.
+    """
     env = _environment()
-    commands = [(f"suite {s.name}", s.command) for s in plan.suites]
+    commands = [(f"suite {s.name}", s.command, False) for s in plan.suites]
     commands += [
-        (f"gate {gate.name}", shlex.split(gate.command)) for gate, _ in plan.gates.values()
+        (f"gate {gate.name}", shlex.split(gate.command), True) for gate, _ in plan.gates.values()
     ]
     results: list[AffectedRun] = []
-    for label, argv in commands:
+    for label, argv, is_gate in commands:
         print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
         started = time.monotonic()
+        skipped: str | None = None
         try:
             code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
         except OSError as exc:
-            print(f"affected: {label} could not start: {exc}", file=sys.stderr)
             code = 127
-        results.append(
-            {
-                "what": label,
-                "command": argv,
-                "exit_code": code,
-                "duration_ms": int((time.monotonic() - started) * 1000),
-            }
-        )
+            if is_gate:
+                skipped = _gate_skip(argv, env, exc)
+                print(f"affected: {label} skipped: {skipped}", file=sys.stderr)
+            else:
+                print(f"affected: {label} could not start: {exc}", file=sys.stderr)
+        result: AffectedRun = {
+            "what": label,
+            "command": argv,
+            "exit_code": code,
+            "duration_ms": int((time.monotonic() - started) * 1000),
+        }
+        if skipped is not None:
+            result["skipped"] = skipped
+        results.append(result)
     return results
 
 
+def _record(ns: argparse.Namespace) -> int:
+    from lanes.affected.record import record_map  # noqa: PLC0415  # a full suite run
+
+    config = load_config(ns.config)
+    result = record_map(config, _environment(), ns.map)
+    print(
+        f"affected: recorded {result.tests} tests ({result.unvouched} not vouched for: "
+        f"failed or spawned processes), {result.nodes} functions, into {result.path}\n"
+        f"affected: recording run: pytest exit {result.exit_code}, "
+        f"{result.cpu_seconds} s CPU, {result.wall_seconds} s wall"
+    )
+    return ExitCode.OK
+
+
 def handle(ns: argparse.Namespace) -> int:
+    if ns.record:
+        if ns.module is not None or ns.run or ns.self_check or ns.recall:
+            msg = "--record runs the whole suite once; it combines with no MODULE, --run, --self-check or --recall"
+            raise UsageError(
+                msg, hint="record first (lanes affected --record), then plan: lanes affected"
+            )
+        return _record(ns)
     if ns.run or ns.self_check or ns.recall:
         if ns.module is not None:
             msg = "a MODULE and --run/--self-check/--recall cannot be combined"
@@ -156,6 +208,6 @@ def handle(ns: argparse.Namespace) -> int:
             else render_dependents(view, limit=ns.limit)
         )
         return ExitCode.OK
-    plan = build_plan(config, ns.base)
+    plan = build_plan(config, ns.base, ns.map)
     print(json.dumps(plan.to_dict(), indent=2) if ns.json else render_plan(plan, limit=ns.limit))
     return ExitCode.OK

@@ -7,13 +7,19 @@ reviewer) can check the reasoning instead of trusting it:
 1. **full** — packaging and tool configuration, CI workflows, the root
    ``conftest.py``, paths listed in ``full``: anything could depend on them,
    so every suite and every gate runs.
-2. **quiet** — prose and licences (``quiet``): no test.
-3. **test file** — a changed test selects itself.
+2. **test file** — a changed test selects itself; what a test file is, is
+   pytest's collection rules (:mod:`lanes.affected.discover`), doctest files
+   (``--doctest-glob``) included.
+3. **quiet** — prose and licences (``quiet``) outside every test directory:
+   no test. Under a test directory such a file is **test data**: the tests of
+   that directory are selected, since nothing proves none reads it.
 4. **conftest** — a ``conftest.py`` below the root selects every test under
    its directory (pytest applies it to exactly those).
 5. **owners** — the ownership table maps data files and assets to tests.
 6. **import graph** — a changed Python module selects every test that imports
-   it directly or transitively (and every test under a conftest that does).
+   it directly or transitively (and every test under a conftest that does),
+   plus the tests that reach a *computed import* that could load it
+   (:mod:`lanes.affected.computed`).
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the
@@ -28,11 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from lanes.affected.graph import ImportGraph, build_graph
+from lanes.affected.computed import ComputedImport, computed_imports
+from lanes.affected.discover import PytestRules, read_rules
+from lanes.affected.graph import ImportGraph, build_graph, module_name
+from lanes.affected.mapselect import function_changes, narrow
 from lanes.affected.settings import Gate
 
 if TYPE_CHECKING:
     from lanes.affected.changes import Changes
+    from lanes.affected.testmap import TestMap
     from lanes.config import Config
     from lanes.payloads.affected import AffectedBlindSpot, AffectedPlan, AffectedReason
 
@@ -106,6 +116,7 @@ class Plan:
     gates: dict[str, tuple[Gate, list[Reason]]]
     blind_spots: list[AffectedBlindSpot]
     total_tests: int
+    map_state: str = ""
 
     @property
     def full(self) -> bool:
@@ -144,6 +155,7 @@ class Plan:
                 for gate, reasons in self.gates.values()
             ],
             "blind_spots": self.blind_spots,
+            "map": self.map_state,
             "counts": {
                 "selected": len(self.tests),
                 "total": self.total_tests,
@@ -161,21 +173,22 @@ class Project:
     roots: tuple[str, ...]
     tests: list[str]
     graph: ImportGraph
+    rules: PytestRules
+    computed: list[ComputedImport]
+
+    def test_dirs(self) -> frozenset[str]:
+        return self.rules.test_dirs(self.tests)
 
     @classmethod
     def scan(cls, config: Config, files: list[str], *, phantom: tuple[str, ...] = ()) -> Project:
         """``phantom``: deleted Python files, kept in the module map so their importers are found."""
         root = config.root
         roots = ("src", "") if any(path.startswith("src/") for path in files) else ("",)
-        patterns = config.affected.test_patterns
+        # pytest decides what a test is: its testpaths, python_files and doctest
+        # globs, plus each suite's explicit paths (`pytest PATH` collects there too).
         suite_paths = [p for suite in config.suites.values() for p in suite.paths]
-        tests = sorted(
-            path
-            for path in files
-            if path.endswith(".py")
-            and any(matches(path, pattern) for pattern in patterns)
-            and (not suite_paths or any(_under(path, p) for p in suite_paths))
-        )
+        rules = read_rules(root, config.affected.test_patterns, suite_paths)
+        tests = sorted(path for path in files if rules.is_test(path))
         test_set = set(tests)
         graph = build_graph(
             root,
@@ -184,7 +197,15 @@ class Project:
             _console_scripts(config),
             lambda path: path in test_set or PurePosixPath(path).name == "conftest.py",
         )
-        return cls(config=config, files=files, roots=roots, tests=tests, graph=graph)
+        return cls(
+            config=config,
+            files=files,
+            roots=roots,
+            tests=tests,
+            graph=graph,
+            rules=rules,
+            computed=computed_imports(root, graph, roots),
+        )
 
 
 def _console_scripts(config: Config) -> dict[str, str]:
@@ -223,21 +244,61 @@ def _rule_for(path: str, project: Project) -> tuple[str, str]:
         # A name without a slash counts at the root only: tests/data/setup.py is data.
         if ("/" in pattern or "/" not in path) and matches(path, pattern):
             return "full", why
-    for pattern in settings.quiet:
-        if matches(path, pattern):
-            return "quiet", f"cannot change a test's outcome ({pattern})"
     if name == "conftest.py":
         return "conftest", f"applies to every test under {PurePosixPath(path).parent!s}/"
-    if path in project.tests or (
-        path.endswith(".py") and any(matches(path, p) for p in settings.test_patterns)
-    ):
+    # pytest's own rules, not a name pattern: a product module named test_*.py
+    # outside testpaths is not a test (and must reach the import graph).
+    if path in project.tests or project.rules.is_test(path):
         return "test file", "a changed test runs itself"
+    for pattern in settings.quiet:
+        if matches(path, pattern):
+            holder = _test_dir_holding(project, path)
+            if holder is not None:
+                return "test data", (
+                    f"under the test directory {holder}/ ({pattern} is quiet elsewhere): "
+                    f"no rule proves no test there reads it, so its tests run"
+                )
+            return "quiet", (
+                f"cannot change a test's outcome ({pattern}): outside every test directory, "
+                f"not a doctest file ({' '.join(project.rules.doctest_globs)})"
+            )
     for pattern in settings.owners:
         if matches(path, pattern):
             return "owners", f"[tool.lanes.affected.owners] {pattern!r}"
     if path.endswith(".py"):
         return "import graph", "tests that import it, directly or transitively"
     return "unknown", "no rule knows which tests read this file kind: fail open"
+
+
+def _test_dir_holding(project: Project, path: str) -> str | None:
+    """The outermost test directory holding ``path`` (below the root), if any."""
+    dirs = project.test_dirs()
+    holders = [str(p) for p in PurePosixPath(path).parents if str(p) in dirs]
+    return holders[-1] if holders else None
+
+
+def _computed_tests(project: Project, path: str) -> list[tuple[str, str]]:
+    """(test, why) for the tests that reach a computed import that could load ``path``."""
+    name = module_name(path, project.roots)
+    if name is None:
+        return []
+    found: dict[str, str] = {}
+    for spot in project.computed:
+        if not spot.reaches(name):
+            continue
+        reach = [spot.file, *project.graph.dependents([spot.file])]
+        for test in _with_conftest_subtrees(project, reach):
+            found.setdefault(test, spot.describe())
+    return sorted(found.items())
+
+
+def _with_conftest_subtrees(project: Project, files: list[str]) -> set[str]:
+    test_set = set(project.tests)
+    selected = {f for f in files if f in test_set}
+    for f in files:
+        if PurePosixPath(f).name == "conftest.py":
+            selected.update(_tests_under(project, str(PurePosixPath(f).parent)))
+    return selected
 
 
 def _tests_under(project: Project, directory: str) -> list[str]:
@@ -269,11 +330,29 @@ def _suite_runs(project: Project, tests: list[str], *, full: bool) -> list[Suite
         claimed.update(files)
         # The suite's own options, its path selectors replaced by the selected files.
         kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
-        runs.append(SuiteRun(suite.name, [*kept, *files], files, full=False))
+        runs.append(SuiteRun(suite.name, [*_parallel(kept, files), *files], files, full=False))
     rest = [t for t in tests if t not in claimed]
     if rest and not full:
-        runs.append(SuiteRun("(no suite)", ["pytest", *rest], rest, full=False))
+        runs.append(SuiteRun("(no suite)", [*_parallel(["pytest"], rest), *rest], rest, full=False))
     return runs
+
+
+# From this many selected files on, a serial run costs more than starting
+# xdist's workers (issue 24: 38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
+PARALLEL_FROM = 8
+
+
+def _parallel(argv: list[str], files: list[str]) -> list[str]:
+    """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when
+    xdist is installed and the command does not choose already."""
+    import importlib.util  # noqa: PLC0415  # only when a plan runs suites
+
+    chooses = any(
+        a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in argv
+    )
+    if chooses or len(files) < PARALLEL_FROM or importlib.util.find_spec("xdist") is None:
+        return argv
+    return [*argv, "-n", "auto"]
 
 
 def _gates(project: Project) -> dict[str, Gate]:
@@ -292,29 +371,118 @@ def _gates(project: Project) -> dict[str, Gate]:
     return {"lint": Gate(name="lint", command="nox -s lint", inputs=inputs)}
 
 
-def make_plan(project: Project, changes: Changes) -> Plan:
+def _map_data(
+    test_map: TestMap, path: str, static: list[str], rule: str
+) -> list[tuple[str, str, str]] | None:
+    """A data file the map saw read: its readers, plus the static choice's unvouched tests."""
+    readers = test_map.readers(path)
+    if not readers:
+        return None  # read by no recorded test: the static rule stands
+    unvouched = test_map.unvouched()
+    recorded = test_map.recorded_files()
+    chosen = [(t, "map", f"read {path} when the map was recorded") for t in sorted(readers)]
+    chosen += [
+        (t, rule, f"static, the map does not vouch: {unvouched.get(t, 'not recorded')}")
+        for t in static
+        if t not in readers and (t in unvouched or t not in recorded)
+    ]
+    return chosen
+
+
+def _static_choice(
+    project: Project, path: str, change: str, rule: str, detail: str
+) -> tuple[list[str], str]:
+    """The test files the static rule ``rule`` selects for ``path``, and its detail."""
+    if rule == "test file":
+        chosen = [path] if path in project.tests else []
+        return chosen, "deleted: nothing left to run" if change == "deleted" else detail
+    if rule == "conftest":
+        return _tests_under(project, str(PurePosixPath(path).parent)), detail
+    if rule == "test data":
+        holder = _test_dir_holding(project, path)
+        return (_tests_under(project, holder) if holder is not None else []), detail
+    if rule == "owners":
+        owners = project.config.affected.owners
+        return sorted({t for p, ts in owners.items() if matches(path, p) for t in ts}), detail
+    if rule == "import graph":
+        return graph_tests(project, path)
+    return [], detail
+
+
+def _map_choice(
+    project: Project,
+    test_map: TestMap,
+    changed: tuple[str, str],
+    *,
+    rule: str,
+    detail: str,
+    static: list[str],
+) -> tuple[str, str, list[tuple[str, str, str]] | None, bool]:
+    """The map within the static choice: (rule, detail, (test, rule, why) or None: static
+    stands, whether the map narrowed a function-level change)."""
+    path, change = changed
+    if rule == "import graph" and change != "deleted":
+        verdict = function_changes(project.config.root, test_map.commit, path)
+        explained = narrow(test_map, path, verdict, static)
+        detail = f"map: {len(explained)} of {len(static)} statically selected; " + (
+            verdict.fallback or "changed " + ", ".join(sorted(verdict.functions))
+        )
+        return rule, detail, explained, not verdict.fallback
+    if rule in ("quiet", "test data"):
+        read = _map_data(test_map, path, static, rule)
+        if read is not None:
+            readers = sum(1 for _, why_rule, _ in read if why_rule == "map")
+            return "map", f"read by {readers} recorded test files", read, False
+    return rule, detail, None, False
+
+
+def make_plan(
+    project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
+) -> Plan:
+    """``test_map``: a recorded map valid for this configuration (narrows the
+    static choice); ``map_state`` says once which map was used, or why none."""
     tests: dict[str, list[Reason]] = {}
     full_reasons: list[Reason] = []
     selections: list[Selection] = []
     for path, change in sorted(changes.paths.items()):
         rule, detail = _rule_for(path, project)
-        chosen: list[str] = []
         if rule in ("full", "unknown"):
             full_reasons.append(Reason(rule, path, detail))
-        elif rule == "test file":
-            chosen = [path] if path in project.tests else []
-            if change == "deleted":
-                detail = "deleted: nothing left to run"
-        elif rule == "conftest":
-            chosen = _tests_under(project, str(PurePosixPath(path).parent))
-        elif rule == "owners":
-            owners = project.config.affected.owners
-            chosen = sorted({t for p, ts in owners.items() if matches(path, p) for t in ts})
-        elif rule == "import graph":
-            chosen, detail = graph_tests(project, path)
-        for test in chosen:
-            tests.setdefault(test, []).append(Reason(rule, path, detail))
+        chosen, detail = _static_choice(project, path, change, rule, detail)
+        explained: list[tuple[str, str, str]] | None = None
+        narrowed = False
+        if test_map is not None:
+            rule, detail, explained, narrowed = _map_choice(
+                project, test_map, (path, change), rule=rule, detail=detail, static=chosen
+            )
+        if explained is not None:
+            chosen = [test for test, _, _ in explained]
+            for test, why_rule, why in explained:
+                tests.setdefault(test, []).append(Reason(why_rule, path, why))
+        else:
+            for test in chosen:
+                tests.setdefault(test, []).append(Reason(rule, path, detail))
+        if rule == "import graph":
+            # Fail open through computed imports: the graph cannot follow them.
+            extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
+            if narrowed and test_map is not None:
+                # The recording saw what a vouched test executed through a computed
+                # import too: the net is for the tests it cannot vouch for.
+                extra = [(t, why) for t, why in extra if not test_map.vouches(t)]
+            for test, why in extra:
+                tests.setdefault(test, []).append(Reason("computed import", path, why))
+            chosen = [*chosen, *(t for t, _ in extra)]
         selections.append(Selection(path, change, rule, detail, chosen))
+    if changes.paths and not project.tests and not full_reasons:
+        # A project with tests never has "0 test files": if pytest's rules find
+        # none, the plan cannot tell what to skip, so everything runs.
+        full_reasons.append(
+            Reason(
+                "unknown",
+                "(test discovery)",
+                f"no test file found by {project.rules.describe()}: fail open",
+            )
+        )
     full = bool(full_reasons)
     if full:
         for test in project.tests:
@@ -341,6 +509,18 @@ def make_plan(project: Project, changes: Changes) -> Plan:
         for path in sorted(involved)
         for spot in project.graph.blind_spots.get(path, ())
     ]
+    # A computed import anywhere is named when it could load a changed module.
+    changed_modules = {module_name(p, project.roots) for p in changes.paths if p.endswith(".py")}
+    blind.extend(
+        {
+            "file": spot.file,
+            "line": spot.line,
+            "what": f"computed {spot.what}: could import {spot.reach()}",
+        }
+        for spot in project.computed
+        if spot.file not in involved
+        and any(m is not None and spot.reaches(m) for m in changed_modules)
+    )
     blind.extend(
         {"file": path, "line": 0, "what": f"unparsable: {why}"}
         for path, why in sorted(project.graph.unparsable.items())
@@ -356,4 +536,5 @@ def make_plan(project: Project, changes: Changes) -> Plan:
         gates=gates,
         blind_spots=blind,
         total_tests=len(project.tests),
+        map_state=map_state,
     )

@@ -33,6 +33,8 @@ def render_plan(plan: Plan, *, limit: int) -> str:
         else f"{plan.base} ({plan.base_commit[:12]})"
     )
     out: list[str] = [f"base: {shown}"]
+    if plan.map_state:
+        out.append(f"map: {plan.map_state}")
     if not plan.selections:
         out.append("no changes: nothing to run")
         return "\n".join(out)
@@ -68,7 +70,12 @@ def render_plan(plan: Plan, *, limit: int) -> str:
             )
         )
         if not plan.tests:
-            out.append("  none: no test depends on what changed")
+            # With a map, "none" means no recorded test executed the change.
+            out.append(
+                "  none: no recorded test executed what changed, and no static rule adds one"
+                if plan.map_state.startswith("using ")
+                else "  none: no test depends on what changed"
+            )
     if plan.gates:
         out.append("gates:")
         for gate, reasons in plan.gates.values():

@@ -100,6 +100,15 @@ class AffectedPlan(TypedDict):
     suites: list[AffectedSuite]
     gates: list[AffectedGate]
     blind_spots: list[AffectedBlindSpot]
+    map: NotRequired[
+        Annotated[
+            str,
+            Doc(
+                "the recorded map used to narrow the static choice, or why none was "
+                "(said once; empty: no map was looked for)"
+            ),
+        ]
+    ]
     counts: AffectedCounts
 
 
@@ -110,6 +119,15 @@ class AffectedRun(TypedDict):
     command: list[str]
     exit_code: int
     duration_ms: Annotated[int, Min(0)]
+    skipped: NotRequired[
+        Annotated[
+            str,
+            Doc(
+                "a gate whose command could not start (not installed): why, and how to "
+                "install it; it does not decide the run's result"
+            ),
+        ]
+    ]
 
 
 class AffectedCheck(TypedDict):

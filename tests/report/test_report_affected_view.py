@@ -32,7 +32,14 @@ DATA: AffectedData = {
         "counts": {"selected": 4, "total": 4, "share": 1.0},
     },
     "runs": [
-        {"what": "suite unit", "command": ["pytest", "tests"], "exit_code": 1, "duration_ms": 900}
+        {"what": "suite unit", "command": ["pytest", "tests"], "exit_code": 1, "duration_ms": 900},
+        {
+            "what": "gate lint",
+            "command": ["nox", "-s", "lint"],
+            "exit_code": 127,
+            "duration_ms": 1,
+            "skipped": "'nox' is not installed in this environment",
+        },
     ],
     "self_check": {
         "passed": True,
@@ -57,8 +64,12 @@ def test_the_view_answers_what_was_selected_why_and_what_ran() -> None:
     assert "full set: pyproject.toml — packaging" in callouts
     tables = {b.caption: b for b in detail.blocks if isinstance(b, Table)}
     ran = tables["What ran (each selected suite once, then the gates)"]
-    assert ran.rows == (("suite unit", "pytest tests", "1", "900 ms"),)
-    assert ran.status == ("fail",)
+    assert ran.rows == (
+        ("suite unit", "pytest tests", "1", "900 ms"),
+        ("gate lint", "nox -s lint", "skipped: 'nox' is not installed in this environment", "1 ms"),
+    )
+    # The skipped gate is shown as a warning, never as a failure of the run.
+    assert ran.status == ("fail", "warn")
     check = tables["Self-check on a project whose answer is known"]
     assert check.rows == (("conftest selects its subtree", "t/a.py", "t/a.py"),)
     assert [f.name for f in detail.findings if f.failed] == ["suite unit"]

@@ -94,14 +94,17 @@ def _runs_blocks(runs: list[AffectedRun]) -> tuple[list[Block], list[Finding]]:
             (
                 text(r["what"]),
                 " ".join(text(a) for a in r["command"]),
-                text(r["exit_code"]),
+                "skipped: " + text(r["skipped"]) if "skipped" in r else text(r["exit_code"]),
                 ms(r["duration_ms"]),
             )
             for r in runs
         ],
-        status=["pass" if r["exit_code"] == 0 else "fail" for r in runs],
+        status=[
+            "warn" if "skipped" in r else "pass" if r["exit_code"] == 0 else "fail" for r in runs
+        ],
         code=(1,),
     )
+    # A skipped gate (its command is not installed) is shown, not failed.
     findings = [
         Finding(
             name=text(r["what"]),
@@ -110,7 +113,7 @@ def _runs_blocks(runs: list[AffectedRun]) -> tuple[list[Block], list[Finding]]:
             message="exit code " + text(r["exit_code"]),
         )
         for r in runs
-        if r["exit_code"] != 0
+        if r["exit_code"] != 0 and "skipped" not in r
     ]
     return [block], findings
 

@@ -1,0 +1,99 @@
+"""Selection = the recorded map, within the static safety net.
+
+For a changed Python file the diff against the map's commit gives hunks; each
+hunk lies inside one function (the innermost holding it, in the file as it was
+at the map's commit) or touches module level (imports, constants,
+decorators, class bodies, a new function). Only function-level changes are
+narrowed: the tests that executed one of the changed functions. A test file the
+map does not vouch for (not recorded, did not pass, spawned processes) keeps
+its static selection, with the reason. Everything else — a module-level change,
+a file new since the map's commit, a map from another configuration — is the
+static rule's answer, and says so.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lanes.affected.testmap import function_nodes, innermost
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lanes.affected.testmap import TestMap
+
+__all__ = ["MapVerdict", "function_changes", "narrow"]
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class MapVerdict:
+    """The map's answer for one changed file: changed functions, or why it cannot answer."""
+
+    functions: frozenset[str]
+    fallback: str  # non-empty: the map cannot narrow this file, and why
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, check=False, timeout=60)
+
+
+def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
+    """Which functions of ``path`` (as of ``commit``) the working tree changes."""
+    old = _git(root, "show", f"{commit}:{path}")
+    if old.returncode != 0:
+        return MapVerdict(frozenset(), "new since the map's commit: the map never saw it")
+    diff = _git(root, "diff", "-U0", "--no-color", commit, "--", path)
+    hunks = [(int(a), int(b) if b else 1) for a, b in _HUNK.findall(diff.stdout)]
+    if diff.returncode != 0 or not hunks:
+        return MapVerdict(
+            frozenset(), "unchanged since the map's commit: the map was recorded with this change"
+        )
+    try:
+        nodes = function_nodes(old.stdout, path)
+    except (SyntaxError, ValueError):
+        return MapVerdict(frozenset(), "did not parse at the map's commit")
+    changed: set[str] = set()
+    for start, count in hunks:
+        # A pure insertion (count 0) sits after line `start`: inside a function
+        # only if the lines on both sides are.
+        first, last = (start, start + 1) if count == 0 else (start, start + count - 1)
+        holder = innermost(nodes, first, last)
+        # A hunk on a function's first line (a decorator, or the `def` of an
+        # undecorated one) changes what runs at import: module level.
+        if holder is None or first <= holder.start:
+            return MapVerdict(
+                frozenset(),
+                f"a module-level change at line {start} (imports, constants, decorators, "
+                "class bodies, a new or renamed function): every test that imports it",
+            )
+        changed.add(holder.qualname)
+    return MapVerdict(frozenset(changed), "")
+
+
+def narrow(
+    test_map: TestMap, path: str, verdict: MapVerdict, static: list[str]
+) -> list[tuple[str, str, str]]:
+    """(test file, rule, why) for one changed file, the map within the static selection."""
+    if verdict.fallback:
+        return [(t, "import graph", f"static: {verdict.fallback}") for t in static]
+    executed = test_map.executed(path, set(verdict.functions))
+    unvouched = test_map.unvouched()
+    recorded = test_map.recorded_files()
+    chosen: list[tuple[str, str, str]] = []
+    for test in sorted({*static, *executed}):
+        if test in executed:
+            chosen.append((test, "map", f"executed {path}::{executed[test]}"))
+        elif test in unvouched:
+            chosen.append(
+                (test, "import graph", f"static, the map does not vouch: {unvouched[test]}")
+            )
+        elif test not in recorded:
+            chosen.append(
+                (test, "import graph", "static: not in the map (no test of it was recorded)")
+            )
+    return chosen

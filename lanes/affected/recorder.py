@@ -1,0 +1,175 @@
+"""The recorder: a pytest plugin that notes, per test, which code it executed and which files it opened.
+
+Loaded only for a recording run (``lanes affected --record`` passes
+``-p lanes.affected.recorder``; it is no ``pytest11`` entry point, so no other
+run pays for it). It writes a raw recording to the file named by
+``LANES_AFFECTED_RECORD``; :mod:`lanes.affected.testmap` turns it into the map.
+
+Per test (setup, call and teardown together):
+
+- **code objects executed**, as (file, first line) under the project root. On
+  Python >= 3.12 a ``sys.monitoring`` ``PY_START`` callback notes a code
+  object and returns ``DISABLE``, so each code object costs one callback per
+  test; ``DISABLE`` is global per code location, so
+  ``sys.monitoring.restart_events()`` re-arms every location between tests.
+  On 3.11 a ``sys.settrace`` function that sees ``call`` events and returns
+  ``None`` (no line tracing) does the same at one call per Python call.
+- **files opened** that are not Python (``sys.addaudithook`` on ``open``):
+  data files, fixtures read from disk, templates.
+- **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
+  ``os.system``): what a child executes is not seen here, so the map will not
+  vouch for such a test and the static graph decides for it.
+- the outcome: a test that did not pass may have stopped early, so the map does
+  not vouch for it either.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+    from types import CodeType, FrameType
+
+__all__ = ["ENV_OUTPUT"]
+
+ENV_OUTPUT = "LANES_AFFECTED_RECORD"
+
+_SPAWN_EVENTS = frozenset(
+    {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"}
+)
+# A tool id of sys.monitoring's six: 3 is free in CPython's conventions (0 debugger,
+# 1 coverage, 2 profiler, 5 optimizer).
+_TOOL_ID = 3
+
+
+class _Recorder:
+    def __init__(self, root: str) -> None:
+        self.root = root.rstrip(os.sep) + os.sep
+        self.code: set[CodeType] = set()
+        self.opened: set[str] = set()
+        self.spawned = False
+        self.active = False
+        self.tests: list[dict[str, Any]] = []
+
+    # -- the hooks that run per event: as little work as possible
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if not self.active:
+            return
+        if event == "open":
+            path = args[0]
+            if isinstance(path, str) and not path.endswith((".py", ".pyc")):
+                self.opened.add(path)
+        elif event in _SPAWN_EVENTS:
+            self.spawned = True
+
+    def trace(self, frame: FrameType, event: str, arg: object) -> None:
+        self.code.add(frame.f_code)  # no local trace function: call events only
+
+    def monitor(self, code: CodeType, offset: int) -> object:
+        self.code.add(code)
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+
+    # -- per test
+    def start(self) -> None:
+        self.code = set()
+        self.opened = set()
+        self.spawned = False
+        self.active = True
+        if sys.version_info >= (3, 12):
+            sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
+        else:
+            threading.settrace(self.trace)  # returns None: no line events
+            sys.settrace(self.trace)  # returns None: no line events
+
+    def stop(self, nodeid: str, path: str, outcome: str) -> None:
+        if sys.version_info < (3, 12):
+            sys.settrace(None)
+            threading.settrace(None)
+        self.active = False
+        code = sorted(
+            {
+                (c.co_filename[len(self.root) :], c.co_firstlineno)
+                for c in self.code
+                if c.co_filename.startswith(self.root)
+            }
+        )
+        # abspath, not resolve: normalised without following links, like co_filename.
+        absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
+        opened = sorted(os.path.relpath(p, self.root) for p in absolute if p.startswith(self.root))
+        self.tests.append(
+            {
+                "nodeid": nodeid,
+                "file": path,
+                "outcome": outcome,
+                "code": code,
+                "opened": opened,
+                "spawned": self.spawned,
+            }
+        )
+
+
+_recorder: _Recorder | None = None
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    global _recorder  # one recorder per recording session
+    if not os.environ.get(ENV_OUTPUT):
+        return
+    _recorder = _Recorder(str(config.rootpath))
+    sys.addaudithook(_recorder.audit)
+    if sys.version_info >= (3, 12):
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+        monitoring.use_tool_id(_TOOL_ID, "lanes-affected")
+        monitoring.register_callback(_TOOL_ID, monitoring.events.PY_START, _recorder.monitor)
+        monitoring.set_events(_TOOL_ID, monitoring.events.PY_START)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
+    recorder = _recorder
+    if recorder is None:
+        yield
+        return
+    outcomes: list[str] = []
+    item.stash[_OUTCOMES] = outcomes
+    recorder.start()
+    try:
+        yield
+    finally:
+        failed = [o for o in outcomes if o != "passed"]
+        outcome = failed[0] if failed else "passed"
+        path = os.path.relpath(str(item.path), recorder.root)
+        recorder.stop(item.nodeid, path, outcome)
+
+
+_OUTCOMES = pytest.StashKey[list[str]]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, None]:
+    outcome = yield
+    outcomes = item.stash.get(_OUTCOMES, None)
+    if outcomes is not None:
+        outcomes.append(outcome.get_result().outcome)
+
+
+def pytest_sessionfinish() -> None:
+    recorder = _recorder
+    target = os.environ.get(ENV_OUTPUT)
+    if recorder is None or not target:
+        return
+    if sys.version_info >= (3, 12):
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+        monitoring.set_events(_TOOL_ID, 0)
+        monitoring.free_tool_id(_TOOL_ID)
+    recorder.active = False
+    document = {"root": recorder.root, "python": sys.version.split()[0], "tests": recorder.tests}
+    Path(target).write_text(json.dumps(document), encoding="utf-8")

@@ -1,0 +1,328 @@
+"""The recorded map: per test, the functions it executed and the data files it read.
+
+Built from one recording run (:mod:`lanes.affected.recorder`), keyed by the
+commit it was recorded on and a digest of the configuration that decides what
+runs (the pytest config file, the Python minor version). Small: the nodes
+(file, qualified name, first line, last line) are one shared list and each
+test stores indices into it. Read back through :mod:`lanes._jsondoc` (size
+cap, nesting limit, typed fields), like every lanekit document.
+
+A node is a function or method, its range starting at its first decorator (the
+line a code object reports); ``<module>`` stands for the module's own code and
+class bodies (run on import). A test the map does not *vouch* for — it did not
+pass, or it spawned a process whose execution the recorder cannot see — is
+kept by the static graph, never dropped by the map.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, NotRequired, TypedDict
+
+from lanes._atomic import write_atomic
+from lanes._jsondoc import failing_with, load_object
+from lanes.errors import UsageError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lanes.affected.discover import PytestRules
+
+__all__ = [
+    "MAP_KIND",
+    "MAP_VERSION",
+    "MapTest",
+    "TestMap",
+    "TestMapDocument",
+    "build_map",
+    "config_digest",
+    "function_nodes",
+    "read_map",
+]
+
+MAP_KIND: Final = "lanes-affected-map"
+MAP_VERSION: Final = 1
+MAX_MAP_BYTES: Final = 64 * 1024 * 1024
+MODULE: Final = "<module>"
+
+
+class MapTest(TypedDict):
+    """One recorded test: indices into the map's nodes and data files."""
+
+    id: str
+    file: str
+    nodes: list[int]
+    data: list[int]
+    # Why the map does not vouch for this test (it did not pass, it spawned a process).
+    unvouched: NotRequired[str]
+
+
+class TestMapDocument(TypedDict):
+    """The map file's shape (``lanes affected --record`` writes it)."""
+
+    kind: str
+    version: int
+    commit: str
+    config_digest: str
+    python: str
+    nodes: list[tuple[str, str, int, int]]
+    data: list[str]
+    tests: list[MapTest]
+
+
+@dataclass(frozen=True)
+class Node:
+    file: str
+    qualname: str
+    start: int
+    end: int
+
+
+def function_nodes(source: bytes, path: str) -> list[Node]:
+    """Every function and method of a file, innermost last, with decorator-inclusive ranges."""
+    tree = ast.parse(source, filename=path)
+    found: list[Node] = []
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                qualname = f"{prefix}{child.name}"
+                start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
+                found.append(Node(path, qualname, start, child.end_lineno or child.lineno))
+                walk(child, f"{qualname}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return found
+
+
+def innermost(nodes: list[Node], first: int, last: int) -> Node | None:
+    """The innermost function holding lines ``first..last`` entirely, if any."""
+    holding = [n for n in nodes if n.start <= first and last <= n.end]
+    return min(holding, key=lambda n: n.end - n.start) if holding else None
+
+
+def config_digest(root: Path, rules: PytestRules) -> str:
+    """What decides which code a test executes besides the code: pytest's config, Python's version."""
+    digest = hashlib.sha256(f"python {sys.version_info[0]}.{sys.version_info[1]}\n".encode())
+    for name in (rules.source, "conftest.py"):
+        try:
+            digest.update(name.encode() + b"\0" + (root / name).read_bytes())
+        except OSError:
+            digest.update(name.encode() + b"\0(absent)")
+    return digest.hexdigest()[:16]
+
+
+def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDocument:
+    """The map from a recorder's raw output: code objects resolved to their functions."""
+    raw = json.loads(raw_path.read_text(encoding="utf-8"))
+    per_file: dict[str, list[Node]] = {}
+    index: dict[tuple[str, str, int, int], int] = {}
+    nodes: list[tuple[str, str, int, int]] = []
+    data_index: dict[str, int] = {}
+    tests: list[MapTest] = []
+
+    def node_id(node: tuple[str, str, int, int]) -> int:
+        if node not in index:
+            index[node] = len(nodes)
+            nodes.append(node)
+        return index[node]
+
+    for test in raw["tests"]:
+        ids: set[int] = set()
+        for file, first in test["code"]:
+            if file not in per_file:
+                try:
+                    per_file[file] = function_nodes((root / file).read_bytes(), file)
+                except (OSError, SyntaxError, ValueError):
+                    per_file[file] = []
+            holder = innermost(per_file[file], first, first)
+            if holder is None:
+                ids.add(node_id((file, MODULE, 0, 0)))
+            else:
+                ids.add(node_id((file, holder.qualname, holder.start, holder.end)))
+        data = sorted({data_index.setdefault(p, len(data_index)) for p in test["opened"]})
+        entry: MapTest = {
+            "id": test["nodeid"],
+            "file": test["file"],
+            "nodes": sorted(ids),
+            "data": data,
+        }
+        if test["outcome"] != "passed":
+            entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
+        elif test["spawned"]:
+            entry["unvouched"] = "it spawns processes, whose execution the recorder does not see"
+        tests.append(entry)
+    return {
+        "kind": MAP_KIND,
+        "version": MAP_VERSION,
+        "commit": commit,
+        "config_digest": digest,
+        "python": str(raw.get("python", "")),
+        "nodes": nodes,
+        "data": sorted(data_index, key=data_index.__getitem__),
+        "tests": tests,
+    }
+
+
+def write_map(path: Path, document: TestMapDocument) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, json.dumps(document, separators=(",", ":")) + "\n")
+
+
+_HINT = "record a new map with `lanes affected --record`, or pass another with --map FILE"
+
+
+def _bad(path: Path, what: str) -> UsageError:
+    return UsageError(f"the affected map {str(path)!r} {what}", hint=_HINT)
+
+
+def _int_list(value: object, limit: int) -> list[int] | None:
+    if not isinstance(value, list):
+        return None
+    if all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < limit for i in value):
+        return list(value)
+    return None
+
+
+def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
+    if document.get("kind") != MAP_KIND:
+        raise _bad(
+            path,
+            f"is not a lanes affected map: kind {document.get('kind')!r}, expected {MAP_KIND!r}",
+        )
+    if document.get("version") != MAP_VERSION:
+        raise _bad(
+            path,
+            f"has version {document.get('version')!r}; this lanekit reads version {MAP_VERSION}",
+        )
+    for key in ("commit", "config_digest", "python"):
+        if not isinstance(document.get(key), str):
+            raise _bad(path, f"has no string {key!r} (got {document.get(key)!r})")
+    raw_nodes = document.get("nodes")
+    raw_data = document.get("data")
+    raw_tests = document.get("tests")
+    if (
+        not isinstance(raw_nodes, list)
+        or not isinstance(raw_data, list)
+        or not isinstance(raw_tests, list)
+    ):
+        raise _bad(path, "must hold lists 'nodes', 'data' and 'tests'")
+    nodes: list[tuple[str, str, int, int]] = []
+    for node in raw_nodes:
+        if not (
+            isinstance(node, list)
+            and len(node) == 4
+            and isinstance(node[0], str)
+            and isinstance(node[1], str)
+            and all(isinstance(n, int) and not isinstance(n, bool) for n in node[2:])
+        ):
+            raise _bad(path, f"has a node that is not [file, qualname, start, end]: {node!r}"[:300])
+        nodes.append((node[0], node[1], node[2], node[3]))
+    if not all(isinstance(p, str) for p in raw_data):
+        raise _bad(path, "has a data entry that is not a path string")
+    tests: list[MapTest] = []
+    for test in raw_tests:
+        if not isinstance(test, dict):
+            raise _bad(path, f"has a test that is not an object: {test!r}"[:300])
+        ids = _int_list(test.get("nodes"), len(nodes))
+        data = _int_list(test.get("data"), len(raw_data))
+        name, file, unvouched = test.get("id"), test.get("file"), test.get("unvouched", "")
+        if (
+            ids is None
+            or data is None
+            or not isinstance(name, str)
+            or not isinstance(file, str)
+            or not isinstance(unvouched, str)
+        ):
+            raise _bad(path, f"has a malformed test entry: {test!r}"[:300])
+        entry: MapTest = {"id": name, "file": file, "nodes": ids, "data": data}
+        if unvouched:
+            entry["unvouched"] = unvouched
+        tests.append(entry)
+    return {
+        "kind": MAP_KIND,
+        "version": MAP_VERSION,
+        "commit": str(document["commit"]),
+        "config_digest": str(document["config_digest"]),
+        "python": str(document["python"]),
+        "nodes": nodes,
+        "data": [str(p) for p in raw_data],
+        "tests": tests,
+    }
+
+
+@dataclass
+class TestMap:
+    """A validated map, indexed for selection by test file."""
+
+    path: Path
+    document: TestMapDocument
+
+    @property
+    def commit(self) -> str:
+        return self.document["commit"]
+
+    def unvouched(self) -> dict[str, str]:
+        """Test file -> why the map does not vouch for it (one test of it is enough)."""
+        found: dict[str, str] = {}
+        for test in self.document["tests"]:
+            if "unvouched" in test:
+                found.setdefault(test["file"], f"{test['id']}: {test['unvouched']}")
+        return found
+
+    def vouches(self, test_file: str) -> bool:
+        """Every test of the file was recorded, passed, and ran in this process."""
+        return test_file in self.recorded_files() and test_file not in self.unvouched()
+
+    def recorded_files(self) -> set[str]:
+        return {test["file"] for test in self.document["tests"]}
+
+    def executed(self, file: str, qualnames: set[str]) -> dict[str, str]:
+        """Test file -> the first of ``qualnames`` (of ``file``) one of its tests executed."""
+        nodes = self.document["nodes"]
+        wanted = {
+            i: nodes[i][1]
+            for i in range(len(nodes))
+            if nodes[i][0] == file and nodes[i][1] in qualnames
+        }
+        found: dict[str, str] = {}
+        for test in self.document["tests"]:
+            hit = next((wanted[i] for i in test["nodes"] if i in wanted), None)
+            if hit is not None:
+                found.setdefault(test["file"], hit)
+        return found
+
+    def readers(self, data_file: str) -> set[str]:
+        """Test files one of whose tests opened ``data_file``."""
+        try:
+            index = self.document["data"].index(data_file)
+        except ValueError:
+            return set()
+        return {test["file"] for test in self.document["tests"] if index in test["data"]}
+
+
+def read_map(path: Path) -> TestMap | None:
+    """The map at ``path``, validated; None when there is none."""
+    fail = failing_with(UsageError, _HINT)
+    document = load_object(
+        path, what=f"the affected map {str(path)!r}", fail=fail, max_bytes=MAX_MAP_BYTES
+    )
+    if document is None:
+        return None
+    return TestMap(path, _validate(path, document))
+
+
+def head_commit(root: Path) -> str | None:
+    proc = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=False
+    )
+    return proc.stdout.strip() if proc.returncode == 0 else None

@@ -1,0 +1,161 @@
+"""`lanes affected --record` and the map: a real recording run, then plans narrowed by it.
+
+The project is the shape issue 24 measured: a package whose ``__init__`` imports
+every submodule, so the static graph selects every test for any change.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from lanes.affected.testmap import read_map
+from lanes.cli import main
+from lanes.errors import UsageError
+from tests.support.git import git, make_repo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "mp"\nversion = "0"\n',
+    ".gitignore": "envelopes/\n",
+    "pkg/__init__.py": "from pkg import a, b, loader\n",
+    # A computed import that could reach any module: the static net selects every
+    # test for any change; the map, which saw what each test executed, does not.
+    "pkg/loader.py": "import importlib\n\n\ndef load(name: str) -> object:\n"
+    "    return importlib.import_module(name)\n",
+    "pkg/a.py": "CONST = 1\n\n\ndef fa() -> int:\n    return CONST\n\n\ndef unused() -> int:\n    return 0\n",
+    "pkg/b.py": "def fb() -> int:\n    return 2\n",
+    "tests/__init__.py": "",
+    "tests/test_a.py": "from pkg import a\n\n\ndef test_a() -> None:\n    assert a.fa() == 1\n",
+    "tests/test_b.py": "from pathlib import Path\n\nfrom pkg import b\n\n\ndef test_b() -> None:\n"
+    "    assert b.fb() == 2\n"
+    "    assert Path(__file__).with_name('data.txt').read_text() == 'x\\n'\n",
+    "tests/data.txt": "x\n",
+    "tests/test_spawn.py": "import subprocess\nimport sys\n\nimport pkg\n\n\ndef test_spawn() -> None:\n"
+    "    assert pkg\n"
+    "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n",
+}
+
+
+@pytest.fixture
+def recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Path:
+    make_repo(tmp_path, FILES, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", "--record"]) == 0
+    assert "recorded 3 tests (1 not vouched for" in capsys.readouterr().out
+    return tmp_path
+
+
+def _plan(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    assert main(["affected", "--json", *args]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert isinstance(plan, dict)
+    return plan
+
+
+def _tests(plan: dict[str, Any]) -> dict[str, list[str]]:
+    return {t["file"]: [r["rule"] for r in t["reasons"]] for t in plan["tests"]}
+
+
+@pytest.mark.integration
+def test_the_map_is_a_validated_document_of_functions_per_test(recorded: Path) -> None:
+    test_map = read_map(recorded / "envelopes/affected-map.json")
+    assert test_map is not None
+    document = test_map.document
+    assert document["commit"] == git(recorded, "rev-parse", "HEAD").strip()
+    names = {(node[0], node[1]) for node in document["nodes"]}
+    assert {("pkg/a.py", "fa"), ("pkg/b.py", "fb")} <= names
+    assert ("pkg/a.py", "unused") not in names  # never executed
+    assert document["data"] == ["tests/data.txt"]
+    assert test_map.unvouched() == {
+        "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: it spawns processes, "
+        "whose execution the recorder does not see"
+    }
+
+
+@pytest.mark.integration
+def test_a_function_change_selects_the_tests_that_executed_it(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (recorded / "pkg/a.py").write_text(
+        FILES["pkg/a.py"].replace("return CONST", "return CONST + 1")
+    )
+    plan = _plan(capsys)
+    # Static: all three (pkg/__init__ imports a); the map: test_a executed fa,
+    # test_spawn spawns a process, so the map does not vouch for it.
+    assert _tests(plan) == {"tests/test_a.py": ["map"], "tests/test_spawn.py": ["import graph"]}
+    assert plan["map"].startswith("using envelopes/affected-map.json (commit ")
+    reasons = {t["file"]: t["reasons"][0]["detail"] for t in plan["tests"]}
+    assert reasons["tests/test_a.py"] == "executed pkg/a.py::fa"
+    assert "the map does not vouch" in reasons["tests/test_spawn.py"]
+
+
+@pytest.mark.integration
+def test_a_module_level_change_keeps_every_importer(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (recorded / "pkg/a.py").write_text(FILES["pkg/a.py"].replace("CONST = 1", "CONST = 2"))
+    plan = _plan(capsys)
+    assert sorted(_tests(plan)) == ["tests/test_a.py", "tests/test_b.py", "tests/test_spawn.py"]
+    assert "a module-level change at line 1" in plan["changed"][0]["detail"]
+
+
+@pytest.mark.integration
+def test_a_data_file_selects_its_readers_and_what_the_map_cannot_vouch_for(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (recorded / "tests/data.txt").write_text("broken\n")
+    assert _tests(_plan(capsys)) == {
+        "tests/test_b.py": ["map"],
+        "tests/test_spawn.py": ["test data"],
+    }
+
+
+@pytest.mark.integration
+def test_a_new_file_and_a_foreign_map_fall_back_to_the_static_rules(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (recorded / "pkg/c.py").write_text("def fc() -> int:\n    return 3\n")
+    (recorded / "pkg/__init__.py").write_text("from pkg import a, b, c\n")
+    git(recorded, "add", "-A")
+    plan = _plan(capsys)
+    changed = {c["path"]: c["detail"] for c in plan["changed"]}
+    assert "new since the map's commit" in changed["pkg/c.py"]
+    assert len(plan["tests"]) == 3
+    # Another configuration (pytest's config file changed): the map is not used, said once.
+    (recorded / "pytest.ini").write_text("[pytest]\n")
+    plan = _plan(capsys)
+    assert "is from another configuration" in plan["map"]
+
+
+@pytest.mark.integration
+def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
+    (recorded / "envelopes/affected-map.json").write_text(
+        '{"kind": "lanes-affected-map", "version": 9}'
+    )
+    with pytest.raises(UsageError, match="has version 9; this lanekit reads version 1") as caught:
+        read_map(recorded / "envelopes/affected-map.json")
+    assert caught.value.hint
+
+
+@pytest.mark.integration
+def test_a_change_no_recorded_test_executed_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Without the spawning test, nothing keeps a test the map did not see run `unused`.
+    make_repo(tmp_path, {k: v for k, v in FILES.items() if k != "tests/test_spawn.py"}, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", "--record"]) == 0
+    (tmp_path / "pkg/a.py").write_text(FILES["pkg/a.py"].replace("return 0", "return 5"))
+    capsys.readouterr()
+    assert main(["affected"]) == 0
+    out = capsys.readouterr().out
+    assert "map: using envelopes/affected-map.json (commit " in out
+    assert "map: 0 of 2 statically selected; changed unused" in out
+    assert "none: no recorded test executed what changed, and no static rule adds one" in out

@@ -14,7 +14,7 @@ _shtab_lanes_slow_subparsers=(run pin unpin check)
 _shtab_lanes_subparsers=(hook affected bench config envelope fuzz governor init classify completion mutation report retry slow timing torture)
 
 _shtab_lanes_hook_option_strings=(-h --help --agent)
-_shtab_lanes_affected_option_strings=(-h --help --base --json --limit --run --self-check --recall --config)
+_shtab_lanes_affected_option_strings=(-h --help --base --json --limit --run --self-check --recall --record --map --config)
 _shtab_lanes_bench_option_strings=(-h --help --iterations --only --config)
 _shtab_lanes_config_show_option_strings=(-h --help --config)
 _shtab_lanes_config_option_strings=(-h --help)
@@ -70,6 +70,7 @@ _shtab_lanes_affected___help_nargs=0
 _shtab_lanes_affected___json_nargs=0
 _shtab_lanes_affected___run_nargs=0
 _shtab_lanes_affected___self_check_nargs=0
+_shtab_lanes_affected___record_nargs=0
 _shtab_lanes_bench__h_nargs=0
 _shtab_lanes_bench___help_nargs=0
 _shtab_lanes_config_show__h_nargs=0

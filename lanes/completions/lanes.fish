@@ -51,7 +51,7 @@ function _shtab_lanes_using
 end
 
 set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow unpin' 'slow check' timing torture
-set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --max-children --max-regression --merged --module --only --ops --out --out-html --out-md --output --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
+set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --merged --module --only --ops --out --out-html --out-md --output --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
 
 complete -c lanes -e
 complete -c lanes -f
@@ -69,6 +69,8 @@ complete -c lanes -n '_shtab_lanes_using affected' -l limit -x -d 'entries shown
 complete -c lanes -n '_shtab_lanes_using affected' -l run -d 'run the plan: each selected suite once (filtered), then the gates; writes envelopes/affected.json'
 complete -c lanes -n '_shtab_lanes_using affected' -l self-check -d 'prove the selector on a generated project (a planted bug must be selected)'
 complete -c lanes -n '_shtab_lanes_using affected' -l recall -x -d 'plant a bug in N functions of this project, one at a time, and check every failing test file was selected (N full suite runs)'
+complete -c lanes -n '_shtab_lanes_using affected' -l record -d 'run the suite once with the recorder and write the map of what each test executed and read (envelopes/affected-map.json, or --map FILE)'
+complete -c lanes -n '_shtab_lanes_using affected' -l map -x -d 'the recorded map to narrow the plan with (default: envelopes/affected-map.json when present)'
 complete -c lanes -n '_shtab_lanes_using affected' -l config -x -d 'pyproject.toml to use'
 complete -c lanes -n '_shtab_lanes_using; and test $_shtab_lanes_npos -eq 0' -a bench -d 'Run the registered benchmarks (hook latency as a ratio to `python -c pass`,'
 complete -c lanes -n '_shtab_lanes_using bench' -s h -l help -d 'show this help message and exit'

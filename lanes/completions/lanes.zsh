@@ -100,6 +100,8 @@ _shtab_lanes_affected_options=(
   "--run[run the plan\: each selected suite once (filtered), then the gates\; writes envelopes\/affected.json]"
   "--self-check[prove the selector on a generated project (a planted bug must be selected)]"
   "--recall[plant a bug in N functions of this project, one at a time, and check every failing test file was selected (N full suite runs)]:N:"
+  "--record[run the suite once with the recorder and write the map of what each test executed and read (envelopes\/affected-map.json, or --map FILE)]"
+  "--map[the recorded map to narrow the plan with (default\: envelopes\/affected-map.json when present)]:FILE:"
   "--config[pyproject.toml to use]:PYPROJECT:"
   ":a dotted module or a path:"
 )

@@ -3,7 +3,7 @@
 Every file lanekit reads that someone else wrote — a user's ``pyproject.toml``,
 ``noxfile.py`` and ``.gitignore`` (``lanes init``), a tracked source file
 (``lanes affected``), a torture schedule — is read here, with the same rules
-as JSON state (issue 26):
+as JSON state:
 
 - **regular files only**, opened without blocking (``O_NONBLOCK``) and checked
   on the descriptor: a FIFO is refused at once instead of hanging the command,

@@ -86,7 +86,7 @@ def changed_files(root: Path, base: str | None) -> Changes:
     paths: dict[str, str] = {}
     base_commit: str | None = None
     if has_head:
-        # --end-of-options: a base is a ref, never an option (issue 26).
+        # --end-of-options: a base is a ref, never an option.
         resolved = _git(
             root, "rev-parse", "--verify", "-q", "--end-of-options", f"{chosen}^{{commit}}"
         )

@@ -338,7 +338,7 @@ def _suite_runs(project: Project, tests: list[str], *, full: bool) -> list[Suite
 
 
 # From this many selected files on, a serial run costs more than starting
-# xdist's workers (issue 24: 38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
+# xdist's workers (38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
 PARALLEL_FROM = 8
 
 

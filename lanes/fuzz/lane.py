@@ -452,7 +452,7 @@ class CorpusReplayer:
     Workers start with the project root on their path; :meth:`close` stops them.
 
     lanekit's built-in targets replay only in lanekit's own repository or when
-    asked (``builtin``): a user's corpus is the user's parsers (issue 26).
+    asked (``builtin``): a user's corpus is the user's parsers.
     Every entry's input is checked (:func:`check_input`) before a worker sees
     it; an entry that fails the check is a :class:`MalformedEntryError`.
     """

@@ -55,8 +55,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default="auto",
     )
     # lanekit's own parsers are not the user's code, and an entry for one of
-    # them is the one way a committed corpus could reach the filesystem
-    # (issue 26): they replay in a user's project only when asked.
+    # them is the one way a committed corpus could reach the filesystem:
+    # they replay in a user's project only when asked.
     parser.addini(
         "lanes_fuzz_builtin",
         help="also replay corpus entries of lanekit's built-in fuzz targets (default false)",

@@ -61,7 +61,7 @@ class Target:
     :class:`MalformedInputError`, a value read from a file (a corpus entry, an
     ``--input-file`` artifact) that the strategy could not have generated:
     a file is data, and a built-in target that touches the filesystem must
-    not do what a hand-edited input tells it to (issue 26).
+    not do what a hand-edited input tells it to.
     """
 
     name: str

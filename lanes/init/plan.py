@@ -12,7 +12,7 @@ files only, bounded, never through a link), values from them are escaped
 where they land in generated Python, and :func:`apply` checks every target
 before it writes the first one, then writes each inside the project only
 (:func:`lanes._atomic.write_atomic_under`), undoing its own writes if one
-fails: all or nothing (issue 26).
+fails: all or nothing.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ A merge fails, naming each problem, when a shard is
   does not list, or a mutant whose ``path`` is not one of its module's
   registry paths. A shard is a file someone else wrote (a CI artifact): the
   check reads each mutant's source file into the uploaded report, so a path
-  is never taken from it unconfined (issue 26: ``/proc/self/environ``);
+  is never taken from it unconfined (``/proc/self/environ``);
 - malformed: a shard spec that is not ``I/N`` with ``1 <= I <= N <= MAX_SHARDS``
   (``1/100000000000`` once made the merge enumerate every index).
 

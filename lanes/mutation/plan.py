@@ -71,8 +71,8 @@ def changed_files(root: Path, base: str) -> list[str]:
     """Files that differ between ``base`` and the working tree (committed or not)."""
     try:
         done = subprocess.run(
-            # --end-of-options: a base is a ref, never an option (issue 26:
-            # --base=--output=FILE made git write FILE and answer "no changes").
+            # --end-of-options: a base is a ref, never an option
+            # (--base=--output=FILE made git write FILE and answer "no changes").
             ["git", "diff", "--name-only", "--no-renames", "--end-of-options", base, "--"],
             cwd=root,
             capture_output=True,

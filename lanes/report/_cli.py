@@ -103,7 +103,7 @@ def _report(ns: argparse.Namespace) -> int:
         directory = config.root / config.envelope_dir
         root = config.root
         # Resolved, not compared as text: a symlinked envelopes/ pointing
-        # elsewhere would carry summary.md and index.html out (issue 26).
+        # elsewhere would carry summary.md and index.html out.
         if not directory.resolve().is_relative_to(root.resolve()):
             msg = (
                 f"envelope_dir {config.envelope_dir!r} resolves to {str(directory.resolve())!r}, "

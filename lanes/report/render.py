@@ -71,8 +71,8 @@ def markdown_escape(text: str) -> str:
 
 # One value shown in the job summary, at most: a branch name, a message or a
 # test id this long is already unreadable in a table cell, and one envelope's
-# megabyte-long value must not push every other lane out of the 1 MiB summary
-# (issue 26). index.html shows values whole.
+# megabyte-long value must not push every other lane out of the 1 MiB summary.
+# index.html shows values whole.
 VALUE_LIMIT = 500
 
 
@@ -227,7 +227,7 @@ def _append_step_summary(markdown: str) -> None:
     hint = "unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a regular file"
     # Appended, not replaced: other steps of the job write to the same file.
     # O_NONBLOCK and a regular-file check on the descriptor: a FIFO there
-    # would otherwise block the report forever (issue 26).
+    # would otherwise block the report forever.
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(target, flags, 0o644)

@@ -133,7 +133,7 @@ def entry_problems(root: Path, entry: Entry, today: dt.date) -> list[str]:
         problems.append(f"review_by {entry.review_by} has passed")
     path = root / entry.file
     # Resolved, not compared as text: an absolute path, a '..' or a symlink
-    # that leads out of the project names no test of this project (issue 26).
+    # that leads out of the project names no test of this project.
     if not path.resolve().is_relative_to(root.resolve()):
         problems.append(f"file {entry.file!r} is outside the project")
     elif not path.is_file():

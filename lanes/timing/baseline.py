@@ -112,7 +112,7 @@ def _bad(path: Path, why: str) -> BaselineError:
 def _check_stat(path: Path, suite: str, key: str, value: object) -> None:
     """Integers a measurement can give: 0..:data:`MAX_FIGURE`, ``min <= median <= max``.
 
-    A committed file is data (issue 26): a negative, inverted or 10^300 figure
+    A committed file is data: a negative, inverted or 10^300 figure
     made the gate print "CPU -30260.0% regressed" and pass.
     """
     if not isinstance(value, dict) or any(

@@ -1,4 +1,4 @@
-"""``lanes affected`` over tracked files someone else wrote: bounded, never a crash (issue 26).
+"""``lanes affected`` over tracked files someone else wrote: bounded, never a crash.
 
 RecursionError and MemoryError on hostile sources crashed the plan, and a test
 file symlinked to ``/dev/zero`` got the process OOM-killed at 23.6 GB. Each is

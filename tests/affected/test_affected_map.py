@@ -1,6 +1,6 @@
 """`lanes affected --record` and the map: a real recording run, then plans narrowed by it.
 
-The project is the shape issue 24 measured: a package whose ``__init__`` imports
+The project is the shape measured: a package whose ``__init__`` imports
 every submodule, so the static graph selects every test for any change.
 """
 

@@ -1,6 +1,6 @@
 """write_atomic_under: a write inside a project tree stays inside it.
 
-issue 26 (Medium): a symlinked ``envelopes/``, ``.github/``, ``.claude/`` or
+a symlinked ``envelopes/``, ``.github/``, ``.claude/`` or
 ``baselines/`` made ``lanes init``, ``lanes report`` and ``lanes slow pin``
 write through it (``init --force`` overwrote an outside ``README.md``).
 """

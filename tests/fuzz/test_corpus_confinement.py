@@ -1,6 +1,6 @@
 """A fuzz input read from a file is data: it never writes outside the worker's scratch.
 
-issue 26 (High): a committed ``baselines/fuzz-regressions.json`` entry for the
+a committed ``baselines/fuzz-regressions.json`` entry for the
 built-in ``state-files`` target named a user file by an absolute path (or with
 ``..``); a plain ``pytest`` truncated that file to 65 MiB of NULs and said
 "passed". A corpus entry or a ``--input-file`` artifact is now checked against

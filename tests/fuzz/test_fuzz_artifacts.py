@@ -98,7 +98,7 @@ def test_a_damaged_corpus_is_a_state_error(tmp_path: Path, document: dict[str, o
 def test_artifacts_and_the_corpus_are_not_written_through_a_symlinked_directory(
     tmp_path: Path,
 ) -> None:
-    # issue 26: writes under the project never follow a symlinked directory out.
+    # writes under the project never follow a symlinked directory out.
     project, outside = tmp_path / "project", tmp_path / "outside"
     project.mkdir()
     outside.mkdir()

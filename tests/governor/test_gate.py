@@ -79,7 +79,7 @@ def test_inline_override_allows_audits_and_locks(project: Project) -> None:
 
 
 def test_an_override_the_lock_then_blocks_is_not_audited(project: Project) -> None:
-    # issue 26: the audit line was written before the run lock was asked, so
+    # the audit line was written before the run lock was asked, so
     # an override that never ran was logged (44 lines for 8 real overrides).
     assert project.pre("pytest tests/unit -q").action == "allow"  # session A holds the lock
     command = f'LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="{REASON}" pytest'

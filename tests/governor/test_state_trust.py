@@ -104,7 +104,7 @@ def test_a_full_sweep_of_a_green_suite_is_decided_by_the_sweep_step(project: Pro
     assert len(project.audit()) == 1
     # With the override, the sweep step lets it through; then dedup blocks
     # the re-run of a suite green on this exact tree, so nothing ran and
-    # nothing is audited (issue 26: only overrides that run are audited).
+    # nothing is audited (only overrides that run are audited).
     again = project.pre("pytest tests", environ=OVERRIDE)
     assert (again.action, again.step) == ("block", "dedup")
     assert len(project.audit()) == 1

@@ -1,4 +1,4 @@
-"""``lanes init`` in a tree someone else arranged (issue 26): it writes inside
+"""``lanes init`` in a tree someone else arranged: it writes inside
 the project or not at all, never blocks on what it reads, and pastes no value
 into a generated file unescaped."""
 

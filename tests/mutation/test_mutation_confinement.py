@@ -1,6 +1,6 @@
 """A shard or merged envelope is a CI artifact: the mutant paths in it are data.
 
-issue 26 (Medium): ``lanes mutation check`` read whatever file a mutant's
+``lanes mutation check`` read whatever file a mutant's
 ``path`` named (``/proc/self/environ``, ``../../etc/hostname``) into
 ``mutation.json`` and ``mutation.html``, which the weekly workflow uploads.
 Paths are now confined to the module's registry paths, and nothing else is read.

@@ -130,7 +130,7 @@ def test_another_lanes_envelope_is_foreign(tmp_path: Path) -> None:
 
 
 def test_a_mutant_path_outside_the_registry_is_refused(tmp_path: Path) -> None:
-    # issue 26: a shard's mutant path is data; `check` embedded whatever file it
+    # a shard's mutant path is data; `check` embedded whatever file it
     # named (/proc/self/environ) into the uploaded Stryker report.
     hostile = [mutant("k1"), mutant("k2")]
     hostile[0]["path"] = "/proc/self/environ"
@@ -157,7 +157,7 @@ def test_a_module_outside_the_registry_is_refused(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("spec", ["1/100000000000", "0/2", "3/2"])
 def test_a_shard_spec_out_of_bounds_is_a_problem_at_once(tmp_path: Path, spec: str) -> None:
-    # issue 26: 1/100000000000 made the merge enumerate 10^11 shard indexes (9 GB in 60 s).
+    # 1/100000000000 made the merge enumerate 10^11 shard indexes (9 GB in 60 s).
     path = write_shard_envelope(
         tmp_path / "s1.json", [shard_data("lock", spec, FIRST, generated=2)]
     )
@@ -169,7 +169,7 @@ def test_a_shard_spec_out_of_bounds_is_a_problem_at_once(tmp_path: Path, spec: s
 
 
 def test_a_fifo_merge_input_is_named_for_what_it_is(tmp_path: Path) -> None:
-    # issue 26: a FIFO was reported as "does not exist".
+    # a FIFO was reported as "does not exist".
     fifo = tmp_path / "shards.json"
     os.mkfifo(fifo)
     with pytest.raises(UsageError, match="is not a regular file or a directory"):

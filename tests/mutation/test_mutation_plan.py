@@ -73,7 +73,7 @@ def test_affected_reads_the_diff_and_falls_back_to_the_canary(tmp_path: Path) ->
 def test_a_base_that_looks_like_an_option_never_reaches_git_as_one(
     tmp_path: Path, base: str
 ) -> None:
-    # issue 26: `lanes mutation affected --base=--output=FILE` made git write FILE
+    # `lanes mutation affected --base=--output=FILE` made git write FILE
     # and answered "no modules" (exit 0).
     (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
     git(tmp_path, "init", "-q")

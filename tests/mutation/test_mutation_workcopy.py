@@ -80,7 +80,7 @@ def test_settings_it_cannot_replace_are_an_error(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(60)
 def test_a_fifo_pyproject_is_refused_not_waited_on(tmp_path: Path) -> None:
-    # issue 26: one strict reader for every file someone else wrote.
+    # one strict reader for every file someone else wrote.
     import os  # noqa: PLC0415  # this test only
 
     os.mkfifo(tmp_path / "pyproject.toml")

@@ -1,4 +1,4 @@
-"""``lanes report`` writes inside the project and never waits on a FIFO (issue 26)."""
+"""``lanes report`` writes inside the project and never waits on a FIFO."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def test_a_regular_step_summary_is_appended_to(
 
 
 def test_one_envelope_with_a_huge_branch_cannot_empty_the_overview(tmp_path: Path) -> None:
-    # issue 26: a 1 MB subject.branch pushed the overview past GitHub's limit,
+    # a 1 MB subject.branch pushed the overview past GitHub's limit,
     # the summary was cut inside it and five crashed lanes went unseen.
     root = tmp_path / "project"
     for index in range(5):

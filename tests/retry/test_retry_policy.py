@@ -142,7 +142,7 @@ def test_check_fails_an_expired_unjustified_or_stale_entry(
 def test_check_fails_an_entry_naming_a_file_outside_the_project(
     project: Path, capsys: pytest.CaptureFixture[str], how: str
 ) -> None:
-    # issue 26: `retry check` accepted files outside the project.
+    # `retry check` accepted files outside the project.
     outside = project.parent / f"{project.name}-outside.py"
     outside.write_text("def test_x(): pass\n")
     named = {

@@ -1,6 +1,6 @@
 """``lanes slow pin``/``unpin`` write the committed pin file inside the project only.
 
-issue 26: a symlinked ``baselines/`` made ``lanes slow pin`` write through it.
+A symlinked ``baselines/`` made ``lanes slow pin`` write through it.
 """
 
 from __future__ import annotations

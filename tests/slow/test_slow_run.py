@@ -188,7 +188,7 @@ def test_self_check_goes_red_when_the_ratchet_cannot_fail_a_run(
 def test_a_partial_run_names_the_envelope_it_wrote(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # issue 26: `slow run --envelope X` named envelopes/slow.json in its PARTIAL notice.
+    # `slow run --envelope X` named envelopes/slow.json in its PARTIAL notice.
     target = project / "out" / "mine.json"
     code = main(["slow", "run", "--envelope", str(target), *PYTEST, "-k", "fast"])
     err = capsys.readouterr().err

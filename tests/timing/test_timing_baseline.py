@@ -274,7 +274,7 @@ def test_the_host_fingerprint_names_the_cpus_and_the_platform() -> None:
 def test_a_baseline_figure_that_no_measurement_gives_is_refused(
     tmp_path: Path, stat: dict[str, int], why: str
 ) -> None:
-    # issue 26: negative, inverted and 10^300 figures were accepted
+    # negative, inverted and 10^300 figures were accepted
     # ("CPU -30260.0% regressed", exit 0).
     path = tmp_path / "timing.json"
     suite = {"wall_ms": stat, "cpu_ms": _stat(10), "peak_rss_kib": _stat(10), "collected": 1}

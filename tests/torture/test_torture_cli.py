@@ -111,7 +111,7 @@ def test_bad_schedule_file_is_a_usage_error_with_a_hint(
 def test_a_schedule_that_is_not_a_regular_file_is_refused_without_blocking(
     project: Path, capsys: pytest.CaptureFixture[str], kind: str
 ) -> None:
-    # issue 26: `lanes torture --schedule FIFO` hung; /dev/zero was read without bound.
+    # `lanes torture --schedule FIFO` hung; /dev/zero was read without bound.
     path = project / "schedule.json"
     if kind == "fifo":
         os.mkfifo(path)

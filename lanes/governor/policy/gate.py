@@ -222,7 +222,7 @@ def decide_pre(
         decision = Decision("allow", step="error")
     if sweep_allowed and decision.action == "allow":
         # Audited only once it will run: an override that dedup or the run
-        # lock blocks ran nothing (issue 26: 44 audit lines for 8 real
+        # lock blocks ran nothing (44 audit lines for 8 real
         # overrides under load). The audit line is still its price.
         refused = _audit(ctx, payload, "; ".join(dict.fromkeys(verdict.reasons)))
         if refused is not None:

@@ -441,7 +441,7 @@ class RunGovernor:
             "host": socket.gethostname(),
             "command": self._command(),
         }
-        lock, found = acquire(state.flock, holder)
+        lock, found = acquire(self.ctx.env, state.flock, holder)
         if lock is None:
             self._stop(
                 RunnerExit.LOCKED,

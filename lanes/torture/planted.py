@@ -145,6 +145,7 @@ class _ReleaseAfterRecord(GovernorKernel):
         *,
         force: bool,
         passed: bool,
+        exit_code: int | None = None,
     ) -> None:
         files = StatePaths(state_dir)
         entry = ledger_mod.LedgerEntry(
@@ -160,7 +161,9 @@ class _ReleaseAfterRecord(GovernorKernel):
             ledger_mod.record(env, files.ledger, files.ledger_guard, suite, entry)
         except OSError:
             return  # fail open, as the hook does: and the lock is never released
-        super().post_tool_use(env, state_dir, client, suite, force=force, passed=passed)
+        super().post_tool_use(
+            env, state_dir, client, suite, force=force, passed=passed, exit_code=exit_code
+        )
 
 
 class _CheckThenCreateEnv(SimEnvironment):

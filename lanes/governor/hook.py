@@ -191,15 +191,15 @@ def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classificati
     from lanes.governor.policy import gate
 
     code = gate.pre_tool_use(ctx, classification, payload)
-    if code == 0 and ctx.state is not None:
-        if any(inv.runner == "pytest" for inv in classification.invocations):
-            # Where the plugin cannot load, the hook is pytest's only gate:
-            # say so (one small read of what status/install/the plugin found).
-            from lanes.governor.state.plugin_note import advice
+    pytest_run = any(inv.runner == "pytest" for inv in classification.invocations)
+    if code == 0 and pytest_run and ctx.state is not None:
+        # Where the plugin cannot load, the hook is pytest's only gate: say
+        # so (one small read of what status/install/the plugin found).
+        from lanes.governor.state.plugin_note import advice
 
-            text = _guarded("plugin-note", advice, ctx.env, ctx.state.directory)
-            if isinstance(text, str) and text:
-                _advise(payload.event, text)
+        text = _guarded("plugin-note", advice, ctx.env, ctx.state.directory)
+        if isinstance(text, str) and text:
+            _advise(payload.event, text)
     return code
 
 

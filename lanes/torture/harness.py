@@ -51,6 +51,7 @@ from lanes.torture.simenv import SimEnvironment
 from lanes.torture.world import Client, Counters, Violation, World
 
 if TYPE_CHECKING:
+    from lanes.governor.state.runlock import KernelLock
     from lanes.torture.kernel import GovernorKernel
     from lanes.torture.scheduler import Scheduler
 
@@ -228,28 +229,9 @@ class _Run:
         if previous is not None:
             why = invariants.breakable(world, client, previous) or "unjustified"
             counters.breaks[why] = counters.breaks.get(why, 0) + 1
-        kernel_lock = None
-        if op.plugin:
-            # pytest starts; its plugin takes the kernel run lock for the run.
-            kernel_lock = self.kernel.runner_acquire(
-                env, self.state_dir, client, op.suite, force=op.force
-            )
-            if kernel_lock is None:
-                # Refused: pytest exits 8 before its first test; the hook's
-                # post event releases the JSON lock and records nothing.
-                counters.runner_blocks += 1
-                env.pause("post " + op.suite)
-                self.kernel.post_tool_use(
-                    env,
-                    self.state_dir,
-                    client,
-                    op.suite,
-                    force=op.force,
-                    passed=False,
-                    exit_code=RunnerExit.LOCKED,
-                )
-                return
-            counters.runner_locks += 1
+        kernel_lock = self._runner_start(env, client, op) if op.plugin else None
+        if op.plugin and kernel_lock is None:
+            return
         env.pause("enter run")
         client.in_cs = True
         client.cs_started = decision.started_ts
@@ -282,6 +264,30 @@ class _Run:
             counters.interrupts += 1
             return
         self._post(env, client, op)
+
+    def _runner_start(self, env: SimEnvironment, client: Client, op: Op) -> KernelLock | None:
+        """pytest starts and its plugin takes the kernel run lock for the run;
+        None when refused (pytest exits 8 before its first test, and the
+        hook's post event releases the JSON lock and records nothing)."""
+        kernel_lock = self.kernel.runner_acquire(
+            env, self.state_dir, client, op.suite, force=op.force
+        )
+        counters = self.world.counters
+        if kernel_lock is not None:
+            counters.runner_locks += 1
+            return kernel_lock
+        counters.runner_blocks += 1
+        env.pause("post " + op.suite)
+        self.kernel.post_tool_use(
+            env,
+            self.state_dir,
+            client,
+            op.suite,
+            force=op.force,
+            passed=False,
+            exit_code=RunnerExit.LOCKED,
+        )
+        return None
 
     def _post(self, env: SimEnvironment, client: Client, op: Op) -> None:
         """The post hook of a run that ended (pass, fail or a failing write)."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
@@ -20,9 +20,6 @@ from lanes.governor.state.plugin_note import PluginNote, note_path, read_note, w
 from tests.governor.runner_helpers import clear_agent, write_project
 from tests.support.hooks import advice, payload, run_hook
 
-if TYPE_CHECKING:
-    from pathlib import Path
-
 pytest_plugins = ["pytester"]
 
 ENV = OSEnvironment()
@@ -30,6 +27,14 @@ ENV = OSEnvironment()
 
 def _state(root: Path) -> str:
     return str(root / ".git" / "lanes")
+
+
+def _make_state(root: Path) -> None:
+    (root / ".git" / "lanes").mkdir(parents=True, exist_ok=True)
+
+
+def _note_file(root: Path) -> Path:
+    return Path(note_path(_state(root)))
 
 
 def _pre(root: Path, xdg: Path, command: str) -> str | None:
@@ -43,7 +48,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _record(root: Path, *, active: bool, reason: str = "") -> None:
-    os.makedirs(_state(root), exist_ok=True)
+    _make_state(root)
     note = PluginNote(active=active, ts=ENV.now(), source="status", reason=reason)
     write_note(ENV, _state(root), note)
 
@@ -81,9 +86,8 @@ def test_a_blocked_command_gets_its_reason_not_the_advice(project: Path, tmp_pat
 
 
 def test_a_damaged_record_says_nothing(project: Path, tmp_path: Path) -> None:
-    os.makedirs(_state(project), exist_ok=True)
-    with open(note_path(_state(project)), "w", encoding="utf-8") as handle:
-        handle.write("inactive soon status\n")
+    _make_state(project)
+    _note_file(project).write_text("inactive soon status\n", encoding="utf-8")
     assert read_note(ENV, _state(project)) is None
     assert _pre(project, tmp_path / "xdg", "pytest tests/unit/test_unit0.py -q") is None
 
@@ -134,7 +138,7 @@ def test_install_records_an_active_plugin(
     # lanekit) is the project's pytest environment.
     clear_agent(monkeypatch, tmp_path / "xdg")
     monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
-    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent))
     _record(project, active=False, reason="stale")
     assert main(["governor", "install", "--root", str(project)]) == 0
     capsys.readouterr()
@@ -165,10 +169,10 @@ def test_a_fresh_active_record_is_read_not_rewritten(
 ) -> None:
     clear_agent(monkeypatch, tmp_path / "xdg")
     root = write_project(pytester.path)
-    os.makedirs(_state(root), exist_ok=True)
+    _make_state(root)
     write_note(ENV, _state(root), PluginNote(active=True, ts=ENV.now() - 60, source="plugin"))
-    before = os.stat(note_path(_state(root))).st_mtime_ns
+    before = _note_file(root).stat().st_mtime_ns
     monkeypatch.setenv("CLAUDECODE", "1")
     os.environ.pop("PYTEST_CURRENT_TEST", None)
     pytester.runpytest("tests/unit/test_unit0.py").assert_outcomes(passed=3)
-    assert os.stat(note_path(_state(root))).st_mtime_ns == before
+    assert _note_file(root).stat().st_mtime_ns == before

@@ -55,9 +55,7 @@ class _InOrder:
         return min(runnable)
 
 
-def _scenario(
-    variant: str, first: str, second: str, *, in_order: bool = False
-) -> RunResult:
+def _scenario(variant: str, first: str, second: str, *, in_order: bool = False) -> RunResult:
     """Client 0 runs ``first``; client 1 starts ``second`` once 0 is inside
     (or, ``in_order``, once 0 is done)."""
     specs = (
@@ -148,9 +146,7 @@ def test_each_kernel_lock_bug_is_caught_by_a_small_sweep(
 ) -> None:
     settings = Settings(clients=4, ops=40, scheduler=scheduler, ttl=TTL)
     variant = Variant(bug, ttl=TTL)
-    found = next(
-        (r for seed in range(8) if (r := run_seed(seed, settings, variant)).failed), None
-    )
+    found = next((r for seed in range(8) if (r := run_seed(seed, settings, variant)).failed), None)
     assert found is not None, f"{bug} went undetected"
     assert found.violations[0].invariant == invariant
 

@@ -36,3 +36,4 @@ def test_it_measures_a_governed_partial_run_against_an_inert_one(tmp_path: Path)
         assert isinstance(value, float)
         assert value > 0
     assert isinstance(figures["cost_starts_median"], float)
+    assert isinstance(figures["median_difference_starts"], float)

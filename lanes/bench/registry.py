@@ -42,6 +42,7 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.economy",
     "lanes.bench.slow",
     "lanes.bench.governor_plugin",
+    "lanes.bench.governor_agent",
     "lanes.bench.timing",
 )
 

@@ -199,7 +199,17 @@ def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classificati
     """
     from lanes.governor.policy import gate
 
-    return gate.pre_tool_use(ctx, classification, payload)
+    code = gate.pre_tool_use(ctx, classification, payload)
+    pytest_run = any(inv.runner == "pytest" for inv in classification.invocations)
+    if code == 0 and pytest_run and ctx.state is not None:
+        # Where the plugin cannot load, the hook is pytest's only gate: say
+        # so (one small read of what status/install/the plugin found).
+        from lanes.governor.state.plugin_note import advice
+
+        text = _guarded("plugin-note", advice, ctx.env, ctx.state.directory)
+        if isinstance(text, str) and text:
+            _advise(payload.event, text)
+    return code
 
 
 def _on_post(ctx: HookContext, payload: HookPayload, classification: Classification) -> int:

@@ -47,6 +47,10 @@ class TortureContention(TypedDict):
     crashes: _Count
     interrupts: _Count
     pid_reuses: _Count
+    # The kernel run lock (issue 30): governed pytest runs that took it, and
+    # those its holder refused (pytest's exit 8).
+    runner_locks: _Count
+    runner_blocks: _Count
     breaks: dict[str, _Count]
 
 

@@ -4,12 +4,16 @@ Real vs modelled — read this before trusting a green sweep:
 
 - **Real**: the governor's PreToolUse and PostToolUse decision paths
   (``gate.decide_pre`` / ``record.decide_post``: suite resolution, ledger
-  freshness, lock acquire / token-checked release, ledger record) and the
+  freshness, lock acquire / token-checked release, ledger record), the
+  kernel run lock's acquire / probe / release
+  (:mod:`lanes.governor.state.runlock`) for governed pytest runs, and the
   lock and ledger files they read and write, in a real temporary directory.
 - **Modelled** (through the governor's ``Environment`` seam): the clock,
   process liveness and start times (crashes, pid reuse), host names and boot
   ids, ownership tokens, and ``flock``, which is a scheduler-level mutex (a
-  real flock between fibers of one process would block the scheduler itself).
+  real flock between fibers of one process would block the scheduler itself);
+  the kernel run lock's non-blocking flock is a table in the world, dropped
+  when its descriptor closes or its process dies.
   Files are not fsynced: power loss is not modelled. Processes die only
   between operations, never inside the hook (the real-process guard,
   ``--real``, covers SIGKILL at arbitrary points).
@@ -40,12 +44,14 @@ from typing import TYPE_CHECKING
 from greenlet import getcurrent, greenlet
 
 from lanes.governor.context import StatePaths
+from lanes.governor.runner.exits import RunnerExit
 from lanes.torture import invariants
 from lanes.torture.program import HOSTS, SUITES, ClientSpec, Op
 from lanes.torture.simenv import SimEnvironment
 from lanes.torture.world import Client, Counters, Violation, World
 
 if TYPE_CHECKING:
+    from lanes.governor.state.runlock import KernelLock
     from lanes.torture.kernel import GovernorKernel
     from lanes.torture.scheduler import Scheduler
 
@@ -54,6 +60,8 @@ __all__ = ["RunResult", "TraceStep", "run_clients", "scratch_root"]
 EnvFactory = Callable[[World, Client, greenlet], SimEnvironment]
 # A run that takes this many steps per operation has stopped making progress.
 _STEPS_PER_OP = 200
+# Scheduling points inside a governed pytest's run (see _cycle).
+_RUNNER_STEPS = 8
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,8 @@ class _Run:
     def _cycle(self, env: SimEnvironment, client: Client, op: Op) -> None:
         world = self.world
         started_now, started_step = world.now, world.step
+        client.pre_step = started_step
+        client.plugin_run = op.plugin
         client.last_ledger_text = client.last_lock_text = None
         client.guard_fault = op.end == "no-guard"
         decision = self.kernel.pre_tool_use(env, self.state_dir, client, op.suite, force=op.force)
@@ -219,22 +229,65 @@ class _Run:
         if previous is not None:
             why = invariants.breakable(world, client, previous) or "unjustified"
             counters.breaks[why] = counters.breaks.get(why, 0) + 1
+        kernel_lock = self._runner_start(env, client, op) if op.plugin else None
+        if op.plugin and kernel_lock is None:
+            return
         env.pause("enter run")
         client.in_cs = True
         client.cs_started = decision.started_ts
         client.cs_token = decision.token
         world.in_cs.append(client)
+        if op.plugin:
+            invariants.check_runner_lock(world, client)
         world.now += op.amount  # the suite runs for a while
+        if op.plugin:
+            # A governed pytest's run spans several scheduling points: it is
+            # where the kernel lock outlives a lapsed JSON lock (a run longer
+            # than lock_ttl), so siblings must get to try while it runs.
+            for _ in range(_RUNNER_STEPS):
+                env.pause("run tests")
         env.pause("exit run")
+        if op.plugin:
+            invariants.check_runner_lock(world, client)
         client.in_cs = False
         world.in_cs.remove(client)
         if op.end == "crash":
-            world.kill(client)
+            world.kill(client)  # the kernel lock goes with the process
             return
+        if kernel_lock is not None:
+            if op.end == "interrupt":
+                # pytest was killed: no sessionfinish, the kernel lets go.
+                world.close_kfds_of(client)
+            else:
+                kernel_lock.release()  # the plugin's pytest_sessionfinish
         if op.end == "interrupt":
             counters.interrupts += 1
             return
         self._post(env, client, op)
+
+    def _runner_start(self, env: SimEnvironment, client: Client, op: Op) -> KernelLock | None:
+        """pytest starts and its plugin takes the kernel run lock for the run;
+        None when refused (pytest exits 8 before its first test, and the
+        hook's post event releases the JSON lock and records nothing)."""
+        kernel_lock = self.kernel.runner_acquire(
+            env, self.state_dir, client, op.suite, force=op.force
+        )
+        counters = self.world.counters
+        if kernel_lock is not None:
+            counters.runner_locks += 1
+            return kernel_lock
+        counters.runner_blocks += 1
+        env.pause("post " + op.suite)
+        self.kernel.post_tool_use(
+            env,
+            self.state_dir,
+            client,
+            op.suite,
+            force=op.force,
+            passed=False,
+            exit_code=RunnerExit.LOCKED,
+        )
+        return None
 
     def _post(self, env: SimEnvironment, client: Client, op: Op) -> None:
         """The post hook of a run that ended (pass, fail or a failing write)."""
@@ -283,6 +336,11 @@ class _Run:
             if attempt:
                 world.now += world.ttl
             self._cycle(env, client, Op("cycle", suite="unit", end="pass", force=True))
+        runner = world.kernel_holder(world.paths.flock)
+        if runner is not None and not world.violations:
+            world.violate(
+                "end", f"client {runner} still holds the kernel run lock after every run ended"
+            )
         if world.lock_text is not None and not world.violations:
             holder = invariants.lock_record(world.lock_text) or {}
             world.violate(
@@ -355,6 +413,9 @@ class _Run:
             glet = client.glet
             if glet is not None and not glet.dead:
                 glet.throw()  # GreenletExit: unwinds its `with` blocks, then it is dead
+        # Descriptors a stopped run left open (a kernel lock it held) close
+        # with the run, as they would with its processes.
+        self.world.close_all_kfds()
 
 
 def run_clients(

@@ -7,7 +7,10 @@ vouch for itself.
 
 1. ``mutual-exclusion``: two clients are never in the critical section while
    both hold an unexpired lock. Overlap after a live holder's TTL expired is
-   the TTL's documented trade-off: counted (``ttl_overlaps``), not failed.
+   the TTL's documented trade-off: counted (``ttl_overlaps``), not failed —
+   except past a governed pytest's kernel run lock, which has no TTL: a run
+   whose PreToolUse began after that lock was taken never joins it, on
+   either layer (issue 30).
 2. ``liveness``: a lock whose owner is provably dead, or whose TTL has
    passed, or that the caller's own session holds, never blocks an acquire;
    no deadlock (checked by the harness); the end-of-run probe can always
@@ -17,7 +20,9 @@ vouch for itself.
 4. ``ledger``: every write parses; no lost update (each suite's entry is the
    one its latest write put there); a PASS is never fresh for a tree state
    other than the one it was recorded on; a forced run is never deduplicated.
-5. ``end``: no lock is left behind once the probe has run.
+5. ``end``: no lock is left behind once the probe has run (nor a kernel lock).
+6. ``runner-lock``: a governed pytest run holds the kernel run lock from the
+   moment it enters its run until it leaves it.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ __all__ = [
     "breakable",
     "check_decision",
     "check_overlap",
+    "check_runner_lock",
     "ledger_written",
     "lock_created",
     "lock_overwritten",
@@ -184,11 +190,43 @@ def check_released(world: World, client: Client) -> None:
         )
 
 
+def check_runner_lock(world: World, client: Client) -> None:
+    """A governed pytest in its run holds the kernel run lock (asked of the
+    modelled flock table, not of the lock's own code)."""
+    holder = world.kernel_holder(world.paths.flock)
+    if holder != client.id:
+        who = "nobody" if holder is None else f"client {holder}"
+        world.violate(
+            "runner-lock",
+            f"client {client.id}'s governed pytest is inside its run without the kernel "
+            f"run lock (held by {who}): the plugin must hold it for the whole run",
+        )
+
+
+def _past_kernel_lock(world: World, first: Client, second: Client) -> str | None:
+    """Why ``second`` joined ``first``'s run past its kernel lock, or None."""
+    path = world.paths.flock
+    since = world.kheld_since.get(path)
+    if since is None or world.kernel_holder(path) != first.id or second.pre_step <= since:
+        return None
+    return (
+        f"client {second.id} started a run (its PreToolUse at step {second.pre_step}) while "
+        f"client {first.id}'s governed pytest held the kernel run lock (taken at step "
+        f"{since}): that lock has no TTL, every heavy run must wait for it"
+    )
+
+
 def check_overlap(world: World) -> None:
     """Mutual exclusion, after every step (only called with >= 2 inside)."""
     inside = world.in_cs
     for i, first in enumerate(inside):
         for second in inside[i + 1 :]:
+            past = _past_kernel_lock(world, first, second) or _past_kernel_lock(
+                world, second, first
+            )
+            if past is not None:
+                world.violate("mutual-exclusion", past)
+                continue
             live = (
                 world.now - first.cs_started < world.ttl
                 and world.now - second.cs_started < world.ttl

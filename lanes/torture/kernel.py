@@ -1,10 +1,17 @@
-"""The code under torture: the governor's real PreToolUse and PostToolUse paths.
+"""The code under torture: the governor's real PreToolUse and PostToolUse paths,
+and the runner plugin's kernel run lock.
 
 :class:`GovernorKernel` drives :func:`lanes.governor.policy.gate.decide_pre` and
 :func:`lanes.governor.policy.record.decide_post` — the functions ``lanes hook``
 runs — with a modelled environment and a modelled tree state. Suite
 resolution, the ledger's freshness rule, the lock's liveness rule, recording
 and the token-checked release are all the production code.
+
+A governed pytest (a ``plugin`` cycle) then takes the kernel run lock as the
+plugin does (:meth:`GovernorKernel.runner_acquire`: the holder record of
+``RunGovernor._take_lock`` and the production :func:`lanes.governor.state.runlock.acquire`
+over the modelled descriptors and flock); the plugin's pytest wiring itself
+is not modelled (its pytester tests cover it).
 
 Planted-bug variants (:mod:`lanes.torture.planted`) subclass it and change one
 thing each.
@@ -23,6 +30,7 @@ from lanes.governor.payload import HookPayload
 from lanes.governor.policy import gate, record
 from lanes.governor.policy.suites import resolve
 from lanes.governor.state import ledger as ledger_mod
+from lanes.governor.state import runlock
 from lanes.governor.state.ledger import TreeState
 from lanes.torture.program import SUITES
 
@@ -30,6 +38,7 @@ if TYPE_CHECKING:
     from lanes.governor.classify.model import Classification
     from lanes.governor.policy.gate import Step
     from lanes.governor.state.env import Environment
+    from lanes.governor.state.runlock import KernelLock
     from lanes.torture.world import Client
 
 __all__ = ["AGENT", "PROJECT_ROOT", "Decision", "GovernorKernel", "suite_command"]
@@ -159,15 +168,36 @@ class GovernorKernel:
         *,
         force: bool,
         passed: bool,
+        exit_code: int | None = None,
     ) -> None:
+        """The post event; ``exit_code`` when the run ended with a status of
+        its own (the plugin's refusal, 8), else 0 or 1 from ``passed``."""
         command = suite_command(suite, force=force)
         event = "PostToolUse" if passed else "PostToolUseFailure"
-        payload = self._payload(event, command, client.session, 0 if passed else 1)
+        code = exit_code if exit_code is not None else (0 if passed else 1)
+        payload = self._payload(event, command, client.session, code)
         record.decide_post(
             self._context(env, state_dir, client),
             payload,
             resolve(self._classify(command), self.config, cwd=payload.cwd),
         )
+
+    def runner_acquire(
+        self, env: Environment, state_dir: str, client: Client, suite: str, *, force: bool
+    ) -> KernelLock | None:
+        """The plugin's kernel lock for a heavy run, as ``RunGovernor._take_lock``
+        takes it; None when another run holds it (pytest then exits 8)."""
+        holder = {
+            "suite": suite,
+            "agent": AGENT,
+            "session": client.session,
+            "pid": client.pid,
+            "started_ts": env.now(),
+            "host": client.host,
+            "command": suite_command(suite, force=force),
+        }
+        lock, _found = runlock.acquire(env, StatePaths(state_dir).flock, holder)
+        return lock
 
     def record_by_hand(
         self, env: Environment, state_dir: str, client: Client, suite: str, *, passed: bool

@@ -439,6 +439,8 @@ def _contention(totals: Mapping[str, int], breaks: Mapping[str, int]) -> Torture
         "crashes": totals.get("crashes", 0),
         "interrupts": totals.get("interrupts", 0),
         "pid_reuses": totals.get("pid_reuses", 0),
+        "runner_locks": totals.get("runner_locks", 0),
+        "runner_blocks": totals.get("runner_blocks", 0),
         "breaks": dict(breaks),
     }
 

@@ -14,7 +14,7 @@ variant is the textbook unguarded read-then-write acquisition.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 from lanes.governor.context import StatePaths
 from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state import lock as lock_mod
+from lanes.governor.state import runlock
 from lanes.torture.kernel import GovernorKernel
 from lanes.torture.simenv import SimEnvironment
 
@@ -144,6 +145,7 @@ class _ReleaseAfterRecord(GovernorKernel):
         *,
         force: bool,
         passed: bool,
+        exit_code: int | None = None,
     ) -> None:
         files = StatePaths(state_dir)
         entry = ledger_mod.LedgerEntry(
@@ -159,7 +161,9 @@ class _ReleaseAfterRecord(GovernorKernel):
             ledger_mod.record(env, files.ledger, files.ledger_guard, suite, entry)
         except OSError:
             return  # fail open, as the hook does: and the lock is never released
-        super().post_tool_use(env, state_dir, client, suite, force=force, passed=passed)
+        super().post_tool_use(
+            env, state_dir, client, suite, force=force, passed=passed, exit_code=exit_code
+        )
 
 
 class _CheckThenCreateEnv(SimEnvironment):
@@ -217,6 +221,38 @@ class _GuardlessIgnoresHolder(GovernorKernel):
         return _patched(lock_mod, "_acquire_unguarded", ignore)
 
 
+class _HookIgnoresRunLock(GovernorKernel):
+    """The hook without its kernel-lock probe (issue 30): once a long pytest
+    run has outlived its JSON lock's TTL, a sibling's heavy run is let in
+    while the kernel lock is still held."""
+
+    name = "hook-ignores-runlock"
+
+    def active(self) -> AbstractContextManager[None]:
+        return _patched(runlock, "probe", lambda _env, _path: None)
+
+
+_real_runlock_acquire: Final = runlock.acquire
+
+
+def _acquire_then_let_go(
+    env: Environment, path: str, holder: Mapping[str, object]
+) -> tuple[runlock.KernelLock | None, runlock.Holder]:
+    lock, found = _real_runlock_acquire(env, path, holder)
+    if lock is not None:
+        # The bug: the descriptor closed once the holder is written (a `with
+        # open(...)` around the lock): the kernel lets go before the run starts.
+        lock.release()
+    return lock, found
+
+
+class _RunnerLetsGo(GovernorKernel):
+    name = "runner-lets-go"
+
+    def active(self) -> AbstractContextManager[None]:
+        return _patched(runlock, "acquire", _acquire_then_let_go)
+
+
 EnvFactory = Callable[["World", "Client", "greenlet"], SimEnvironment]
 
 
@@ -271,6 +307,16 @@ PLANTED: Final = {
             "guardless-ignores-holder",
             "a guard that cannot be taken makes acquire ignore a live holder",
             kernel=_GuardlessIgnoresHolder,
+        ),
+        PlantedBug(
+            "hook-ignores-runlock",
+            "the hook lets a heavy run start while a governed pytest holds the kernel lock",
+            kernel=_HookIgnoresRunLock,
+        ),
+        PlantedBug(
+            "runner-lets-go",
+            "the plugin's kernel lock is let go as soon as it is taken",
+            kernel=_RunnerLetsGo,
         ),
     )
 }

@@ -5,7 +5,7 @@ A client's program is a list of :class:`Op`. Each op has a one-line text form
 strictly by :func:`parse_op`.
 
 Operations:
-- ``cycle SUITE END DURATION [force]``: PreToolUse for the suite's command
+- ``cycle SUITE END DURATION [force] [plugin]``: PreToolUse for the suite's command
   through the governor's decision path; if allowed, the suite runs (the
   critical section) for DURATION modelled seconds; then END:
   ``pass``/``fail`` (PostToolUse / PostToolUseFailure: record + release),
@@ -20,6 +20,12 @@ Operations:
   ``leftover-temp`` (the suite passes, but a killed hook's temp file sits
   where the post hook's ledger write puts its own: the write fails, the lock
   is released all the same). ``force`` sets ``LANES_TEST_FORCE=1``.
+  ``plugin`` makes the run a governed pytest: after the hook lets
+  it through, the runner's plugin takes the kernel run lock
+  (:mod:`lanes.governor.state.runlock`) for the whole run, and is refused
+  (pytest's exit 8, no test runs) when another run holds it. A cycle without
+  it stands for a run only the hook governs: a non-Python runner, or a
+  pytest whose plugin cannot load.
 - ``sleep N``: N modelled seconds pass.
 - ``wait-lock OFFSET``: time jumps to the current lock's TTL boundary plus
   OFFSET seconds (-1, 0 or 1): where off-by-one bugs live.
@@ -66,6 +72,9 @@ _UNWRITABLE_SHARE: Final = 0.5
 # from a stream of their own, like `unwritable`.
 _HOSTILE_FS_SHARE: Final = 0.3
 _GUARDLESS_SHARE: Final = 0.4
+# The share of clients whose test runs are governed pytest runs (the kernel
+# run lock); the others are governed by the hook alone (the JSON lock).
+_PLUGIN_SHARE: Final = 0.5
 
 
 @dataclass(frozen=True)
@@ -76,10 +85,11 @@ class Op:
     amount: int = 0
     force: bool = False
     target: str = ""
+    plugin: bool = False
 
     def text(self) -> str:
         if self.kind == "cycle":
-            tail = " force" if self.force else ""
+            tail = (" force" if self.force else "") + (" plugin" if self.plugin else "")
             return f"cycle {self.suite} {self.end} {self.amount}{tail}"
         if self.kind in ("sleep", "wait-lock"):
             return f"{self.kind} {self.amount}"
@@ -102,7 +112,7 @@ def _bad_op(text: str, what: str) -> UsageError:
     return UsageError(
         f"torture op {text!r}: {what}",
         hint=(
-            "ops are 'cycle SUITE END SECONDS [force]', 'sleep SECONDS', 'wait-lock -1|0|1', "
+            "ops are 'cycle SUITE END SECONDS [force] [plugin]', 'sleep SECONDS', 'wait-lock -1|0|1', "
             f"'edit DIGEST', 'commit HEAD', 'reuse' or 'record SUITE pass|fail'; suites {sorted(SUITES)}, ends {list(ENDS)}, "
             f"digests {list(DIGESTS)}, heads {list(HEADS)}"
         ),
@@ -121,15 +131,24 @@ def parse_op(text: str) -> Op:
         raise _bad_op(repr(text), f"expected a string, got {type(text).__name__}")
     words = text.split(" ")
     kind = words[0]
-    if kind == "cycle" and len(words) in (4, 5):
+    if kind == "cycle" and len(words) in (4, 5, 6):
         _, suite, end, amount, *rest = words
         if suite not in SUITES:
             raise _bad_op(text, f"unknown suite {suite!r}")
         if end not in ENDS:
             raise _bad_op(text, f"unknown end {end!r}")
-        if rest and rest != ["force"]:
-            raise _bad_op(text, f"the optional fifth word must be 'force', got {rest[0]!r}")
-        return Op("cycle", suite=suite, end=end, amount=_seconds(text, amount), force=bool(rest))
+        if rest not in ([], ["force"], ["plugin"], ["force", "plugin"]):
+            raise _bad_op(
+                text, f"the optional words must be 'force', then 'plugin'; got {' '.join(rest)!r}"
+            )
+        return Op(
+            "cycle",
+            suite=suite,
+            end=end,
+            amount=_seconds(text, amount),
+            force="force" in rest,
+            plugin="plugin" in rest,
+        )
     if kind == "sleep" and len(words) == 2:
         return Op("sleep", amount=_seconds(text, words[1]))
     if kind == "wait-lock" and len(words) == 2:
@@ -193,6 +212,12 @@ def _unguarded(op: Op) -> Op:
     return Op("cycle", suite=op.suite, end="no-guard", amount=op.amount, force=op.force)
 
 
+def _governed(op: Op) -> Op:
+    if op.kind != "cycle":
+        return op
+    return Op("cycle", suite=op.suite, end=op.end, amount=op.amount, force=op.force, plugin=True)
+
+
 def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[ClientSpec, ...]:
     """Every client's host and program for ``seed``."""
     rng = random.Random(seed)
@@ -201,6 +226,8 @@ def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[C
     # that op, so each planted bug is still found where it was found.
     faults = random.Random(f"unwritable:{seed}")
     hostile = random.Random(f"hostile-fs:{seed}")
+    # Which clients run pytest under the plugin: a stream of its own too.
+    runners = random.Random(f"runner:{seed}")
     specs = []
     for index in range(clients):
         # Client 0 is always local so that every run has same-host contention;
@@ -225,5 +252,9 @@ def generate_programs(seed: int, *, clients: int, ops: int, ttl: int) -> tuple[C
             # side of a shared mount): every passing run meets it. Never
             # client 0, so the same-host contention of every run is kept.
             program = [_unguarded(op) for op in program]
+        if runners.random() < _PLUGIN_SHARE:
+            # A client whose pytest loads the governor's plugin: every run
+            # takes the kernel lock too (both layers contend in one run).
+            program = [_governed(op) for op in program]
         specs.append(ClientSpec(host=host, program=tuple(program)))
     return tuple(specs)

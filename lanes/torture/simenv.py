@@ -50,6 +50,7 @@ class SimEnvironment:
             paths.lock_guard: "guard",
             paths.ledger: "ledger",
             paths.ledger_guard: "ledger-guard",
+            paths.flock: "run-flock",
         }
         self.closed = False
 
@@ -168,6 +169,39 @@ class SimEnvironment:
 
     def locked(self, path: str) -> AbstractContextManager[None]:
         return self._flock(path)
+
+    # ------------------------------------------------------------------ the kernel run lock
+    # Real descriptors on the real lock file (its text is real); the flock on
+    # them is the world's model, released by a close or by the process's death.
+
+    def flock_open(self, path: str, *, create: bool) -> int:
+        self.pause("open " + self._name(path))
+        flags = (os.O_RDWR | os.O_CREAT if create else os.O_RDONLY) | os.O_NOFOLLOW
+        fd = os.open(path, flags, 0o600)
+        self.world.kfds[fd] = (self.client.id, path)
+        return fd
+
+    def flock_try(self, fd: int, *, exclusive: bool) -> bool:
+        path = self.world.kfds[fd][1]
+        self.pause(("flock-ex " if exclusive else "flock-sh ") + self._name(path))
+        return self.world.try_kflock(fd, exclusive=exclusive)
+
+    def flock_read(self, fd: int) -> str:
+        self.pause("read " + self._name(self.world.kfds[fd][1]))
+        return os.pread(fd, 8192, 0).decode("utf-8", "replace")
+
+    def flock_write(self, fd: int, text: str) -> None:
+        self.pause("write " + self._name(self.world.kfds[fd][1]))
+        os.ftruncate(fd, 0)
+        if text:
+            os.pwrite(fd, text.encode(), 0)
+
+    def flock_close(self, fd: int) -> None:
+        self.pause("close " + self._name(self.world.kfds[fd][1]))
+        self.world.close_kfd(fd)
+
+    def flock_retry_pause(self) -> None:
+        self.pause("flock retry")
 
     @contextmanager
     def _flock(self, path: str) -> Iterator[None]:

@@ -116,6 +116,8 @@ class SweepReport:
             "crashes",
             "interrupts",
             "pid_reuses",
+            "runner_locks",
+            "runner_blocks",
         ):
             self.totals[name] = self.totals.get(name, 0) + getattr(counters, name)
         for why, count in counters.breaks.items():

@@ -12,6 +12,7 @@ the checks, :mod:`lanes.torture.harness` the scheduler loop.
 
 from __future__ import annotations
 
+import os
 import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
@@ -55,6 +56,10 @@ class Counters:
     # whose ledger write met a killed hook's leftover temp file.
     unguarded: int = 0
     leftover_temps: int = 0
+    # Governed pytest runs (the `plugin` word): those that took the kernel
+    # run lock, and those its holder refused (pytest's exit 8).
+    runner_locks: int = 0
+    runner_blocks: int = 0
 
     def profile(self) -> tuple[object, ...]:
         return (
@@ -70,6 +75,8 @@ class Counters:
             self.unwritable,
             self.unguarded,
             self.leftover_temps,
+            self.runner_locks,
+            self.runner_blocks,
         )
 
 
@@ -116,6 +123,11 @@ class Client:
         # how many ops it has started: the shrinker maps steps to ops by these.
         self.op_index = -1
         self.ops_started = 0
+        # The PreToolUse of this client's current cycle began at this step
+        # (the kernel-lock invariant asks what was held by then).
+        self.pre_step = 0
+        # This cycle is a governed pytest: its plugin must hold the kernel lock.
+        self.plugin_run = False
 
 
 class World:
@@ -146,6 +158,12 @@ class World:
         # on disk must always be it (a write that bypasses the seam is a bug).
         self.ledger_seen: str | None = None
         self._overlaps_seen: set[tuple[str, str]] = set()
+        # The kernel run lock, modelled: flock state per path (descriptor ->
+        # exclusive?), each open descriptor's (client id, path), and when the
+        # current exclusive holder of each path took it (step).
+        self.kflocks: dict[str, dict[int, bool]] = {}
+        self.kfds: dict[int, tuple[int, str]] = {}
+        self.kheld_since: dict[str, int] = {}
 
     # ------------------------------------------------------------------ processes
 
@@ -181,6 +199,9 @@ class World:
         return [pid for _step, pid in deaths]
 
     def kill(self, client: Client) -> None:
+        # The kernel closes a dead process's descriptors: its flocks go with
+        # them (the holder's text stays behind, as after a real SIGKILL).
+        self.close_kfds_of(client)
         client.alive = False
         del self.procs[(client.host, client.pid)]
         self.dead_at[(client.host, client.pid, client.start)] = self.step
@@ -195,6 +216,44 @@ class World:
         self.procs[(host, pid)] = self._new_start()
         self.counters.pid_reuses += 1
         return pid
+
+    # ------------------------------------------------------------------ kernel lock
+
+    def try_kflock(self, fd: int, *, exclusive: bool) -> bool:
+        """flock(LOCK_NB) on ``fd``: refused when another descriptor's lock conflicts."""
+        path = self.kfds[fd][1]
+        holders = self.kflocks.setdefault(path, {})
+        others = [ex for other, ex in holders.items() if other != fd]
+        if any(others) or (exclusive and others):
+            return False
+        holders[fd] = exclusive
+        if exclusive:
+            self.kheld_since.setdefault(path, self.step)
+        return True
+
+    def close_kfd(self, fd: int) -> None:
+        _owner, path = self.kfds.pop(fd)
+        holders = self.kflocks.get(path, {})
+        if holders.pop(fd, False):
+            self.kheld_since.pop(path, None)
+        os.close(fd)
+
+    def close_kfds_of(self, client: Client) -> None:
+        """A process of ``client`` ends: the kernel closes its descriptors."""
+        for fd in [fd for fd, (owner, _path) in self.kfds.items() if owner == client.id]:
+            self.close_kfd(fd)
+
+    def close_all_kfds(self) -> None:
+        """The end of the run: every modelled process's descriptors close."""
+        for fd in list(self.kfds):
+            self.close_kfd(fd)
+
+    def kernel_holder(self, path: str) -> int | None:
+        """The client holding ``path``'s kernel lock exclusively, if any."""
+        for fd, exclusive in self.kflocks.get(path, {}).items():
+            if exclusive:
+                return self.kfds[fd][0]
+        return None
 
     def process_start(self, host: str, pid: int) -> str | None:
         return self.procs.get((host, pid))

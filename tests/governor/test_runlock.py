@@ -15,6 +15,7 @@ import pytest
 
 from lanes.governor.context import StatePaths
 from lanes.governor.runner.exits import RunnerExit
+from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.runlock import acquire, probe
 from tests.governor.governor_helpers import Project
 from tests.governor.runner_helpers import AGENT_VARIABLES, REASON, write_project
@@ -22,32 +23,33 @@ from tests.governor.runner_helpers import AGENT_VARIABLES, REASON, write_project
 if TYPE_CHECKING:
     from pathlib import Path
 
+ENV = OSEnvironment()
 HOLDER = {"suite": "unit", "agent": "claude", "pid": 4242, "started_ts": 1.0, "host": "h"}
 
 
 def test_a_second_acquirer_is_refused_and_told_the_holder(tmp_path: Path) -> None:
     path = str(tmp_path / StatePaths.FLOCK)
-    lock, _ = acquire(path, HOLDER)
+    lock, _ = acquire(ENV, path, HOLDER)
     assert lock is not None
     # A second open file description: flock conflicts even in one process.
-    other, holder = acquire(path, {**HOLDER, "agent": "codex"})
+    other, holder = acquire(ENV, path, {**HOLDER, "agent": "codex"})
     assert other is None
     assert holder.fields["agent"] == "claude"
     assert "claude (pid 4242" in holder.describe(10.0)
-    probed = probe(path)
+    probed = probe(ENV, path)
     assert probed is not None
     assert probed.fields["suite"] == "unit"
     lock.release()
     # Released: free for the next, and the holder's text is gone.
-    assert probe(path) is None
-    again, _ = acquire(path, {**HOLDER, "agent": "codex"})
+    assert probe(ENV, path) is None
+    again, _ = acquire(ENV, path, {**HOLDER, "agent": "codex"})
     assert again is not None
     again.release()
 
 
 def test_probe_of_a_missing_lock_creates_nothing(tmp_path: Path) -> None:
     path = tmp_path / StatePaths.FLOCK
-    assert probe(str(path)) is None
+    assert probe(ENV, str(path)) is None
     assert not path.exists()
 
 
@@ -56,7 +58,7 @@ def test_a_planted_symlink_is_never_followed(tmp_path: Path) -> None:
     target.write_text("keep me")
     (tmp_path / StatePaths.FLOCK).symlink_to(target)
     with pytest.raises(OSError, match="symbolic links"):  # ELOOP: O_NOFOLLOW
-        acquire(str(tmp_path / StatePaths.FLOCK), HOLDER)
+        acquire(ENV, str(tmp_path / StatePaths.FLOCK), HOLDER)
     assert target.read_text() == "keep me"
 
 
@@ -155,11 +157,11 @@ def test_sigkill_of_the_holder_frees_the_lock_at_once(tmp_path: Path) -> None:
         assert holder.poll() is None, holder.communicate()[0]
         time.sleep(0.02)
     flock = root / ".git" / "lanes" / StatePaths.FLOCK
-    assert probe(str(flock)) is not None
+    assert probe(ENV, str(flock)) is not None
     os.kill(holder.pid, signal.SIGKILL)
     holder.communicate(timeout=10)  # reaps it and closes its pipe
     # No TTL, no liveness guess: the kernel let go with the process.
-    assert probe(str(flock)) is None
+    assert probe(ENV, str(flock)) is None
     for test in (root / "tests" / "unit").glob("test_*.py"):
         test.write_text(test.read_text().replace("time.sleep(60)", "time.sleep(0)"))
     after = _pytest(root, env)
@@ -173,7 +175,7 @@ def test_the_hook_refuses_a_heavy_run_while_a_pytest_holds_the_kernel_lock(
 
     project = Project(tmp_path / "repo")
     approved = {"LANES_FULL_SWEEP_OK": "1", "LANES_OVERRIDE_REASON": REASON}
-    lock, _ = acquire(StatePaths(project.state).flock, {**HOLDER, "command": "pytest"})
+    lock, _ = acquire(ENV, StatePaths(project.state).flock, {**HOLDER, "command": "pytest"})
     assert lock is not None
     decision = project.pre("pytest", environ=approved)
     assert (decision.action, decision.step) == ("block", "lock")

@@ -211,6 +211,8 @@ def torture_data(
             "crashes": 186,
             "interrupts": 224,
             "pid_reuses": 92,
+            "runner_locks": 610,
+            "runner_blocks": 37,
             "breaks": {"own token": 162, "expired": 540, "owner dead": 74},
         },
         "ttl_overlaps": 5,

@@ -47,6 +47,7 @@ def test_sweep_passes_and_writes_a_valid_envelope(
     assert data["mode"] == "sweep"
     assert data["executions"] == 6
     assert data["contention"]["held_blocks"] > 0
+    assert data["contention"]["runner_locks"] > 0  # both lock layers were modelled
     assert data["violations"] == []
     assert data["self_check"] is None
 

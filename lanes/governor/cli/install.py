@@ -186,9 +186,11 @@ def _advise_runner(root: Path) -> None:
     """Check the project's test environments for the governor's pytest plugin
     and say how to add it where it is missing: the hook alone judges shell
     strings, the plugin judges what pytest collects."""
-    from lanes.governor.cli.runner_check import check_runner, render_checks
+    from lanes.governor.cli.runner_check import check_runner, record_verdict, render_checks
+    from lanes.governor.state.tree import state_dir
 
     checks, disabled = check_runner(root)
+    record_verdict(state_dir(str(root), os.environ), checks, disabled, source="install")
     print("pytest plugin (lanes.governor), where this project's pytest may run:")
     for line in render_checks(checks, disabled, advise=True):
         print(line)

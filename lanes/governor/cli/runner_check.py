@@ -5,7 +5,9 @@ where it cannot load, the hook's shell judgement is the only gate again. It cann
 that runs the project's pytest, when the project's pytest configuration says
 ``-p no:lanes.governor``, or when ``PYTEST_DISABLE_PLUGIN_AUTOLOAD`` is set.
 ``lanes governor status`` shows what this module finds, and ``lanes governor
-install`` tells how to add the plugin.
+install`` tells how to add the plugin; both record the verdict in the state
+dir (:mod:`lanes.governor.state.plugin_note`), where the hook reads it cheaply
+to tell an agent that it is pytest's only gate here.
 
 The environments looked at: the project's ``.venv`` and ``venv``, the
 interpreter of the ``pytest`` on PATH, and this one. Each is asked — one short
@@ -24,7 +26,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-__all__ = ["PluginCheck", "check_runner", "disabled_by", "render_checks"]
+__all__ = [
+    "PluginCheck",
+    "check_runner",
+    "disabled_by",
+    "plugin_verdict",
+    "record_verdict",
+    "render_checks",
+]
 
 _ENTRY_POINT = "lanes.governor"
 _ASK = (
@@ -135,6 +144,42 @@ def check_runner(root: Path) -> tuple[list[PluginCheck], list[str]]:
         for python, where in _interpreters(root)
     ]
     return checks, disabled_by(root, os.environ)
+
+
+def plugin_verdict(checks: list[PluginCheck], disabled: list[str]) -> tuple[bool | None, str]:
+    """(is the plugin active for this project's pytest, why not) — None when
+    no environment could be asked. The project's own environment decides when
+    it has one: the first with an answer in :func:`_interpreters`' order
+    (``.venv``, ``venv``, the ``pytest`` on PATH, then lanekit's own)."""
+    if disabled:
+        return False, "; ".join(disabled)
+    answered = next((check for check in checks if check.loads is not None), None)
+    if answered is None:
+        return None, ""
+    if answered.loads:
+        return True, ""
+    return False, f"lanekit is not installed for {answered.found_as} ({answered.interpreter})"
+
+
+def record_verdict(
+    state_dir: str | None, checks: list[PluginCheck], disabled: list[str], *, source: str
+) -> None:
+    """Keep the verdict where the hook reads it; nothing when there is no
+    verdict or no state dir. A write that fails only loses the advice."""
+    from lanes.governor.state.debug import debug_log
+    from lanes.governor.state.env import OSEnvironment
+    from lanes.governor.state.plugin_note import PluginNote, write_note
+
+    active, reason = plugin_verdict(checks, disabled)
+    if active is None or state_dir is None:
+        return
+    env = OSEnvironment()
+    note = PluginNote(active=active, ts=env.now(), source=source, reason=reason)
+    try:
+        os.makedirs(state_dir, exist_ok=True)
+        write_note(env, state_dir, note)
+    except OSError as exc:
+        debug_log("plugin-note-failed", error=str(exc))
 
 
 def render_checks(checks: list[PluginCheck], disabled: list[str], *, advise: bool) -> list[str]:

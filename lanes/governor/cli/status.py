@@ -93,9 +93,10 @@ def collect_status(config: Config, *, session: str | None) -> dict[str, object]:
         from lanes.governor.policy.economy import session_counters
 
         economy = session_counters(cwd, session_id)
-    from lanes.governor.cli.runner_check import check_runner
+    from lanes.governor.cli.runner_check import check_runner, record_verdict
 
     checks, disabled = check_runner(Path(config.root))
+    record_verdict(state, checks, disabled, source="status")
     return {
         "runner_plugin": {"environments": [c.to_dict() for c in checks], "disabled_by": disabled},
         "root": str(config.root),

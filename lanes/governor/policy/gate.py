@@ -296,7 +296,7 @@ def _dedup_and_lock(
     # heavy run now: early advice, before the agent waits for pytest to start.
     from lanes.governor.state.runlock import probe
 
-    runner = probe(files.flock)
+    runner = probe(env, files.flock)
     if runner is not None:
         return Decision(
             "block",

@@ -93,6 +93,25 @@ def _context(cwd: str, agent: str) -> HookContext:
     )
 
 
+def _note_plugin_ran(ctx: HookContext) -> None:
+    """Record "the plugin ran here" for the hook's advice
+    (:mod:`lanes.governor.state.plugin_note`): a fresh active record is only
+    read, an older one or an ``inactive`` finding is replaced."""
+    from lanes.governor.state.plugin_note import REFRESH_S, PluginNote, read_note, write_note
+
+    if ctx.state is None:
+        return
+    env, directory = ctx.env, ctx.state.directory
+    now = env.now()
+    note = read_note(env, directory)
+    if note is not None and note.active and 0 <= now - note.ts < REFRESH_S:
+        return
+    try:
+        write_note(env, directory, PluginNote(active=True, ts=now, source="plugin"))
+    except OSError as exc:
+        debug_log("plugin-note-failed", error=str(exc))
+
+
 def _governor_settings(ctx: HookContext) -> tuple[ConfigLike | None, GovernorSettings]:
     """The project's settings; the defaults (and no suites) when they cannot be
     read — the sweep gate still applies, to the test root."""
@@ -138,6 +157,7 @@ class RunGovernor:
             # git runs on the other core while pytest collects.
             ctx.prepare_state()
             ctx.start_tree()
+            _note_plugin_ran(ctx)
         return cls(config, ctx, settings, governor)
 
     # ---------------------------------------------------------------- hooks
@@ -441,7 +461,7 @@ class RunGovernor:
             "host": socket.gethostname(),
             "command": self._command(),
         }
-        lock, found = acquire(state.flock, holder)
+        lock, found = acquire(self.ctx.env, state.flock, holder)
         if lock is None:
             self._stop(
                 RunnerExit.LOCKED,

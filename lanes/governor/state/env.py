@@ -14,6 +14,11 @@ Contract for implementers (the torture lane relies on it):
   run lock's ownership token. It is part of the seam (added with the run lock)
   so that a modelled world can hand out deterministic tokens and a seed still
   fixes the whole trace.
+- the ``flock_*`` methods are the kernel run lock's view of the world
+  (:mod:`lanes.governor.state.runlock`): a descriptor, a non-blocking
+  ``flock`` on it, its text, and ``flock_close``, which — like the end of the
+  process that holds it — lets the lock go. The torture lane models them so
+  that both lock layers run under one seeded scheduler.
 """
 
 from __future__ import annotations
@@ -72,6 +77,31 @@ if TYPE_CHECKING:
 
         def new_token(self) -> str:
             """A unique opaque string: who owns a run lock."""
+            ...
+
+        def flock_open(self, path: str, *, create: bool) -> int:
+            """A descriptor on ``path`` (symlinks refused; created when ``create``,
+            never truncated); OSError when it cannot be opened."""
+            ...
+
+        def flock_try(self, fd: int, *, exclusive: bool) -> bool:
+            """Take ``flock`` on ``fd`` without waiting: False when another holds it."""
+            ...
+
+        def flock_read(self, fd: int) -> str:
+            """The file's text ('' when unreadable)."""
+            ...
+
+        def flock_write(self, fd: int, text: str) -> None:
+            """Replace the file's text in place (the holder's record; '' clears it)."""
+            ...
+
+        def flock_close(self, fd: int) -> None:
+            """Close ``fd``: the last close lets its lock go."""
+            ...
+
+        def flock_retry_pause(self) -> None:
+            """A short wait before trying a contended lock again."""
             ...
 
 
@@ -186,3 +216,41 @@ class OSEnvironment:
     def new_token(self) -> str:
         # 128 random bits: two hooks racing in the same microsecond still differ.
         return os.urandom(16).hex()
+
+    # The kernel run lock (lanes.governor.state.runlock). fcntl is imported
+    # per call: only a run that reaches the lock pays for it.
+
+    def flock_open(self, path: str, *, create: bool) -> int:
+        # O_NOFOLLOW: a planted symlink must not make us truncate another file.
+        # No O_TRUNC: a contender that loses must not wipe the holder's text.
+        nofollow = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        if create:
+            return os.open(path, os.O_RDWR | os.O_CREAT | nofollow, 0o600)
+        return os.open(path, os.O_RDONLY | nofollow)
+
+    def flock_try(self, fd: int, *, exclusive: bool) -> bool:
+        import fcntl  # POSIX only: docs/architecture.md "Platform"
+
+        try:
+            fcntl.flock(fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
+
+    def flock_read(self, fd: int) -> str:
+        try:
+            data = os.pread(fd, 8192, 0)
+        except OSError:
+            return ""
+        return data.decode("utf-8", "replace")
+
+    def flock_write(self, fd: int, text: str) -> None:
+        os.ftruncate(fd, 0)
+        if text:
+            os.pwrite(fd, text.encode(), 0)
+
+    def flock_close(self, fd: int) -> None:
+        os.close(fd)  # closing the last descriptor releases the flock
+
+    def flock_retry_pause(self) -> None:
+        time.sleep(0.02)

@@ -24,13 +24,13 @@ runners, ``runner = "command"`` suites).
 
 from __future__ import annotations
 
-import os
-
 from lanes._jsondoc import loads_object
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: the hook imports probe()
 if TYPE_CHECKING:
     from collections.abc import Mapping
+
+    from lanes.governor.state.env import Environment
 
 __all__ = ["Holder", "KernelLock", "acquire", "probe"]
 
@@ -90,9 +90,10 @@ class KernelLock:
     """The held lock: an open descriptor with an exclusive ``flock``.
     :meth:`release` (or the process's end, whatever its cause) frees it."""
 
-    __slots__ = ("_fd", "path")
+    __slots__ = ("_env", "_fd", "path")
 
-    def __init__(self, fd: int, path: str) -> None:
+    def __init__(self, env: Environment, fd: int, path: str) -> None:
+        self._env = env
         self._fd: int | None = fd
         self.path = path
 
@@ -109,83 +110,60 @@ class KernelLock:
             # Truncated while still held: a reader never sees our name on a
             # lock we no longer hold (except after a crash, where the lock
             # itself says it is free).
-            os.ftruncate(fd, 0)
+            self._env.flock_write(fd, "")
         except OSError:
             pass  # the lock still frees below; only the stale text remains
         finally:
-            os.close(fd)  # closing the last descriptor releases the flock
+            self._env.flock_close(fd)
 
 
-def _open(path: str) -> int:
-    # O_NOFOLLOW: a planted symlink must not make us truncate another file.
-    # No O_TRUNC: a contender that loses must not wipe the holder's text.
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    return os.open(path, flags, 0o600)
-
-
-def _read(fd: int) -> str:
-    try:
-        data = os.pread(fd, 8192, 0)
-    except OSError:
-        return ""
-    return data.decode("utf-8", "replace")
-
-
-def acquire(path: str, holder: Mapping[str, object]) -> tuple[KernelLock | None, Holder]:
+def acquire(
+    env: Environment, path: str, holder: Mapping[str, object]
+) -> tuple[KernelLock | None, Holder]:
     """Take the lock at once or not at all: ``(lock, holder)`` — the lock when
     taken (``holder`` is then ours), else None and the holder that has it.
 
     Never waits: an agent told at once who holds the lock can do something
     else; one blocked in a shell call hits its tool timeout and learns nothing.
+    The world (descriptors, flock) is ``env``'s: the torture lane models it.
     """
-    import fcntl  # POSIX only: docs/architecture.md "Platform"
     import json
-    import time
 
-    fd = _open(path)
+    fd = env.flock_open(path, create=True)
     # A reader probing with a shared lock (the hook, `lanes governor status`)
     # holds it for microseconds: a few retries keep such a probe from
     # refusing a run that nobody holds.
     for attempt in range(5):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = _read(fd)
-            if text.strip() or attempt == 4:
-                os.close(fd)
-                return None, Holder.parse(text)
-            time.sleep(0.02)
-            continue
-        break
+        if env.flock_try(fd, exclusive=True):
+            break
+        text = env.flock_read(fd)
+        if text.strip() or attempt == 4:
+            env.flock_close(fd)
+            return None, Holder.parse(text)
+        env.flock_retry_pause()
     record = {name: holder.get(name) for name in _FIELDS}
-    data = (json.dumps(record, sort_keys=True) + "\n").encode()
     try:
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, data, 0)
+        env.flock_write(fd, json.dumps(record, sort_keys=True) + "\n")
     except OSError:
-        os.close(fd)
+        env.flock_close(fd)
         raise
-    return KernelLock(fd, path), Holder(record)
+    return KernelLock(env, fd, path), Holder(record)
 
 
-def probe(path: str) -> Holder | None:
+def probe(env: Environment, path: str) -> Holder | None:
     """The holder when the lock is held right now, else None (also when the
     file is missing or cannot be opened). Takes a shared lock for an instant;
     never creates the file."""
-    import fcntl
-
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = env.flock_open(path, create=False)
     except OSError:
         return None
     try:
         try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return Holder.parse(_read(fd))
+            free = env.flock_try(fd, exclusive=False)
         except OSError:
             return None
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
+        return None if free else Holder.parse(env.flock_read(fd))
     finally:
-        os.close(fd)
+        # Closing drops the shared lock too: no separate unlock needed.
+        env.flock_close(fd)

@@ -42,6 +42,8 @@ def _contention(data: TortureData) -> Block:
         ("simulated crashes", text(contention["crashes"])),
         ("interrupts", text(contention["interrupts"])),
         ("pid reuses", text(contention["pid_reuses"])),
+        ("kernel run locks (governed pytest)", text(contention["runner_locks"])),
+        ("refused by the kernel run lock", text(contention["runner_blocks"])),
     ]
     breaks = contention["breaks"]
     pairs.append(

@@ -47,7 +47,7 @@ class TortureContention(TypedDict):
     crashes: _Count
     interrupts: _Count
     pid_reuses: _Count
-    # The kernel run lock (issue 30): governed pytest runs that took it, and
+    # The kernel run lock: governed pytest runs that took it, and
     # those its holder refused (pytest's exit 8).
     runner_locks: _Count
     runner_blocks: _Count

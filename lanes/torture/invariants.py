@@ -10,7 +10,7 @@ vouch for itself.
    the TTL's documented trade-off: counted (``ttl_overlaps``), not failed —
    except past a governed pytest's kernel run lock, which has no TTL: a run
    whose PreToolUse began after that lock was taken never joins it, on
-   either layer (issue 30).
+   either layer.
 2. ``liveness``: a lock whose owner is provably dead, or whose TTL has
    passed, or that the caller's own session holds, never blocks an acquire;
    no deadlock (checked by the harness); the end-of-run probe can always

@@ -222,7 +222,7 @@ class _GuardlessIgnoresHolder(GovernorKernel):
 
 
 class _HookIgnoresRunLock(GovernorKernel):
-    """The hook without its kernel-lock probe (issue 30): once a long pytest
+    """The hook without its kernel-lock probe: once a long pytest
     run has outlived its JSON lock's TTL, a sibling's heavy run is let in
     while the kernel lock is still held."""
 

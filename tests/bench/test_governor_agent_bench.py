@@ -1,5 +1,5 @@
 """``governor-plugin-agent-cost``: the plugin's decision inside an agent, in
-interpreter starts, on a 5,000-file repository (issue 30, tracked)."""
+interpreter starts, on a 5,000-file repository (tracked, not gating)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hook says when the governor's pytest plugin is not active here (issue 30).
+"""The hook says when the governor's pytest plugin is not active here.
 
 ``lanes governor status`` / ``install`` and the plugin itself record what they
 found in ``<state>/runner-plugin``; the hook reads that one line on a pytest

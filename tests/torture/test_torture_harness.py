@@ -111,7 +111,7 @@ def test_the_planted_bug_list_matches_the_issue() -> None:
         # A ledger written in place is seen; a broken guard never hides a holder.
         "ledger-in-place",
         "guardless-ignores-holder",
-        # issue 30: the kernel run lock is a second modelled layer.
+        # the kernel run lock is a second modelled layer.
         "hook-ignores-runlock",
         "runner-lets-go",
     }

@@ -1,4 +1,4 @@
-"""The torture lane's second lock layer: the runner plugin's kernel run lock (issue 30).
+"""The torture lane's second lock layer: the runner plugin's kernel run lock.
 
 Governed pytest runs (``plugin`` cycles) take the real
 :mod:`lanes.governor.state.runlock` code over the modelled descriptors and

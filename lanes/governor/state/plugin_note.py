@@ -2,7 +2,7 @@
 
 Where the plugin cannot load (lanekit missing from the environment that runs
 the project's pytest, ``-p no:lanes.governor``, ``PYTEST_DISABLE_PLUGIN_AUTOLOAD``)
-the hook's shell judgement is the only gate for pytest (issue 30). Finding that
+the hook's shell judgement is the only gate for pytest. Finding that
 out takes a process per environment (:mod:`lanes.governor.cli.runner_check`),
 far too slow for the hook; so the finding is kept here, by those who know:
 

@@ -206,6 +206,9 @@ class Envelope:
         # strict JSON reader (jq, browsers, the report's users) accepts.
         text = json.dumps(self.to_dict(), indent=2, sort_keys=False, allow_nan=False) + "\n"
         if root is not None and path.absolute().is_relative_to(root.absolute()):
+            # The project root itself is as named (links and all); below it,
+            # nothing is followed.
+            root.mkdir(parents=True, exist_ok=True)
             try:
                 write_atomic_under(root, path, text)
             except OutsideTreeError as exc:

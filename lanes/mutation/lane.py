@@ -232,6 +232,7 @@ def _check(
             "score": verdict.score,
             "verdict": verdict.verdict,
             "gating": verdict.gating,
+            "fails": verdict.fails,
             "baseline_score": verdict.baseline_score,
             "stable_runs": verdict.stable_runs,
             "required_stable_runs": required,

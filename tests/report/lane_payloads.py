@@ -300,7 +300,9 @@ def mutation_check_data(
     baseline: float = 0.85,
     verdict: MutationVerdict = "regression",
     gating: bool = True,
+    regressed: bool = True,
 ) -> MutationCheck:
+    """One module; ``regressed``: a mutant killed in the baseline survives (else a score drop)."""
     module: MutationCheckedModule = {
         "shards": ["1/1"],
         "provenance": {
@@ -319,11 +321,14 @@ def mutation_check_data(
         "phases_ms": {"mutate": 60000},
         "verdict": verdict,
         "gating": gating,
+        # The ratchet's rule (ModuleVerdict.fails): a regressed mutant fails at
+        # once, a score drop only once the module is gating.
+        "fails": verdict == "regression" and (gating or regressed),
         "baseline_score": baseline,
         "stable_runs": 3,
         "required_stable_runs": 3,
         "drift": [],
-        "regressions": [survivor()] if verdict == "regression" else [],
+        "regressions": [survivor()] if regressed and verdict == "regression" else [],
         "new_survivors": [],
         "equivalent_survivors": 0,
     }

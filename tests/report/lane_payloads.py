@@ -132,8 +132,8 @@ def pin(nodeid: str, state: SlowPinState, ms: int | None) -> SlowPin:
     }
 
 
-def _overhead(run: float) -> FuzzOverhead:
-    return {"watchdog_ms": 323, "in_process_ms": 245, "execution": 0.3206, "run": run, "goal": 0.2}
+def _overhead(run: float, goal: float | None) -> FuzzOverhead:
+    return {"watchdog_ms": 323, "in_process_ms": 245, "execution": 0.3206, "run": run, "goal": goal}
 
 
 def fuzz_data(
@@ -142,7 +142,9 @@ def fuzz_data(
     cases_per_second: float = 300.0,
     run: float = 0.05,
     mode: FuzzMode = "run",
+    goal: float | None = 0.2,
 ) -> FuzzData:
+    """``goal``: lanekit's own watchdog goal, None as in a user's project."""
     failures = failures or []
     failing = {f["target"] for f in failures}
     targets: list[FuzzTarget] = [
@@ -156,7 +158,7 @@ def fuzz_data(
             "cases_per_second": cases_per_second,
             "shrink_cut_short": False,
             "slowest_case_ms": 3.6,
-            "overhead": _overhead(run),
+            "overhead": _overhead(run, goal),
         }
         for name in ("classify", "payload", "ledger")
     ]
@@ -167,7 +169,7 @@ def fuzz_data(
         "database": ".hypothesis/fuzz",
         "targets": targets,
         "failures": failures,
-        "watchdog_overhead": _overhead(run),
+        "watchdog_overhead": _overhead(run, goal),
         "self_check": None,
         "replay": None,
         "corpus": None,

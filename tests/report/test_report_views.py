@@ -93,6 +93,20 @@ def test_fuzz_shows_failures_with_repro_and_promote_and_explains_the_overhead(
     assert "&lt;script&gt;" in report.html
 
 
+def test_a_users_fuzz_report_has_no_verdict_on_lanekits_own_watchdog_goal(
+    tmp_path: Path,
+) -> None:
+    # Regression: a MISS box about lanekit's own watchdog goal appeared in a
+    # user's report. Outside lanekit's repository the lane writes no goal, and
+    # the report shows the figures without a verdict.
+    write_lane(tmp_path, "fuzz", "pass", fuzz_data(run=0.35, goal=None))
+    report = _report(tmp_path)
+    assert "Watchdog overhead: every case runs in a watchdog process" in report.markdown
+    assert "MISS" not in report.markdown
+    assert "goal" not in report.markdown
+    assert 'class="callout miss"' not in report.html
+
+
 def test_torture_shows_violations_with_replay_lines_and_the_self_check_table(
     tmp_path: Path,
 ) -> None:

@@ -7,8 +7,10 @@ the template environment's job (HTML autoescape, Markdown finalize).
 
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lanes.envelope import nesting_exceeds
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from lanes.report._history import History, LaneHistory
     from lanes.report.views._blocks import Block, Finding
 
-__all__ = ["LaneView", "ReportView", "build_view", "data_rows"]
+__all__ = ["LaneView", "ReportView", "build_view", "data_rows", "shown_path"]
 
 ICONS: dict[Status, str] = {"pass": "✅", "fail": "❌", "error": "💥", "invalid": "⚠️"}
 
@@ -117,6 +119,22 @@ class ReportView:
     def other_runs(self) -> tuple[LaneView, ...]:
         """Stale envelopes of another commit or run: shown, never deciding the verdict."""
         return tuple(lane for lane in self.lanes if not lane.current)
+
+
+def shown_path(path: Path | None) -> str:
+    """``path`` as the report shows it: relative to the working directory, never the machine's.
+
+    An absolute path names the machine (a home directory, a runner's
+    workspace): the report travels as an artifact, so it shows the path from
+    the project, or only the last two parts of one outside it.
+    """
+    if path is None:
+        return ""
+    if not path.is_absolute():
+        return path.as_posix()
+    with contextlib.suppress(ValueError, OSError):
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    return "…/" + "/".join(path.parts[-2:])
 
 
 def format_duration(ms: int) -> str:

@@ -124,6 +124,37 @@ def test_no_envelopes_means_no_lane_ran(tmp_path: Path, create: bool) -> None:
     assert "no lane ran" in report.html
 
 
+def test_no_absolute_path_of_the_machine_is_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: "Envelopes from /home/<user>/<project>/envelopes", the slow
+    # lane's temporary --slow-json=/tmp/... and the mutation baseline's
+    # absolute path travelled in every report artifact.
+    project = tmp_path / "project"
+    write_lane(project, "slow", "pass", {"pytest_args": ["-q", "tests"]})
+    history = project / "history"
+    history.mkdir()
+    monkeypatch.chdir(project)
+    directory = project / "envelopes"
+    report = build_report(
+        directory,
+        out_md=directory / "summary.md",
+        out_html=directory / "index.html",
+        history=history,
+    )
+    for output in (report.markdown, report.html):
+        assert str(tmp_path) not in output
+    assert "Envelopes from <code>envelopes</code>; history from <code>history</code>" in report.html
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # outside the project: only the last parts
+    assert (
+        build_report(
+            directory, out_md=directory / "summary.md", out_html=directory / "index.html"
+        ).view.directory
+        == "…/project/envelopes"
+    )
+
+
 def test_the_report_ignores_its_own_outputs_and_temp_files(tmp_path: Path) -> None:
     write_lane(tmp_path, "alpha", "pass")
     (tmp_path / "envelopes" / ".alpha.json.123.1.tmp").write_text("{", encoding="utf-8")

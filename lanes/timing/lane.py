@@ -265,10 +265,8 @@ def _print_notes(data: TimingData, *, recording: bool) -> None:
         if entry["xdist"] is not None:
             print(f"{entry['name']}: {entry['xdist']['verdict']}: {entry['xdist']['explanation']}")
         if entry["failure"]:
-            print(
-                f"{entry['name']}: the suite FAILED (exit {entry['exit_codes']}); its output ends:"
-            )
-            print(entry["failure"])
+            # The failure names each failing run (serial or xdist arm) first.
+            print(f"{entry['name']}: the suite FAILED: {entry['failure']}")
     record = data["record"]
     if record["written"]:
         print(f"timing: recorded {data['baseline']['path']}: review the diff and commit it")

@@ -96,6 +96,30 @@ def test_the_opt_in_wall_gate_fails_a_suite_that_newly_sleeps(
 
 
 @pytest.mark.integration
+def test_a_test_that_fails_only_under_xdist_fails_the_suite_and_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: the xdist arm's failing runs were absorbed, the suite stayed
+    # "passed" and nobody learnt which test broke under -n.
+    config = _project(tmp_path)
+    write_planted(tmp_path)
+    (tmp_path / "tests" / "test_serial_only.py").write_text(
+        "import os\n\n\ndef test_serial_only():\n"
+        "    assert 'PYTEST_XDIST_WORKER' not in os.environ\n",
+        encoding="utf-8",
+    )
+    code = main(["timing", "--config", str(config), "--workers", "2", "--repeat", "1"])
+    assert code == ExitCode.FAIL
+    out, _ = capsys.readouterr()
+    assert (
+        "planted: the suite FAILED: failing runs: xdist-1 (exit 1); xdist-1's output ends:" in out
+    )
+    assert "test_serial_only" in out
+    suite = _envelope(tmp_path)["data"]["suites"][0]
+    assert (suite["status"], suite["exit_codes"]) == ("failed", [0])
+
+
+@pytest.mark.integration
 def test_a_failing_suite_is_measured_and_recorded_marked_as_failing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

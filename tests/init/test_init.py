@@ -71,6 +71,21 @@ def test_the_registered_hook_runs_without_the_virtualenv_on_path(
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
 
 
+def test_without_testpaths_init_says_how_ci_replays_the_fuzz_corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: without testpaths, a CI running `pytest tests` is no
+    # whole-suite run to the lanes.fuzz plugin, so the promoted corpus never
+    # replayed there, and init did not say so.
+    root = _project(tmp_path, USER_PYPROJECT.replace('testpaths = ["tests"]\n', ""))
+    out = _init(root, capsys, "--no-hook", "--no-workflows")
+    assert "no pytest testpaths: `pytest tests` replays the fuzz corpus" in out
+    assert "`pytest --fuzz-corpus=on tests`" in out
+    (tmp_path / "other").mkdir()
+    with_testpaths = _init(_project(tmp_path / "other"), capsys, "--no-hook", "--no-workflows")
+    assert "no pytest testpaths" not in with_testpaths
+
+
 def _project(root: Path, pyproject: str = USER_PYPROJECT) -> Path:
     (root / "pyproject.toml").write_text(pyproject, encoding="utf-8")
     (root / "demo").mkdir()

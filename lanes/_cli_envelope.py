@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,5 +38,5 @@ def _validate(ns: argparse.Namespace) -> int:
             for problem in problems:
                 print(f"{path}: {problem}")
         else:
-            print(f"{path}: ok", file=sys.stderr)
+            print(f"{path}: ok")
     return ExitCode.FAIL if failed else ExitCode.OK

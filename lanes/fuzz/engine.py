@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DATABASE_DIR",
+    "MAX_DISTINCT_FAILURES",
     "STALL_SHRINK_LIMIT",
     "CaseFailure",
     "Failure",
@@ -57,6 +58,9 @@ __all__ = [
 # target, relative to the project root. CI restores and uploads this directory.
 DATABASE_DIR: Final = Path(".hypothesis") / "fuzz"
 STALL_SHRINK_LIMIT: Final = 6
+# How many distinct failures (kind, error type) one target is searched for: one
+# bug must not hide the next, and a target broken in every way must still end.
+MAX_DISTINCT_FAILURES: Final = 5
 _BLOB: Final = re.compile(r"@reproduce_failure\([^)]*\)")
 
 
@@ -165,10 +169,53 @@ def fuzz_target(
 ) -> TargetReport:
     """Run ``iterations`` generated cases of ``target``; shrink and return the failures.
 
-    ``on_case`` is called after each case the watchdog ran (the lane's progress).
+    A search stops at its first failure, so one bug would hide the next: the
+    target is searched again with the failures found so far taken as passing
+    (told apart by kind and error type, as Hypothesis tells bugs apart), up
+    to :data:`MAX_DISTINCT_FAILURES` of them. ``on_case`` is called after each
+    case the watchdog ran (the lane's progress).
     """
     strategy = load_strategy(target)
     report = TargetReport(name=target.name)
+    started = time.perf_counter()
+    known: set[tuple[str, str | None]] = set()
+    try:
+        while len(known) < MAX_DISTINCT_FAILURES:
+            found = _search(
+                target,
+                watchdog,
+                strategy,
+                report,
+                known=frozenset(known),
+                iterations=iterations,
+                seed=seed,
+                database=database,
+                on_case=on_case,
+            )
+            new = [f for f in found if (f.outcome.kind, f.outcome.error_type) not in known]
+            if not new:
+                break
+            report.failures.extend(new)
+            known.update((f.outcome.kind, f.outcome.error_type) for f in new)
+    finally:
+        report.duration_s = time.perf_counter() - started
+        report.restarts = watchdog.restarts
+    return report
+
+
+def _search(
+    target: Target,
+    watchdog: Watchdog,
+    strategy: SearchStrategy[Any],
+    report: TargetReport,
+    *,
+    known: frozenset[tuple[str, str | None]],
+    iterations: int,
+    seed: int,
+    database: Path | None,
+    on_case: Callable[[], object] | None,
+) -> list[Failure]:
+    """One Hypothesis search of ``target``: its shrunk failures not of a ``known`` kind."""
     failing: dict[bytes, CaseOutcome] = {}
 
     def case(value: Any) -> None:  # noqa: ANN401  # whatever the target's strategy draws
@@ -192,6 +239,8 @@ def fuzz_target(
                 return
             report.stalls += outcome.kind == "stall"
             failing[key] = outcome
+        if (outcome.kind, outcome.error_type) in known:
+            return  # found by an earlier search: look past it for the next bug
         raise _failure_type(outcome)(target.name, value, outcome)
 
     register_profiles()
@@ -209,7 +258,7 @@ def fuzz_target(
         suppress_health_check=list(HealthCheck),
     )
     test = hypothesis.seed(seed)(test_settings(given(strategy)(case)))
-    started = time.perf_counter()
+    failures: list[Failure] = []
     try:
         with with_reporter(lambda _message: None):
             test()
@@ -230,7 +279,7 @@ def fuzz_target(
         blob = _reproduce_blob(exc)
         for leaf in leaves:
             assert isinstance(leaf, CaseFailure)  # noqa: S101  # filtered just above
-            report.failures.append(
+            failures.append(
                 Failure(
                     target=target.name,
                     value=leaf.value,
@@ -240,10 +289,7 @@ def fuzz_target(
                     reproduce_failure=_reproduce_blob(leaf) or blob,
                 )
             )
-    finally:
-        report.duration_s = time.perf_counter() - started
-        report.restarts = watchdog.restarts
-    return report
+    return failures
 
 
 def measure_in_process(target: Target, report: TargetReport) -> None:

@@ -129,6 +129,16 @@ def _suites(
     testpaths = tuple(p.strip("/") for p in _split(ini.get("testpaths")) if (root / p).exists())
     if not testpaths:
         testpaths = tuple(name for name in _TEST_DIRS if (root / name).is_dir())[:1]
+        if testpaths:
+            # The lanes.fuzz plugin replays the promoted corpus in a whole-suite
+            # run only: without testpaths, a CI's `pytest test` is not one, and
+            # a promoted case would never fail the build it was promoted for.
+            notes.append(
+                f"no pytest testpaths: `pytest {testpaths[0]}` replays the fuzz corpus "
+                "(baselines/fuzz-regressions.json) only once it is the whole suite; add "
+                f'testpaths = ["{testpaths[0]}"] to [tool.pytest.ini_options], or run CI\'s '
+                f"pytest as `pytest --fuzz-corpus=on {testpaths[0]}`"
+            )
     if not testpaths:
         notes.append("no testpaths and no tests/ directory: the suite 'tests' points at tests/")
         return (("tests", ("tests",)),), notes

@@ -56,23 +56,41 @@ def _root(ns: argparse.Namespace) -> Path:
     return root
 
 
+def _absolute_hook() -> bool:
+    """Whether the hook can be registered by the absolute path of this ``lanes`` script.
+
+    A bare ``lanes hook`` runs only when the agent's PATH has the virtualenv:
+    in a new user's repository it usually does not, and the hook then ran
+    nothing. The absolute path works from any shell; without an installed
+    script (lanekit run from a source tree) the bare command is all there is.
+    """
+    from lanes.errors import ConfigError  # noqa: PLC0415
+    from lanes.governor.cli.install import hook_commands  # noqa: PLC0415
+
+    try:
+        hook_commands(absolute=True)
+    except ConfigError:
+        return False
+    return True
+
+
 def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
     """What ``lanes governor install`` would merge, as file changes (for --dry-run)."""
     from lanes.errors import ConfigError  # noqa: PLC0415
     from lanes.governor.cli.install import (  # noqa: PLC0415
-        CLAUDE_COMMAND,
         CLAUDE_EVENTS,
-        CODEX_COMMAND,
         CODEX_EVENTS,
+        hook_commands,
         load_agent_settings,
         merge_hooks,
     )
 
+    claude_command, codex_command = hook_commands(absolute=_absolute_hook())
     targets: list[tuple[Path, tuple[str, ...], str]] = [
-        (Path(".claude/settings.json"), CLAUDE_EVENTS, CLAUDE_COMMAND)
+        (Path(".claude/settings.json"), CLAUDE_EVENTS, claude_command)
     ]
     if codex:
-        targets.append((Path(".codex/hooks.json"), CODEX_EVENTS, CODEX_COMMAND))
+        targets.append((Path(".codex/hooks.json"), CODEX_EVENTS, codex_command))
     changes: list[FileChange] = []
     for relative, events, command in targets:
         path = root / relative
@@ -108,7 +126,14 @@ def _install_hook(root: Path, *, codex: bool, out: TextIO) -> int:
 
     parser = argparse.ArgumentParser(prog="lanes")
     add_parser(parser.add_subparsers(dest="command"))
-    argv = ["governor", "install", "--root", str(root), *(["--codex"] if codex else [])]
+    argv = [
+        "governor",
+        "install",
+        "--root",
+        str(root),
+        *(["--codex"] if codex else []),
+        *(["--absolute"] if _absolute_hook() else []),
+    ]
     ns = parser.parse_args(argv)
     stdout = sys.stdout
     sys.stdout = out

@@ -65,11 +65,13 @@ def _print_check(data: dict[str, Any]) -> None:
             gate = "no baseline entry yet"
         elif module["verdict"] == "drift":
             gate = "not comparable: graduation starts again"
+        elif module["fails"]:
+            gate = "fails the lane"
         elif module["gating"]:
             gate = "gating"
         else:
             runs = f"{module['stable_runs']}/{module['required_stable_runs']}"
-            gate = f"not gating yet ({runs} stable runs)"
+            gate = f"score not gating yet ({runs} stable runs)"
         print(
             f"{name}: {module['verdict']}, score {module['score']} "
             f"(baseline {module['baseline_score']}), {gate}"

@@ -246,6 +246,7 @@ def _check(
             "score": verdict.score,
             "verdict": verdict.verdict,
             "gating": verdict.gating,
+            "fails": verdict.fails,
             "baseline_score": verdict.baseline_score,
             "stable_runs": verdict.stable_runs,
             "required_stable_runs": required,
@@ -257,7 +258,7 @@ def _check(
         payload["modules"][verdict.name] = checked
     proposed = proposal.to_dict()
     payload["proposed_baseline"] = proposed
-    payload["baseline_path"] = str(options.baseline)
+    payload["baseline_path"] = _from_root(config, options.baseline)
     directory = report_dir(config)
     directory.mkdir(parents=True, exist_ok=True)
     equivalents = {name: entry.equivalent for name, entry in baseline.modules.items()}
@@ -265,9 +266,17 @@ def _check(
     _write_json(directory / "mutation.json", report)
     (directory / "mutation.html").write_text(html_page(report), encoding="utf-8")
     _write_json(directory / "proposed-baseline.json", proposed)
-    payload["report"] = str(directory / "mutation.json")
+    payload["report"] = _from_root(config, directory / "mutation.json")
     payload["proposal_digest"] = fingerprint(proposed)
     return not any(v.fails for v in verdicts)
+
+
+def _from_root(config: Config, path: Path) -> str:
+    """``path`` from the project's root: the envelope travels, the machine's paths must not."""
+    try:
+        return path.resolve().relative_to(config.root.resolve()).as_posix()
+    except ValueError:
+        return str(path)  # outside the project: the user named it so
 
 
 def _write_json(path: Path, document: Mapping[str, object]) -> None:

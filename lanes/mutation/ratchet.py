@@ -8,11 +8,16 @@ Per module, in this order:
   the same population, so nothing is compared. Reported, never failing; the
   proposal takes the new results with the graduation count at 0.
 - *regression*: the score is below the baseline's, or a mutant the baseline
-  has as detected now survives (equivalents excepted). It fails the lane
-  only when the module has *graduated* — ``stable_runs >=
-  required_stable_runs`` consecutive comparable passing sweeps; before that
-  it is reported and the count starts again. The proposal keeps the
-  baseline's score: a ratchet never goes down.
+  has as detected now survives (equivalents excepted). A mutant killed in
+  the baseline that survives now, under the same key and provenance, is a
+  deterministic regression: it fails the lane at once, whatever the stable
+  run count (a ratchet that let it pass until the module graduated, and
+  restarted that count on each regression, never held). Graduation —
+  ``stable_runs >= required_stable_runs`` consecutive comparable passing
+  sweeps — is for the score only: a score drop without such a mutant fails
+  once the module has graduated; before that it is reported and the count
+  starts again. The proposal keeps the baseline's score: a ratchet never
+  goes down.
 - *pass*: the proposal takes the new results (the score may only have
   risen) and one more stable run.
 
@@ -65,7 +70,7 @@ def survivor_view(record: MutantRecord) -> MutationSurvivor:
 class ModuleVerdict:
     name: str
     verdict: MutationVerdict
-    gating: bool  # a regression here fails the lane
+    gating: bool  # graduated: a score drop here fails the lane
     score: float | None
     baseline_score: float | None
     stable_runs: int  # in the proposal
@@ -76,7 +81,10 @@ class ModuleVerdict:
 
     @property
     def fails(self) -> bool:
-        return self.verdict == "regression" and self.gating
+        # A regressed mutant (killed in the baseline, surviving now) is the
+        # same mutant judged twice with a different outcome: no noise to wait
+        # out, so it gates at once; graduation only guards the score.
+        return self.verdict == "regression" and (self.gating or bool(self.regressions))
 
 
 def _entry(

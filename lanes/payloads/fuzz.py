@@ -43,7 +43,13 @@ class FuzzOverhead(TypedDict):
         float | None,
         Doc("the same extra time as a share of the whole in-process run: the goal is on this"),
     ]
-    goal: float
+    goal: Annotated[
+        float | None,
+        Doc(
+            "lanekit's own goal for its watchdog's share of the run: set in lanekit's "
+            "repository only, null in a user's project (the figures without a verdict)"
+        ),
+    ]
 
 
 class FuzzTarget(TypedDict):

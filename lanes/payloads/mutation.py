@@ -185,6 +185,13 @@ class MutationCheckedModule(MutationModuleScores):
 
     verdict: MutationVerdict
     gating: bool
+    fails: Annotated[
+        bool,
+        Doc(
+            "this module fails the lane: a regressed mutant (at once), or a score drop once "
+            "the module is gating"
+        ),
+    ]
     baseline_score: _Score
     stable_runs: _Count
     required_stable_runs: _Count
@@ -221,9 +228,10 @@ class MutationCheck(TypedDict):
     """lanes mutation check (envelopes/mutation.json): per module the ratchet verdict against
     baselines/mutation.json. verdict: pass | regression (score below the baseline, or a
     mutant detected in the baseline survives) | drift (provenance differs: reported, never
-    failing) | new (no baseline entry). gating: the module has graduated (stable_runs >=
-    required_stable_runs) and a regression fails the lane. stable_runs is the count in the
-    proposal. proposed_baseline is the file `lanes mutation baseline` writes."""
+    failing) | new (no baseline entry). A regressed mutant (killed in the baseline, surviving
+    now) fails the lane at once; gating: the module has graduated (stable_runs >=
+    required_stable_runs) and a score drop fails the lane too. fails: this module fails the
+    lane. stable_runs is the count in the proposal. proposed_baseline is the file `lanes mutation baseline` writes."""
 
     kind: Literal["check"]
     merged_from: str

@@ -223,9 +223,11 @@ class TimingCollectedChange(TypedDict):
 
 
 class TimingGate(TypedDict):
-    """``max_regression`` on median CPU time: whether it failed the lane, and why."""
+    """``max_regression`` on median CPU time and the opt-in ``max_wall_regression`` on median
+    wall clock: whether either failed the lane, and why."""
 
     max_regression: Annotated[float | None, MoreThan(0)]
+    max_wall_regression: Annotated[float | None, MoreThan(0)]
     failed: bool
     reason: str | None
 

@@ -158,6 +158,7 @@ def _report(ns: argparse.Namespace) -> int:
     # turn the report into a UnicodeEncodeError.
     for lane in report.view.lanes:
         side = f"  [{lane.side}]" if lane.side else ""
+        side += "" if lane.current else "  [stale: another commit or run]"
         print(f"{lane.status:>7}  {lane.label}{side}")
     written = [
         str(path) for path in (out_md, out_html, ns.junit, ns.ctrf, ns.in_toto) if path is not None

@@ -113,7 +113,8 @@ def cases_of(lane: LaneView) -> Iterator[Case]:
 
 def _main_lanes(view: ReportView) -> Iterator[LaneView]:
     """The lanes' own envelopes: side runs (replays, self-checks) are not their verdicts."""
-    return (lane for lane in view.lanes if lane.side is None)
+    # Stale envelopes (another commit or run) are not this run's verdicts either.
+    return (lane for lane in view.lanes if lane.side is None and lane.current)
 
 
 def cases(view: ReportView) -> Iterator[Case]:
@@ -318,7 +319,7 @@ def github_annotations(view: ReportView, *, root: Path, limit: int = 50) -> list
     """
     lines: list[str] = []
     for lane in view.lanes:
-        if lane.side is not None:
+        if lane.side is not None or not lane.current:
             continue
         for finding in lane.findings:
             if (

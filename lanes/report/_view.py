@@ -7,8 +7,10 @@ the template environment's job (HTML autoescape, Markdown finalize).
 
 from __future__ import annotations
 
+import contextlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lanes.envelope import nesting_exceeds
@@ -23,7 +25,7 @@ if TYPE_CHECKING:
     from lanes.report._history import History, LaneHistory
     from lanes.report.views._blocks import Block, Finding
 
-__all__ = ["LaneView", "ReportView", "build_view", "data_rows"]
+__all__ = ["LaneView", "ReportView", "build_view", "data_rows", "shown_path"]
 
 ICONS: dict[Status, str] = {"pass": "✅", "fail": "❌", "error": "💥", "invalid": "⚠️"}
 
@@ -76,11 +78,14 @@ class LaneView:
     history: LaneHistory | None = None
     commit: str | None = None
     """The full commit the lane measured (None outside git)."""
+    dirty: bool = False
+    current: bool = True
+    """False for an envelope of another commit or run than the newest one (see _current_run)."""
 
     @property
     def counts(self) -> bool:
-        """Whether this envelope decides the report's verdict (a replay never does)."""
-        return self.side != "replay"
+        """Whether this envelope decides the report's verdict (a replay or a stale one never does)."""
+        return self.side != "replay" and self.current
 
     @property
     def label(self) -> str:
@@ -99,14 +104,37 @@ class ReportView:
     directory: str
     notes: tuple[str, ...] = field(default=())
     history: History | None = None
+    current_run: str = ""
+    """The run the verdict is about, in words (empty when every envelope is of it)."""
 
     @property
     def main(self) -> tuple[LaneView, ...]:
-        return tuple(lane for lane in self.lanes if lane.side is None)
+        return tuple(lane for lane in self.lanes if lane.side is None and lane.current)
 
     @property
     def side(self) -> tuple[LaneView, ...]:
-        return tuple(lane for lane in self.lanes if lane.side is not None)
+        return tuple(lane for lane in self.lanes if lane.side is not None and lane.current)
+
+    @property
+    def other_runs(self) -> tuple[LaneView, ...]:
+        """Stale envelopes of another commit or run: shown, never deciding the verdict."""
+        return tuple(lane for lane in self.lanes if not lane.current)
+
+
+def shown_path(path: Path | None) -> str:
+    """``path`` as the report shows it: relative to the working directory, never the machine's.
+
+    An absolute path names the machine (a home directory, a runner's
+    workspace): the report travels as an artifact, so it shows the path from
+    the project, or only the last two parts of one outside it.
+    """
+    if path is None:
+        return ""
+    if not path.is_absolute():
+        return path.as_posix()
+    with contextlib.suppress(ValueError, OSError):
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    return "…/" + "/".join(path.parts[-2:])
 
 
 def format_duration(ms: int) -> str:
@@ -238,6 +266,7 @@ def _lane_view(
         started_at=str(envelope["started_at"]),
         subject=_subject(envelope["subject"]),
         commit=envelope["subject"]["commit"],
+        dirty=bool(envelope["subject"]["dirty"]),
         seed=_seed(envelope["seed"]),
         config_hash=config_hash,
         config_hash_short=config_hash[: len("sha256:") + 12],
@@ -271,6 +300,41 @@ _WORDS: Sequence[tuple[Status, str]] = (
 )
 
 
+_RunKey = tuple[str | None, bool, str | None]
+
+
+def _run_key(lane: LaneView) -> _RunKey:
+    """What makes two envelopes evidence about the same tree.
+
+    A clean commit is one tree, whichever run measured it (`nox -s slow` then
+    `nox -s timing` are both current). A dirty tree may have changed between
+    runs, so only envelopes of the same run (group_id) are known to have
+    measured the same code. Outside git there is no tree identity to compare
+    at all: those envelopes are taken together, as before.
+    """
+    if lane.dirty:
+        return (lane.commit, True, lane.group_id)
+    return (lane.commit, False, None)
+
+
+def _current_run(lanes: Sequence[LaneView]) -> tuple[_RunKey | None, str]:
+    """The newest envelope's run key, and that run in words."""
+    valid = [lane for lane in lanes if lane.status != "invalid"]
+    if not valid:
+        return None, ""
+    # RFC 3339 UTC strings of one writer: text order is time order.
+    newest = max(valid, key=lambda lane: lane.started_at)
+    key = _run_key(newest)
+    if newest.commit is None:
+        words = "envelopes written outside git"
+    else:
+        tree = "a dirty tree of " if newest.dirty else ""
+        words = f"{tree}commit {newest.commit[:12]}"
+        if newest.dirty:
+            words += f", run {newest.group_id}"
+    return key, words
+
+
 def build_view(
     entries: Sequence[Entry],
     *,
@@ -283,22 +347,34 @@ def build_view(
         _lane_view(entry, anchor=f"lane-{index}", history=history, now=now)
         for index, entry in enumerate(entries, start=1)
     ]
-    # Main envelopes first, side runs (replays, self-checks) grouped after them.
-    lanes = tuple(sorted(views, key=lambda lane: lane.side is not None))
+    # Envelopes left from an earlier commit or run next to fresh ones are the
+    # classic way a report lies: an old red lane decided the headline until
+    # the user cleaned the directory by hand. The newest envelope's commit
+    # (and, for a dirty tree, its run) is the current one; the others are
+    # shown as stale and decide nothing.
+    key, current_run = _current_run(views)
+    views = [
+        lane if lane.status == "invalid" or _run_key(lane) == key else replace(lane, current=False)
+        for lane in views
+    ]
+    # Current main envelopes first, then side runs (replays, self-checks),
+    # then the stale ones.
+    lanes = tuple(sorted(views, key=lambda lane: (not lane.current, lane.side is not None)))
     counted = [lane for lane in lanes if lane.counts]
     counts: dict[str, int] = {}
     for lane in counted:
         counts[lane.status] = counts.get(lane.status, 0) + 1
     notes: list[str] = []
-    groups = {lane.group_id for lane in counted if lane.group_id and lane.side is None}
-    if len(groups) > 1:
-        # Stale envelopes from an earlier run sitting next to fresh ones are the
-        # classic way a report lies; say so instead of averaging them silently.
+    old = [lane.label for lane in lanes if not lane.current]
+    if old:
         notes.append(
-            f"these envelopes come from {len(groups)} different runs (group_id): "
-            "compare their start times, older files may be stale"
+            f"this report is about {current_run}, the newest envelope's; "
+            f"{len(old)} envelope(s) of another commit or run are listed as stale and do not "
+            f"decide its verdict ({', '.join(old)}): re-run those lanes, or remove their files"
         )
-    stale = [lane.label for lane in lanes if lane.stale]
+    else:
+        current_run = ""
+    stale = [lane.label for lane in lanes if lane.stale and lane.current]
     if stale:
         notes.append(f"stale evidence (older than the lane's cadence): {', '.join(stale)}")
     replays = len(lanes) - len(counted)
@@ -319,4 +395,5 @@ def build_view(
         directory=directory,
         notes=tuple(notes),
         history=history,
+        current_run=current_run,
     )

@@ -25,7 +25,7 @@ from lanes.report._collect import collect
 from lanes.report._formats import ctrf as ctrf_json
 from lanes.report._formats import in_toto_jsonl, in_toto_statements, junit_xml
 from lanes.report._history import load_history, utc_now
-from lanes.report._view import build_view
+from lanes.report._view import build_view, shown_path
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -275,7 +275,9 @@ def build_report(
             str(entry.envelope["run_id"]) for entry in entries if entry.envelope is not None
         )
         past = load_history(history, exclude_runs=own)
-    view = build_view(entries, directory=str(directory), history=past, now=now or started)
+    if past is not None:
+        past = replace(past, directory=shown_path(history))
+    view = build_view(entries, directory=shown_path(directory), history=past, now=now or started)
     report = Report(view=view, markdown=fit_markdown(view), html=render_html(view))
     _write(out_md, report.markdown, "--out-md", root)
     _write(out_html, report.html, "--out-html", root)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from enum import StrEnum
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
 from lanes.slow.pins import Pin, PinList
 
@@ -475,14 +475,25 @@ def _tier_stats(
     return tuple(out)
 
 
+# The tighten advice must not ratchet a budget toward scheduler jitter: 2x the
+# slowest test of one run went 2.5 -> 0.13 -> 0.065 s over three runs. Three
+# guards: a floor (a busy CI runner delays a trivial test by a tenth of a
+# second or more), headroom (the slowest test of one run uses a quarter of the
+# suggestion, so the next run's jitter does not band it), and hysteresis (a
+# hint only when it at least halves the budget, so a run a little faster than
+# the last does not ask for another cut).
+TIGHTEN_FLOOR: Final = 0.25
+TIGHTEN_HEADROOM: Final = 4.0
+
+
 def _tighten(slow: SlowConfig, stats: Iterable[TierStats]) -> tuple[TightenHint, ...]:
     hints: list[TightenHint] = []
     for tier in stats:
         if tier.count == 0 or tier.max >= slow.tighten_below * tier.budget:
             continue
-        # Suggest a budget the slowest test would use half of: tight enough to
-        # notice the next slow test, loose enough not to band the current one.
-        suggestion = min(round_up(max(tier.max, 0.005) * 2), tier.budget)
+        suggestion = max(round_up(tier.max * TIGHTEN_HEADROOM), TIGHTEN_FLOOR)
+        if suggestion > tier.budget / 2:
+            continue
         hints.append(
             TightenHint(
                 tier=tier.name,

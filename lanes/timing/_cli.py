@@ -61,6 +61,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "beyond the spread (default: [tool.lanes.timing] max_regression, else never)",
     )
     timing.add_argument(
+        "--max-wall-regression",
+        type=_percent,
+        metavar="PCT",
+        help="opt-in: fail when median wall clock grew by more than PCT%% over the baseline "
+        "and beyond the spread: catches a test that newly sleeps or waits, which CPU time "
+        "misses (default: [tool.lanes.timing] max_wall_regression, else never)",
+    )
+    timing.add_argument(
         "--self-check",
         action="store_true",
         help="first prove the lane flags a planted regression (3x CPU, 2x memory, one "

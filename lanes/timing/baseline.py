@@ -8,9 +8,12 @@ regression.
 The Δ of a figure is flagged ``regressed`` (or ``improved``) only when it is
 beyond the noise: the larger of the two spreads (max - min of the repeats)
 and :data:`NOISE_FLOOR` of the baseline median. The gate (``max_regression``)
-fails the lane only on median CPU time — the kernel's count of the tree's
+fails the lane on median CPU time — the kernel's count of the tree's
 user + system time, far less disturbed by a busy machine than wall clock —
-grown by more than ``max_regression`` percent *and* beyond the spread.
+grown by more than ``max_regression`` percent *and* beyond the spread. CPU
+time misses a test that newly waits (a 2 s sleep is +85% wall, +0% CPU), so
+``max_wall_regression`` is the same gate on median wall clock, opt-in since
+wall clock follows the machine's load.
 ``collected`` dropping is always flagged (deleted tests hide there).
 """
 
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from lanes.payloads.timing import (
+        TimingArm,
         TimingCollectedChange,
         TimingComparison,
         TimingFingerprint,
@@ -261,6 +265,7 @@ def compare(
     fingerprint: TimingFingerprint,
     *,
     max_regression: float | None,
+    max_wall_regression: float | None = None,
 ) -> TimingComparison:
     """The Δ block of one measured suite against the baseline."""
     empty: TimingComparison = {
@@ -268,7 +273,12 @@ def compare(
         "reason": None,
         "metrics": [],
         "collected": None,
-        "gate": {"max_regression": max_regression, "failed": False, "reason": None},
+        "gate": {
+            "max_regression": max_regression,
+            "max_wall_regression": max_wall_regression,
+            "failed": False,
+            "reason": None,
+        },
     }
     if baseline is None or suite["name"] not in baseline["suites"]:
         empty["reason"] = "no baseline recorded for this suite: run `lanes timing --record`"
@@ -294,28 +304,56 @@ def compare(
             "delta": change,
             "flag": "dropped" if change < 0 else "grew" if change > 0 else "same",
         }
-    cpu = metrics[METRICS.index("cpu_ms")]
-    spread = _spread_of(recorded["cpu_ms"], measured["cpu_ms"])
-    failed = bool(
-        max_regression is not None
-        and cpu["delta_pct"] is not None
-        and cpu["delta_pct"] > max_regression
-        and cpu["delta"] > spread
-    )
-    reason = None
-    if failed:
-        reason = (
-            f"median CPU time {cpu['baseline'] / 1000:.2f}s → {cpu['current'] / 1000:.2f}s "
-            f"(+{cpu['delta_pct']}%) exceeds max_regression {max_regression:g}% and the spread "
-            f"({spread / 1000:.2f}s)"
+    reasons = [
+        reason
+        for key, words, option, limit in (
+            ("cpu_ms", "CPU time", "max_regression", max_regression),
+            ("wall_ms", "wall clock", "max_wall_regression", max_wall_regression),
         )
+        if (
+            reason := _gate(
+                metrics[METRICS.index(key)],
+                recorded,
+                measured,
+                words=words,
+                option=option,
+                limit=limit,
+            )
+        )
+    ]
     return {
         "status": "compared",
         "reason": None,
         "metrics": metrics,
         "collected": collected,
-        "gate": {"max_regression": max_regression, "failed": failed, "reason": reason},
+        "gate": {
+            "max_regression": max_regression,
+            "max_wall_regression": max_wall_regression,
+            "failed": bool(reasons),
+            "reason": "; ".join(reasons) or None,
+        },
     }
+
+
+def _gate(
+    metric: TimingMetric,
+    recorded: dict[str, Any],
+    measured: TimingArm,
+    *,
+    words: str,
+    option: str,
+    limit: float | None,
+) -> str | None:
+    """Why ``metric`` fails its gate (grown past ``limit`` percent and the spread), else None."""
+    key = metric["metric"]
+    spread = _spread_of(recorded[key], measured[key])
+    pct = metric["delta_pct"]
+    if limit is None or pct is None or pct <= limit or metric["delta"] <= spread:
+        return None
+    return (
+        f"median {words} {metric['baseline'] / 1000:.2f}s → {metric['current'] / 1000:.2f}s "
+        f"(+{pct}%) exceeds {option} {limit:g}% and the spread ({spread / 1000:.2f}s)"
+    )
 
 
 def _spread_of(recorded: TimingStat, current: TimingStat) -> int:

@@ -48,6 +48,7 @@ class TimingOptions:
     repeat: int | None  # from the command line; None = configuration / automatic
     workers: int | None
     max_regression: float | None
+    max_wall_regression: float | None
     record: bool
     self_check: bool
 
@@ -66,7 +67,8 @@ def baseline_path(config: Config) -> Path:
 def plan_for(
     suite: Suite, options: TimingOptions, config: Config
 ) -> tuple[SuitePlan, float | None]:
-    """Command line over the suite's ``timing`` table over ``[tool.lanes.timing]``."""
+    """The suite's plan and its CPU ``max_regression`` (see :func:`wall_gate` for wall clock)."""
+    # Command line over the suite's ``timing`` table over ``[tool.lanes.timing]``.
     override = suite.timing or SuiteTiming()
     repeat = choose(options.repeat, choose(override.repeat, config.timing.repeat))
     workers = choose(options.workers, choose(override.workers, config.timing.workers))
@@ -79,6 +81,11 @@ def plan_for(
         offenders=config.timing.offenders,
     )
     return plan, max_regression
+
+
+def wall_gate(options: TimingOptions, config: Config) -> float | None:
+    """``--max-wall-regression`` over ``[tool.lanes.timing] max_wall_regression`` (opt-in)."""
+    return choose(options.max_wall_regression, config.timing.max_wall_regression)
 
 
 def _announce(sample: Sample, suite: str) -> None:
@@ -129,6 +136,7 @@ class TimingLane:
             repeat=ns.repeat,
             workers=ns.workers,
             max_regression=ns.max_regression,
+            max_wall_regression=ns.max_wall_regression,
             record=ns.record,
             self_check=ns.self_check,
         )
@@ -165,7 +173,11 @@ class TimingLane:
             {
                 **entry,
                 "comparison": baselines.compare(
-                    entry, recorded, fingerprint, max_regression=max_regression
+                    entry,
+                    recorded,
+                    fingerprint,
+                    max_regression=max_regression,
+                    max_wall_regression=wall_gate(options, config),
                 ),
             }
             for entry, max_regression in measure_all(suites, options, config)
@@ -195,7 +207,7 @@ class TimingLane:
             )
             run.publish(data)
         print(table.render(data["table"]))
-        _print_notes(data)
+        _print_notes(data, recording=options.record)
         self_check_ok = check is None or check["passed"]
         # Re-recording accepts the new figures: the gate applies to a comparison only.
         run.verdict(passed=not failed and self_check_ok and (options.record or not gate_failed))
@@ -236,10 +248,11 @@ def _display(path: Path, root: Path) -> str:
         return str(path)
 
 
-def _print_notes(data: TimingData) -> None:
+def _print_notes(data: TimingData, *, recording: bool) -> None:
     for entry in data["suites"]:
         comparison = entry["comparison"]
-        if comparison["reason"]:
+        # "no baseline: run lanes timing --record" is no news in the run that records it.
+        if comparison["reason"] and not (recording and comparison["status"] == "no baseline"):
             print(f"{entry['name']}: {comparison['status']}: {comparison['reason']}")
         if comparison["gate"]["failed"]:
             print(f"{entry['name']}: REGRESSION: {comparison['gate']['reason']}")
@@ -252,10 +265,8 @@ def _print_notes(data: TimingData) -> None:
         if entry["xdist"] is not None:
             print(f"{entry['name']}: {entry['xdist']['verdict']}: {entry['xdist']['explanation']}")
         if entry["failure"]:
-            print(
-                f"{entry['name']}: the suite FAILED (exit {entry['exit_codes']}); its output ends:"
-            )
-            print(entry["failure"])
+            # The failure names each failing run (serial or xdist arm) first.
+            print(f"{entry['name']}: the suite FAILED: {entry['failure']}")
     record = data["record"]
     if record["written"]:
         print(f"timing: recorded {data['baseline']['path']}: review the diff and commit it")

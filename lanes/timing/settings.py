@@ -6,6 +6,7 @@
     repeat = 3              # runs per arm; absent = 3 when the first run is under a minute, else 1
     workers = 4             # the -n of the xdist comparison; absent = the CPU count; 0 = no comparison
     max_regression = 30     # percent: fail when median CPU time grows beyond this and the spread
+    max_wall_regression = 50  # opt-in, percent: the same gate on median wall clock
     baseline = "baselines/timing.json"
     offenders = 5           # how many slowest tests, files and fixtures to keep
 
@@ -39,6 +40,7 @@ class TimingConfig(Section):
     repeat = OptInt(minimum=1, doc=f"runs per arm; absent: {AUTO_REPEAT} when the first run is under {AUTO_REPEAT_UNDER:g} s, else 1")
     workers = OptInt(minimum=0, doc="the -n of the serial vs xdist comparison; absent: the CPU count; 0: no comparison")
     max_regression = OptNumber(minimum=0.0, doc="percent of median CPU time growth (beyond the spread) that fails the lane; absent: the delta table never fails it")
+    max_wall_regression = OptNumber(minimum=0.0, doc="opt-in: percent of median wall-clock growth (beyond the spread) that fails the lane, for tests that newly wait (sleep, I/O) without CPU; absent: wall clock never fails it")
     baseline = OptStr(doc="the timing baseline file; absent: <baseline_dir>/timing.json")
     offenders = Int(5, minimum=1, doc="how many slowest tests, files and fixtures to keep")
     # fmt: on

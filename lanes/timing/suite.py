@@ -104,8 +104,8 @@ def measure_suite(
         middle = figures.median_sample(samples)
         measured = figures.arm_summary(samples, "xdist" if middle.workers else "serial")
         exits = [sample.exit_code for sample in samples]
-        failed = any(code not in _PASSING_EXITS for code in exits)
         comparison, skipped = None, None
+        other: list[Sample] = []
         if not pytest:
             skipped = "not a pytest command"
         elif plan.workers == 0:
@@ -115,16 +115,19 @@ def measure_suite(
         else:
             # Compared even when tests fail: failing tests cost time too, and a
             # suite under development is red for long stretches.
-            comparison = _compare_arms(
+            comparison, other = _compare_arms(
                 argv, measured, collect=collect, plan=plan, run=run, repeat=repeat
             )
+        # Every arm counts: an xdist run that failed (a test that breaks under
+        # -n, a worker crash) was absorbed into a "passed" suite.
+        failing = [s for s in (*samples, *other) if s.exit_code not in _PASSING_EXITS]
         python = middle.python or (collect.python if collect is not None else None)
         return {
             "name": suite.name,
             "command": suite.command,
             "runner": "pytest" if pytest else "command",
             "python": python,
-            "status": "failed" if failed else "passed",
+            "status": "failed" if failing else "passed",
             "exit_codes": exits,
             "outcomes": middle.outcomes,
             "collected": collected,
@@ -132,8 +135,17 @@ def measure_suite(
             "offenders": figures.offenders(middle, plan.offenders) if pytest else None,
             "xdist": comparison,
             "xdist_skipped": skipped,
-            "failure": next((s.output_tail for s in samples if s.output_tail), None),
+            "failure": _failure(failing),
         }
+
+
+def _failure(failing: list[Sample]) -> str | None:
+    """The first failing run's output, headed by its arm and exit status."""
+    if not failing:
+        return None
+    first = failing[0]
+    arms = ", ".join(f"{s.arm} (exit {s.exit_code})" for s in failing)
+    return f"failing runs: {arms}; {first.arm}'s output ends:\n{first.output_tail}"
 
 
 def _compare_arms(
@@ -144,7 +156,8 @@ def _compare_arms(
     plan: SuitePlan,
     run: Callable[[str, list[str]], Sample],
     repeat: int,
-) -> TimingXdist:
+) -> tuple[TimingXdist, list[Sample]]:
+    """The serial vs xdist verdict, and every run of the other arm (their exits count too)."""
     if measured["workers"]:
         # The command distributes already: the other arm is serial.
         workers = measured["workers"]
@@ -165,4 +178,4 @@ def _compare_arms(
         parallel_empty_ms=empty.wall_ms,
     )
     # The arm the suite's own command did not run: the one measured above.
-    return {**block, "other_arm": serial if measured["workers"] else parallel}
+    return {**block, "other_arm": serial if measured["workers"] else parallel}, [*other, empty]

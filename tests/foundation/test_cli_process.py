@@ -129,7 +129,10 @@ def test_validate_all_valid(tmp_path: Path) -> None:
     paths = [str(_write_envelope(tmp_path, lane)) for lane in ("a", "b")]
     proc = _lanes("envelope", "validate", *paths, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout
-    assert proc.stdout == ""
+    # Regression: "ok" went to stderr, so `lanes envelope validate F > out`
+    # left an empty answer; the verdict is the command's output.
+    assert proc.stdout == "".join(f"{path}: ok\n" for path in paths)
+    assert proc.stderr == ""
 
 
 def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
@@ -159,7 +162,7 @@ def test_validate_lists_each_problem_per_file(tmp_path: Path) -> None:
     assert any(line.startswith(f"{array}: $:") and "JSON object" in line for line in out)
     assert any(line.startswith(f"{missing}: $:") and "does not exist" in line for line in out)
     assert any(line.startswith(f"{deep}: $:") and "nested too deeply" in line for line in out)
-    assert not any(line.startswith(str(good)) for line in out)
+    assert [line for line in out if line.startswith(str(good))] == [f"{good}: ok"]
 
 
 def test_a_crash_in_a_subcommand_is_exit_3_with_the_traceback_kept(

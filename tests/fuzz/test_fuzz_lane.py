@@ -46,6 +46,15 @@ def buggy(text):
         raise UsageError("no bang", hint="drop the !")
 
 
+def two_bugs(text):
+    """Two planted bugs: an unguarded index, and a lookup that fails on a rarer "yy"."""
+    if text[0] == "!":
+        raise UsageError("no bang", hint="drop the !")
+    if "yy" in text:
+        return {}[text]
+    return text
+
+
 def hangs_on_z(text):
     if "z" in text:
         threading.Event().wait()
@@ -80,6 +89,7 @@ def _project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, iterations: int
             "targets": {
                 "strict": target("strict"),
                 "buggy": target("buggy"),
+                "two-bugs": target("two_bugs"),
                 "hangs": target("hangs_on_z"),
                 "broken-strategy": target("strict", "broken_strategy"),
                 "impossible": target("strict", "impossible"),
@@ -151,6 +161,18 @@ def test_planted_bug_is_found_shrunk_saved_replayed_and_promoted(
         "path": "baselines/fuzz-regressions.json",
         "added": False,
     }
+
+
+def test_one_bug_does_not_hide_the_next(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression: a target's search stopped at its first failure (the empty
+    # string's IndexError, drawn first; Hypothesis then stops generating ~10
+    # calls later), so its KeyError on "yy" stayed hidden until the first bug
+    # was fixed.
+    config = _project(tmp_path, monkeypatch, iterations=200)
+    code, _ = _run(config, targets=("two-bugs",), seed=5)
+    assert code == ExitCode.FAIL
+    failures = _envelope(config, "fuzz.json")["data"]["failures"]
+    assert sorted(f["error_type"] for f in failures) == ["IndexError", "KeyError"]
 
 
 def test_promoted_cases_are_replayed_through_the_watchdog(

@@ -102,6 +102,9 @@ def test_a_user_project_fuzzes_its_own_targets_and_its_pytest_replays_the_promot
     envelope = json.loads((root / "envelopes" / "fuzz.json").read_text(encoding="utf-8"))
     # Only the project's target: lanekit's own parsers are not the user's code.
     assert [t["name"] for t in envelope["data"]["targets"]] == ["kv"]
+    # Nor is lanekit's goal for its own watchdog: figures, no goal to miss.
+    assert envelope["data"]["watchdog_overhead"]["goal"] is None
+    assert {t["overhead"]["goal"] for t in envelope["data"]["targets"]} == {None}
     [failure] = envelope["data"]["failures"]
     assert failure["kind"] == "untyped"
     assert failure["error_type"] == "IndexError"

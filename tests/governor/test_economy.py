@@ -245,6 +245,17 @@ def test_ci_is_named_with_the_check_to_make(project: Path) -> None:
     assert "treat it as the verdict" in text
 
 
+def test_lanekits_own_workflows_are_not_named_as_the_projects_ci(project: Path) -> None:
+    # Regression: in a user's repository, the nudge named the lanes-*.yml
+    # workflows `lanes init` writes as the project's CI.
+    workflows = project / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    for name in ("lanes-pr.yml", "lanes-nightly.yml", "lanes-mutation.yml"):
+        (workflows / name).write_text("on: push\n", encoding="utf-8")
+    assert ci_systems(str(project)) == []
+    assert "CI: none found" in economy.message("nudge", 3, 2, str(project))
+
+
 def test_a_fresh_repository_has_no_gate_its_samples_do_not_count(project: Path) -> None:
     assert any(p.name.endswith(".sample") for p in (project / ".git" / "hooks").iterdir())
     assert local_gates(str(project)) == []

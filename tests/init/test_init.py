@@ -3,8 +3,11 @@ nothing, the user's files are appended to and never reformatted."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import tomllib
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 import yaml
@@ -13,9 +16,6 @@ from lanes.cli import main
 from lanes.config import load_config
 from lanes.errors import UsageError
 from lanes.init.requirement import source_from_option
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 USER_PYPROJECT = """\
 # The user's own comments and odd formatting must survive byte for byte.
@@ -28,6 +28,62 @@ optional-dependencies = { tests = ["pytest>=8"] }
 testpaths = ["tests"]
 markers = ["integration: talks to the network"]
 """
+
+
+# The script of this installation: what init registers, so the hook runs
+# whether or not the agent's PATH has the virtualenv.
+LANES_SCRIPT = Path(sys.executable).parent / "lanes"
+
+
+def test_the_registered_hook_runs_without_the_virtualenv_on_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: init registered a bare `lanes hook`, which an agent whose
+    # PATH lacks the virtualenv cannot find: the hook silently ran nothing.
+    root = _project(tmp_path)
+    _init(root, capsys, "--no-workflows")
+    settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    commands = {
+        hook["command"]
+        for groups in settings["hooks"].values()
+        for group in groups
+        for hook in group["hooks"]
+    }
+    assert commands == {f"{LANES_SCRIPT} hook"}
+    payload = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "session_id": "s",
+        "cwd": str(root),
+    }
+    # The command init registered, run as the agent would, without the venv on PATH.
+    ran = subprocess.run(
+        ["/bin/sh", "-c", commands.pop()],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        cwd=root,
+        check=False,
+        timeout=60,
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "", "")
+
+
+def test_without_testpaths_init_says_how_ci_replays_the_fuzz_corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: without testpaths, a CI running `pytest tests` is no
+    # whole-suite run to the lanes.fuzz plugin, so the promoted corpus never
+    # replayed there, and init did not say so.
+    root = _project(tmp_path, USER_PYPROJECT.replace('testpaths = ["tests"]\n', ""))
+    out = _init(root, capsys, "--no-hook", "--no-workflows")
+    assert "no pytest testpaths: `pytest tests` replays the fuzz corpus" in out
+    assert "`pytest --fuzz-corpus=on tests`" in out
+    (tmp_path / "other").mkdir()
+    with_testpaths = _init(_project(tmp_path / "other"), capsys, "--no-hook", "--no-workflows")
+    assert "no pytest testpaths" not in with_testpaths
 
 
 def _project(root: Path, pyproject: str = USER_PYPROJECT) -> Path:
@@ -68,7 +124,7 @@ def test_init_writes_every_piece_and_a_loadable_config(
         ".github/workflows/lanes-nightly.yml",
     ):
         assert written in out
-    assert ".claude/settings.json: registered `lanes hook`" in out
+    assert f".claude/settings.json: registered `{LANES_SCRIPT} hook`" in out
     assert ".github/dependabot.yml" in out
     # The next three commands, as printed.
     assert out.rstrip().splitlines()[-3:] == [
@@ -101,7 +157,7 @@ def test_init_twice_changes_nothing_the_second_time(
     assert _snapshot(root) == before
     assert "create" not in out
     assert "update" not in out
-    assert "`lanes hook` already registered; nothing changed" in out
+    assert f"`{LANES_SCRIPT} hook` already registered; nothing changed" in out
 
 
 def test_dry_run_writes_nothing_and_shows_the_diff(

@@ -82,8 +82,22 @@ def test_a_score_drop_alone_is_a_regression(baseline: Baseline) -> None:
     assert sorted(s["key"] for s in verdict.new_survivors) == ["k5", "k6"]
 
 
-def test_before_graduation_a_regression_is_reported_not_failing(baseline: Baseline) -> None:
+def test_a_regressed_mutant_gates_at_once_before_graduation(baseline: Baseline) -> None:
+    # Regression: k2, killed in the baseline, survived under the same key and
+    # provenance, and the lane exited 0 until the module had 2 stable sweeps,
+    # while each regression restarted that count: the ratchet never held.
+    # A deterministic regression fails at once; graduation is for the score.
     verdict, proposed = _judge({**SAME, "k2": "survived"}, baseline, required=3)
+    assert (verdict.verdict, verdict.gating, verdict.fails) == ("regression", False, True)
+    assert proposed["stable_runs"] == 0
+
+
+def test_before_graduation_a_score_drop_alone_is_reported_not_failing(
+    baseline: Baseline,
+) -> None:
+    # No mutant of the baseline changed outcome: only new survivors lower the
+    # score, which may be noise until the module has graduated.
+    verdict, proposed = _judge({**SAME, "k5": "survived", "k6": "no tests"}, baseline, required=3)
     assert (verdict.verdict, verdict.gating, verdict.fails) == ("regression", False, False)
     assert proposed["stable_runs"] == 0
 

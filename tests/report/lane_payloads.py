@@ -132,8 +132,8 @@ def pin(nodeid: str, state: SlowPinState, ms: int | None) -> SlowPin:
     }
 
 
-def _overhead(run: float) -> FuzzOverhead:
-    return {"watchdog_ms": 323, "in_process_ms": 245, "execution": 0.3206, "run": run, "goal": 0.2}
+def _overhead(run: float, goal: float | None) -> FuzzOverhead:
+    return {"watchdog_ms": 323, "in_process_ms": 245, "execution": 0.3206, "run": run, "goal": goal}
 
 
 def fuzz_data(
@@ -142,7 +142,9 @@ def fuzz_data(
     cases_per_second: float = 300.0,
     run: float = 0.05,
     mode: FuzzMode = "run",
+    goal: float | None = 0.2,
 ) -> FuzzData:
+    """``goal``: lanekit's own watchdog goal, None as in a user's project."""
     failures = failures or []
     failing = {f["target"] for f in failures}
     targets: list[FuzzTarget] = [
@@ -156,7 +158,7 @@ def fuzz_data(
             "cases_per_second": cases_per_second,
             "shrink_cut_short": False,
             "slowest_case_ms": 3.6,
-            "overhead": _overhead(run),
+            "overhead": _overhead(run, goal),
         }
         for name in ("classify", "payload", "ledger")
     ]
@@ -167,7 +169,7 @@ def fuzz_data(
         "database": ".hypothesis/fuzz",
         "targets": targets,
         "failures": failures,
-        "watchdog_overhead": _overhead(run),
+        "watchdog_overhead": _overhead(run, goal),
         "self_check": None,
         "replay": None,
         "corpus": None,
@@ -302,7 +304,9 @@ def mutation_check_data(
     baseline: float = 0.85,
     verdict: MutationVerdict = "regression",
     gating: bool = True,
+    regressed: bool = True,
 ) -> MutationCheck:
+    """One module; ``regressed``: a mutant killed in the baseline survives (else a score drop)."""
     module: MutationCheckedModule = {
         "shards": ["1/1"],
         "provenance": {
@@ -321,11 +325,14 @@ def mutation_check_data(
         "phases_ms": {"mutate": 60000},
         "verdict": verdict,
         "gating": gating,
+        # The ratchet's rule (ModuleVerdict.fails): a regressed mutant fails at
+        # once, a score drop only once the module is gating.
+        "fails": verdict == "regression" and (gating or regressed),
         "baseline_score": baseline,
         "stable_runs": 3,
         "required_stable_runs": 3,
         "drift": [],
-        "regressions": [survivor()] if verdict == "regression" else [],
+        "regressions": [survivor()] if regressed and verdict == "regression" else [],
         "new_survivors": [],
         "equivalent_survivors": 0,
     }
@@ -436,6 +443,7 @@ def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> TimingDa
                     "collected": {"baseline": 2, "current": 2, "delta": 0, "flag": "same"},
                     "gate": {
                         "max_regression": 10.0,
+                        "max_wall_regression": None,
                         "failed": failed,
                         "reason": f"median CPU time 1.28s → {cpu_now / 1000:.2f}s (+{cpu_delta_pct}%) exceeds max_regression 10% and the spread (0.20s)"
                         if failed

@@ -21,9 +21,11 @@ from tests.report.lane_payloads import (
     bench_data,
     fuzz_data,
     fuzz_failure,
+    mutation_check_data,
     offender,
     pin,
     slow_data,
+    timing_data,
     torture_data,
     violation,
 )
@@ -73,6 +75,18 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_lane(root, "fuzz", "fail", fuzz_data(failures=[fuzz_failure("ledger", HOSTILE * 3)]))
     write_lane(root, "torture", "fail", torture_data(violations=[violation(17)]))
     write_lane(root, "bench", "pass", bench_data(miss=True))
+    timing = timing_data()
+    # A real suite's row: a parametrized node id has no space to wrap at.
+    timing["table"][0]["top_offender"] = (
+        "tests/test_output.py::test_pretty_format_with_a_long_name[grid-wide-chars-"
+        "and-a-parameter-id-that-goes-on] 0.6s"
+    )
+    timing["table"][0]["xdist"] = "serial is faster (-n 1, 0.62× at -n 2)"
+    timing["table"][0]["delta"] = (
+        "wall +1.9%, CPU +12.5% regressed, RSS +0.1%, FAIL: over max_regression"
+    )
+    write_lane(root, "timing", "fail", timing)
+    write_lane(root, "mutation", "fail", mutation_check_data())
     write_lane(root, "custom", "error")
     envelopes = root / "envelopes"
     build_report(
@@ -100,3 +114,28 @@ def test_the_page_renders_cleanly_and_fits_the_screen(
     assert check.scroll_width <= check.viewport_width, f"wider than the screen: {check.widest}"
     assert check.screenshot is not None
     assert check.screenshot.stat().st_size > 10_000  # a rendered page, not a blank one
+
+
+# The smallest text any chart renders, in CSS pixels: its font size times the
+# scale its viewBox is drawn at.
+_SMALLEST_CHART_TEXT = """JSON.stringify(Math.min(...[...document.querySelectorAll('svg.chart')].map(svg =>
+  svg.getBoundingClientRect().width / svg.viewBox.baseVal.width
+  * parseFloat(getComputedStyle(svg).fontSize))))"""
+
+# Every scroll region whose content is wider than the region itself.
+_OVERFLOWING = """JSON.stringify([...document.querySelectorAll('.scroll')]
+  .filter(region => region.scrollWidth > region.clientWidth + 1)
+  .map(region => `${region.getAttribute('aria-label')}: ${region.scrollWidth} > ${region.clientWidth}`))"""
+
+
+def test_chart_text_stays_readable_on_a_phone(page: Path) -> None:
+    # Regression: charts 640 units wide with a 200-unit label column drew
+    # their 12 px text at ~6 px on a 390 px screen.
+    check = check_page(page, width=390, height=844, screenshot=None, ready=_SMALLEST_CHART_TEXT)
+    assert float(check.ready) >= 12.0
+
+
+def test_no_table_scrolls_sideways_on_a_desktop(page: Path) -> None:
+    # Regression: the timing table was wider than a 1280 px window.
+    check = check_page(page, width=1280, height=900, screenshot=None, ready=_OVERFLOWING)
+    assert check.ready == "[]"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from typing import TYPE_CHECKING, Any
@@ -123,6 +124,37 @@ def test_no_envelopes_means_no_lane_ran(tmp_path: Path, create: bool) -> None:
     assert "no lane ran" in report.html
 
 
+def test_no_absolute_path_of_the_machine_is_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression: "Envelopes from /home/<user>/<project>/envelopes", the slow
+    # lane's temporary --slow-json=/tmp/... and the mutation baseline's
+    # absolute path travelled in every report artifact.
+    project = tmp_path / "project"
+    write_lane(project, "slow", "pass", {"pytest_args": ["-q", "tests"]})
+    history = project / "history"
+    history.mkdir()
+    monkeypatch.chdir(project)
+    directory = project / "envelopes"
+    report = build_report(
+        directory,
+        out_md=directory / "summary.md",
+        out_html=directory / "index.html",
+        history=history,
+    )
+    for output in (report.markdown, report.html):
+        assert str(tmp_path) not in output
+    assert "Envelopes from <code>envelopes</code>; history from <code>history</code>" in report.html
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # outside the project: only the last parts
+    assert (
+        build_report(
+            directory, out_md=directory / "summary.md", out_html=directory / "index.html"
+        ).view.directory
+        == "…/project/envelopes"
+    )
+
+
 def test_the_report_ignores_its_own_outputs_and_temp_files(tmp_path: Path) -> None:
     write_lane(tmp_path, "alpha", "pass")
     (tmp_path / "envelopes" / ".alpha.json.123.1.tmp").write_text("{", encoding="utf-8")
@@ -131,17 +163,66 @@ def test_the_report_ignores_its_own_outputs_and_temp_files(tmp_path: Path) -> No
     assert _report(tmp_path).ok  # summary.md and index.html now exist: still one lane
 
 
-def test_envelopes_from_different_runs_are_flagged(
+def _stamp(path: Path, *, commit: str | None, dirty: bool, started: str) -> None:
+    """Rewrite an envelope's subject and start: the commit and time a lane ran at."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["subject"] = {"commit": commit, "dirty": dirty, "branch": "main"}
+    document["started_at"] = started
+    path.write_text(json.dumps(document), encoding="utf-8")
+
+
+def test_a_stale_red_envelope_of_another_commit_does_not_decide_the_headline(
+    tmp_path: Path,
+) -> None:
+    # Regression: an envelope left from an earlier commit made the headline
+    # red until the user cleaned envelopes/ by hand. The newest envelope's
+    # commit is the current one; the old file is listed as stale.
+    old, new = "a" * 40, "b" * 40
+    _stamp(
+        write_lane(tmp_path, "alpha", "fail"),
+        commit=old,
+        dirty=False,
+        started="2026-11-30T10:00:00.000Z",
+    )
+    _stamp(
+        write_lane(tmp_path, "beta", "pass"),
+        commit=new,
+        dirty=False,
+        started="2026-12-01T10:00:00.000Z",
+    )
+    report = _report(tmp_path)
+    assert report.ok
+    assert report.markdown.startswith("## ✅ lanekit lanes: 1 passed")
+    assert f"this report is about commit {new[:12]}, the newest envelope's" in report.markdown
+    assert "**Stale envelopes** (another commit or run than commit bbbbbbbbbbbb" in report.markdown
+    assert "### ❌ alpha [stale]: fail" in report.markdown
+    assert "<h2>Stale envelopes (another commit or run)</h2>" in report.html
+    assert [lane.label for lane in report.view.main] == ["beta"]
+    assert [lane.label for lane in report.view.other_runs] == ["alpha"]
+
+
+def test_clean_runs_of_one_commit_are_current_and_a_dirty_tree_only_in_its_own_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    head = "c" * 40
     monkeypatch.setenv("LANES_GROUP_ID", "run-1")
-    write_lane(tmp_path, "alpha", "pass")
-    assert not _report(tmp_path).view.notes
+    alpha = write_lane(tmp_path, "alpha", "fail")
+    _stamp(alpha, commit=head, dirty=False, started="2026-12-01T09:00:00.000Z")
     monkeypatch.setenv("LANES_GROUP_ID", "run-2")
-    write_lane(tmp_path, "beta", "pass")
+    beta = write_lane(tmp_path, "beta", "pass")
+    _stamp(beta, commit=head, dirty=False, started="2026-12-01T10:00:00.000Z")
+    # Two runs of one clean commit measured one tree: both decide.
     report = _report(tmp_path)
-    assert "2 different runs" in report.markdown
-    assert "2 different runs" in report.html
+    assert (report.ok, report.view.title, report.view.notes) == (False, "1 failed, 1 passed", ())
+    # A dirty tree may have changed between runs: only the newest run decides.
+    _stamp(alpha, commit=head, dirty=True, started="2026-12-01T09:00:00.000Z")
+    _stamp(beta, commit=head, dirty=True, started="2026-12-01T10:00:00.000Z")
+    report = _report(tmp_path)
+    assert (report.ok, report.view.title) == (True, "1 passed")
+    assert "about a dirty tree of commit cccccccccccc, run run-2" in report.html
+    # The newest envelope decides even when it is the red one.
+    _stamp(alpha, commit=head, dirty=True, started="2026-12-01T11:00:00.000Z")
+    assert _report(tmp_path).view.title == "1 failed"
 
 
 def test_step_summary_is_appended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -93,6 +93,20 @@ def test_fuzz_shows_failures_with_repro_and_promote_and_explains_the_overhead(
     assert "&lt;script&gt;" in report.html
 
 
+def test_a_users_fuzz_report_has_no_verdict_on_lanekits_own_watchdog_goal(
+    tmp_path: Path,
+) -> None:
+    # Regression: a MISS box about lanekit's own watchdog goal appeared in a
+    # user's report. Outside lanekit's repository the lane writes no goal, and
+    # the report shows the figures without a verdict.
+    write_lane(tmp_path, "fuzz", "pass", fuzz_data(run=0.35, goal=None))
+    report = _report(tmp_path)
+    assert "Watchdog overhead: every case runs in a watchdog process" in report.markdown
+    assert "MISS" not in report.markdown
+    assert "goal" not in report.markdown
+    assert 'class="callout miss"' not in report.html
+
+
 def test_torture_shows_violations_with_replay_lines_and_the_self_check_table(
     tmp_path: Path,
 ) -> None:
@@ -260,3 +274,28 @@ def test_a_benchmark_with_dozens_of_figures_shows_the_first_few_and_a_count(tmp_
     assert "shape\\_7\\_ms 7" in md
     assert "shape\\_8\\_ms" not in md
     assert "… 52 more in the envelope" in md
+
+
+def test_a_passing_mutation_lane_shows_no_failing_row(tmp_path: Path) -> None:
+    # Regression: a score drop before graduation passes the lane, yet its
+    # module row was red FAIL under a green "✓ mutation: pass" heading. The
+    # rows say what the verdict says: that drop is a warning.
+    write_lane(
+        tmp_path,
+        "mutation",
+        "pass",
+        mutation_check_data(gating=False, regressed=False),
+    )
+    report = _report(tmp_path)
+    assert report.view.lanes[0].status == "pass"
+    assert 'class="row-fail"' not in report.html
+    assert 'class="callout fail"' not in report.html
+    assert "| ❌ |" not in report.markdown
+    assert "score graduating (3/3 stable runs)" in report.markdown
+
+
+def test_a_regressed_mutant_is_a_failing_row_before_graduation(tmp_path: Path) -> None:
+    write_lane(tmp_path, "mutation", "fail", mutation_check_data(gating=False))
+    report = _report(tmp_path)
+    assert '<tr class="row-fail"><td class="state">FAIL</td><td><code>lock</code>' in report.html
+    assert [f.failed for f in report.view.lanes[0].findings] == [True]

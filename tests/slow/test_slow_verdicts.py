@@ -107,8 +107,23 @@ def test_tiers_and_tighten_hints(slow: SlowConfig) -> None:
     # integration's slowest test uses 10% of its budget: a budget nobody approaches.
     assert [h.tier for h in judgement.tighten] == ["integration"]
     hint = judgement.tighten[0]
-    assert hint.suggestion == pytest.approx(2.0)
+    assert hint.suggestion == pytest.approx(4.0)  # 4x the slowest: headroom for jitter
     assert "protects nothing" in hint.message()
+
+
+def test_the_tighten_advice_does_not_ratchet_toward_jitter() -> None:
+    # Regression: each run suggested 2x its slowest test, 2.5 -> 0.13 ->
+    # 0.065 s: a budget the next busy runner's jitter fails.
+    budget, suggested = 2.5, []
+    for slowest in (0.065, 0.031, 0.04, 0.02):
+        table = {"tighten_below": 0.25, "tiers": {"unit": {"budget": budget}}}
+        config = parse_config({"slow": table}, root=Path("/p")).slow
+        hints = judge(config, _timed(("t.py::a", "unit", slowest)), {}).tighten
+        if hints:
+            budget = hints[0].suggestion
+            suggested.append(budget)
+    # One cut, to the floor's side of 4x the slowest test, and no more.
+    assert suggested == [0.26]
 
 
 def test_an_empty_tier_gets_no_hint(slow: SlowConfig) -> None:

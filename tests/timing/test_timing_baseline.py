@@ -128,6 +128,21 @@ def test_without_max_regression_the_delta_is_reported_but_never_fails(tmp_path: 
     assert {m["metric"]: m["flag"] for m in result["metrics"]}["cpu_ms"] == "regressed"
 
 
+def test_the_opt_in_wall_gate_fails_a_test_that_newly_waits(tmp_path: Path) -> None:
+    # Regression: the gate was CPU-only, so a test that newly sleeps 2 s
+    # (+85% wall, CPU unchanged) passed --max-regression 30.
+    baseline = _recorded(tmp_path, _suite(wall=2_350, cpu=2_000))
+    slept = _suite(wall=4_350, cpu=2_000)
+    assert not compare(slept, baseline, HOST, max_regression=30)["gate"]["failed"]
+    gate = compare(slept, baseline, HOST, max_regression=30, max_wall_regression=30)["gate"]
+    assert gate["failed"]
+    assert gate["reason"] == (
+        "median wall clock 2.35s → 4.35s (+85.1%) exceeds max_wall_regression 30% "
+        "and the spread (0.00s)"
+    )
+    assert gate["max_wall_regression"] == 30
+
+
 def test_memory_and_wall_are_flagged_beyond_noise_only(tmp_path: Path) -> None:
     baseline = _recorded(tmp_path, _suite(rss=100_000, wall=12_000))
     result = compare(_suite(rss=200_000, wall=12_300), baseline, HOST, max_regression=30)

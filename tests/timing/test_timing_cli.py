@@ -52,6 +52,8 @@ def test_record_then_catch_a_slower_suite_that_also_lost_a_test(
     assert _lanes(config, "--record") == ExitCode.OK
     out, err = capsys.readouterr()
     assert "recorded baselines/timing.json" in out
+    # Regression: the recording run told the user to run `lanes timing --record`.
+    assert "run `lanes timing --record`" not in out
     # One stderr line per measured run; none of them on stdout.
     assert "timing: planted run-1: wall" in err
     assert "run-1" not in out
@@ -72,6 +74,49 @@ def test_record_then_catch_a_slower_suite_that_also_lost_a_test(
     flags = {m["metric"]: m["flag"] for m in comparison["metrics"]}
     assert flags["cpu_ms"] == flags["peak_rss_kib"] == "regressed"
     assert envelope["data"]["table"][0]["collected"] == "3 → 2 (-1)"
+
+
+@pytest.mark.integration
+def test_the_opt_in_wall_gate_fails_a_suite_that_newly_sleeps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _project(tmp_path)
+    write_planted(tmp_path)
+    assert _lanes(config, "--record") == ExitCode.OK
+    (tmp_path / "tests" / "test_wait.py").write_text(
+        "import time\n\ndef test_wait():\n    time.sleep(2)\n", encoding="utf-8"
+    )
+    capsys.readouterr()
+    # CPU time does not see a sleep: the CPU gate alone passes it.
+    assert _lanes(config, "--max-regression", "30%") == ExitCode.OK
+    assert _lanes(config, "--max-wall-regression", "30%") == ExitCode.FAIL
+    out, _ = capsys.readouterr()
+    assert "REGRESSION: median wall clock" in out
+    assert "exceeds max_wall_regression 30%" in out
+
+
+@pytest.mark.integration
+def test_a_test_that_fails_only_under_xdist_fails_the_suite_and_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Regression: the xdist arm's failing runs were absorbed, the suite stayed
+    # "passed" and nobody learnt which test broke under -n.
+    config = _project(tmp_path)
+    write_planted(tmp_path)
+    (tmp_path / "tests" / "test_serial_only.py").write_text(
+        "import os\n\n\ndef test_serial_only():\n"
+        "    assert 'PYTEST_XDIST_WORKER' not in os.environ\n",
+        encoding="utf-8",
+    )
+    code = main(["timing", "--config", str(config), "--workers", "2", "--repeat", "1"])
+    assert code == ExitCode.FAIL
+    out, _ = capsys.readouterr()
+    assert (
+        "planted: the suite FAILED: failing runs: xdist-1 (exit 1); xdist-1's output ends:" in out
+    )
+    assert "test_serial_only" in out
+    suite = _envelope(tmp_path)["data"]["suites"][0]
+    assert (suite["status"], suite["exit_codes"]) == ("failed", [0])
 
 
 @pytest.mark.integration

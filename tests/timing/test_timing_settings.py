@@ -24,6 +24,7 @@ def _ns(**overrides: object) -> argparse.Namespace:
         "repeat": None,
         "workers": None,
         "max_regression": None,
+        "max_wall_regression": None,
         "record": False,
         "self_check": False,
     }

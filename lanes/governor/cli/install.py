@@ -163,7 +163,7 @@ def _installed_lanes() -> str | None:
     return None if found is None else os.path.abspath(found)
 
 
-def _commands(*, absolute: bool) -> tuple[str, str]:
+def hook_commands(*, absolute: bool) -> tuple[str, str]:
     """(Claude's, Codex's) hook command: bare ``lanes`` resolved through PATH,
     or with ``absolute`` the path of the installed script."""
     if not absolute:
@@ -201,7 +201,7 @@ def run_install(ns: argparse.Namespace) -> int:
     if not root.is_dir():
         msg = f"--root {str(root)!r} is not a directory"
         raise ConfigError(msg, hint="pass the project's top-level directory, or omit --root")
-    claude_command, codex_command = _commands(absolute=bool(getattr(ns, "absolute", False)))
+    claude_command, codex_command = hook_commands(absolute=bool(getattr(ns, "absolute", False)))
     targets: list[tuple[Path, tuple[str, ...], str]] = [
         (root / ".claude" / "settings.json", CLAUDE_EVENTS, claude_command)
     ]

@@ -123,7 +123,14 @@ def ci_systems(root: str) -> list[str]:
     found: list[str] = []
     workflows = os.path.join(root, ".github", "workflows")
     try:
-        names = sorted(name for name in os.listdir(workflows) if name.endswith((".yml", ".yaml")))
+        # lanes-*.yml are the workflows `lanes init` writes: they measure the
+        # suite (timing, slow, mutation); the nudge named them as the
+        # project's CI, whose verdict an agent should trust instead of a run.
+        names = sorted(
+            name
+            for name in os.listdir(workflows)
+            if name.endswith((".yml", ".yaml")) and not name.startswith("lanes-")
+        )
     except OSError:
         names = []
     if names:

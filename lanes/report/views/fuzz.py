@@ -39,16 +39,18 @@ def _overhead(overhead: FuzzOverhead) -> Callout | None:
     if run_share is None and execution is None:
         return None
     verdict = ""
-    if run_share is not None:
+    if run_share is not None and goal is not None:
         verdict = " — within the goal" if run_share <= goal else " — MISS: over the goal"
+    # No goal: a user's project, where the goal (lanekit's own) is not theirs.
+    stated = "" if goal is None else f"; goal: at most {pct(goal)} of the run{verdict}"
     return Callout(
         "miss" if verdict.startswith(" — MISS") else "info",
         "Watchdog overhead: every case runs in a watchdog process, so a case that hangs or "
         "crashes the interpreter is caught instead of wedging the lane. Against calling the "
         f"same completed cases in-process, the pipe round trip cost {pct(execution, signed=True)} "
         f"per case call ({ms(overhead['watchdog_ms'])} vs {ms(overhead['in_process_ms'])}) and "
-        f"{pct(run_share, signed=True)} of the whole run (generation and shrinking included); "
-        f"goal: at most {pct(goal)} of the run{verdict}."
+        f"{pct(run_share, signed=True)} of the whole run (generation and shrinking included)"
+        f"{stated}."
         + (
             " A negative figure is noise: the in-process replay happened to run slower."
             if min(run_share or 0.0, execution or 0.0) < 0

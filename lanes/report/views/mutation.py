@@ -34,7 +34,13 @@ if TYPE_CHECKING:
 
 __all__ = ["mutation_view"]
 
-_VERDICT_STATUS = {"pass": "pass", "regression": "fail", "drift": "warn", "new": "info"}
+_VERDICT_STATUS = {"pass": "pass", "regression": "warn", "drift": "warn", "new": "info"}
+
+
+def _row_status(module: MutationCheckedModule) -> str:
+    # FAIL only where the ratchet failed the lane: a red row under a lane that
+    # passed (a score drop before graduation) told the reader two things.
+    return "fail" if module["fails"] else _VERDICT_STATUS[module["verdict"]]
 
 
 def _score(value: float | None) -> str:
@@ -50,7 +56,8 @@ def _delta(score: float | None, baseline: float | None) -> str:
 def _gating(module: MutationCheckedModule) -> str:
     if module["gating"]:
         return "gating"
-    return f"graduating ({text(module['stable_runs'])}/{text(module['required_stable_runs'])} stable runs)"
+    runs = f"{text(module['stable_runs'])}/{text(module['required_stable_runs'])}"
+    return f"score graduating ({runs} stable runs)"
 
 
 def _score_chart(modules: list[tuple[str, MutationCheckedModule]]) -> Chart | None:
@@ -59,7 +66,7 @@ def _score_chart(modules: list[tuple[str, MutationCheckedModule]]) -> Chart | No
             name,
             (module["score"] or 0.0) * 100,
             _score(module["score"]),
-            "bad" if module["verdict"] == "regression" else "ok",
+            "bad" if module["fails"] else "ok",
             "regression",
         )
         for name, module in modules
@@ -106,7 +113,7 @@ def _survivors(
                         f"{text(survivor['tests_total'])} ran",
                     )
                 )
-                failing = module["gating"] and why == "regression"
+                failing = module["fails"] and why == "regression"
                 status.append("fail" if failing else "warn")
                 findings.append(
                     Finding(
@@ -128,7 +135,7 @@ def _survivors(
         Callout(
             "fail" if "fail" in status else "warn",
             f"{len(rows)} surviving mutant(s) the baseline did not have: a change the tests do not "
-            "notice (a regression fails the lane once its module is gating)",
+            "notice (a mutant killed in the baseline that survives now fails the lane)",
         ),
         table(
             "Surviving mutants (new or regressed)",
@@ -186,7 +193,7 @@ def _check(data: MutationCheck) -> Detail:
                     )
                     for name, module in modules
                 ],
-                status=[_VERDICT_STATUS[module["verdict"]] for _, module in modules],
+                status=[_row_status(module) for _, module in modules],
                 code=(0,),
             )
         )

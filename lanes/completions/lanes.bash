@@ -45,7 +45,7 @@ _shtab_lanes_slow_pin_option_strings=(-h --help --reason --tracking --ceiling --
 _shtab_lanes_slow_unpin_option_strings=(-h --help --config)
 _shtab_lanes_slow_check_option_strings=(-h --help --base --config)
 _shtab_lanes_slow_option_strings=(-h --help)
-_shtab_lanes_timing_option_strings=(-h --help --suite --repeat --workers --record --max-regression --self-check --envelope --config)
+_shtab_lanes_timing_option_strings=(-h --help --suite --repeat --workers --record --max-regression --max-wall-regression --self-check --envelope --config)
 _shtab_lanes_torture_option_strings=(-h --help --seed --schedule --runs --seed-start --clients --ops --scheduler --self-check --self-check-runs --real --procs --iterations --agents --tasks --agent-seeds --envelope --config)
 _shtab_lanes_option_strings=(-h --help --version)
 

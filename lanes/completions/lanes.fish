@@ -51,7 +51,7 @@ function _shtab_lanes_using
 end
 
 set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow unpin' 'slow check' timing torture
-set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --merged --module --only --ops --out --out-html --out-md --output --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
+set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --max-wall-regression --merged --module --only --ops --out --out-html --out-md --output --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
 
 complete -c lanes -e
 complete -c lanes -f
@@ -218,6 +218,7 @@ complete -c lanes -n '_shtab_lanes_using timing' -l repeat -x -d 'runs per arm (
 complete -c lanes -n '_shtab_lanes_using timing' -l workers -x -d 'the -n of the xdist comparison (default: the CPU count; 0 skips it)'
 complete -c lanes -n '_shtab_lanes_using timing' -l record -d 'write the measured figures to the baseline for review (default baselines/timing.json)'
 complete -c lanes -n '_shtab_lanes_using timing' -l max-regression -x -d 'fail when median CPU time grew by more than PCT% over the baseline and beyond the spread (default: [tool.lanes.timing] max_regression, else never)'
+complete -c lanes -n '_shtab_lanes_using timing' -l max-wall-regression -x -d 'opt-in: fail when median wall clock grew by more than PCT% over the baseline and beyond the spread: catches a test that newly sleeps or waits, which CPU time misses (default: [tool.lanes.timing] max_wall_regression, else never)'
 complete -c lanes -n '_shtab_lanes_using timing' -l self-check -d 'first prove the lane flags a planted regression (3x CPU, 2x memory, one test fewer); the lane fails if it does not'
 complete -c lanes -n '_shtab_lanes_using timing' -l envelope -x -d 'envelope path (default: envelopes/timing.json)'
 complete -c lanes -n '_shtab_lanes_using timing' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'

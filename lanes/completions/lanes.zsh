@@ -422,6 +422,7 @@ _shtab_lanes_timing_options=(
   "--workers[the -n of the xdist comparison (default\: the CPU count\; 0 skips it)]:N:"
   "--record[write the measured figures to the baseline for review (default baselines\/timing.json)]"
   "--max-regression[fail when median CPU time grew by more than PCT\% over the baseline and beyond the spread (default\: \[tool.lanes.timing\] max_regression, else never)]:PCT:"
+  "--max-wall-regression[opt-in\: fail when median wall clock grew by more than PCT\% over the baseline and beyond the spread\: catches a test that newly sleeps or waits, which CPU time misses (default\: \[tool.lanes.timing\] max_wall_regression, else never)]:PCT:"
   "--self-check[first prove the lane flags a planted regression (3x CPU, 2x memory, one test fewer)\; the lane fails if it does not]"
   "--envelope[envelope path (default\: envelopes\/timing.json)]:PATH:"
   "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"

@@ -97,10 +97,13 @@ def test_the_opt_in_wall_gate_fails_a_suite_that_newly_sleeps(
 
 @pytest.mark.integration
 def test_a_test_that_fails_only_under_xdist_fails_the_suite_and_is_named(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Regression: the xdist arm's failing runs were absorbed, the suite stayed
     # "passed" and nobody learnt which test broke under -n.
+    # When this suite itself runs under xdist, its worker's variable would
+    # reach the lane's serial run too, and make it fail as well.
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     config = _project(tmp_path)
     write_planted(tmp_path)
     (tmp_path / "tests" / "test_serial_only.py").write_text(

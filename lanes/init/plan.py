@@ -124,31 +124,29 @@ def _environment() -> jinja2.Environment:
 
 
 def _install_lines(project: Project) -> tuple[list[str], str]:
-    """The nox lines that install the project with its test dependencies, and a label."""
+    """The install steps (argument tuples for `session.install`) of the project with its
+    test dependencies, as Python expressions, and a label."""
     installable = bool(project.pyproject.get("project") or project.pyproject.get("build-system"))
     installable = installable or any(
         (project.root / name).is_file() for name in ("setup.py", "setup.cfg")
     )
-    target = '"-e", "."' if installable else ""
     lines: list[str] = []
     labels: list[str] = []
     extra_used = False
     for found in project.test_dependencies:
         labels.append(found.describe())
         if found.kind == "extra" and installable:
-            lines.append(f'session.install("-e", ".[{found.value}]")')
+            lines.append(f'("-e", ".[{found.value}]")')
             extra_used = True
         elif found.kind == "group":
-            lines.append(
-                f'session.install(*nox.project.dependency_groups(PYPROJECT, "{found.value}"))'
-            )
+            lines.append(f'tuple(nox.project.dependency_groups(PYPROJECT, "{found.value}"))')
         elif found.kind == "requirements":
-            lines.append(f'session.install("-r", "{found.value}")')
+            lines.append(f'("-r", "{found.value}")')
         elif found.kind == "tox-deps":
             deps = ", ".join(f'"{dep}"' for dep in found.value)
-            lines.append(f"session.install({deps})")
+            lines.append(f"({deps},)")
     if installable and not extra_used:
-        lines.insert(0, f"session.install({target})")
+        lines.insert(0, '("-e", ".")')
     return lines, ", ".join(labels) or "none declared"
 
 

@@ -67,6 +67,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: [tool.lanes.slow] confirm, 2; 0 = fail on one sample)",
     )
     group.addoption(
+        "--slow-confirm-once-past",
+        metavar="FACTOR",
+        type=float,
+        default=1.5,
+        help="re-time an offender once, not N times, when the suite measured it at FACTOR x "
+        "its limit or more (default: 1.5; 0 = always N times)",
+    )
+    group.addoption(
         "--slow-retime",
         action="store_true",
         default=False,

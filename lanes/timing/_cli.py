@@ -39,7 +39,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         type=whole_number(1),
         metavar="N",
         help="runs per arm (default: [tool.lanes.timing] repeat, else chosen from the first "
-        "run's cost: as many as fit two minutes of runs, 1 to 3; the envelope says why)",
+        "run's cost: as many as fit 40 s of runs, 1 to 3; the envelope says why)",
     )
     timing.add_argument(
         "--workers",

@@ -35,7 +35,7 @@ class TimingConfig(Section):
     TABLE = "tool.lanes.timing"
 
     # fmt: off
-    repeat = OptInt(minimum=1, doc=f"runs per arm; absent: as many as fit two minutes of runs after the first one's cost, 1 to {AUTO_REPEAT}")
+    repeat = OptInt(minimum=1, doc=f"runs per arm; absent: as many as fit 40 s of runs after the first one's cost, 1 to {AUTO_REPEAT}")
     workers = OptInt(minimum=0, doc="the -n of the serial vs xdist comparison; absent: the CPU count; 0: no comparison")
     max_regression = OptNumber(minimum=0.0, doc="percent of median CPU time growth (beyond the spread) that fails the lane; absent: the delta table never fails it")
     baseline = OptStr(doc="the timing baseline file; absent: <baseline_dir>/timing.json")

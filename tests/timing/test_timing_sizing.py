@@ -14,8 +14,10 @@ from lanes.timing.sizing import LANE_BUDGET_S, SECOND_ARM_UNDER_S, choose
     ("first_s", "comparable", "repeat"),
     [
         (3.0, True, AUTO_REPEAT),  # 2 arms x 3 runs = 18 s: well inside the budget
-        (30.0, True, 2),  # 2 x 2 x 30 s = 120 s
-        (30.0, False, AUTO_REPEAT),  # one arm: 3 x 30 s = 90 s
+        (7.0, True, 2),  # 2 x 2 x 7 s = 28 s
+        (10.0, True, 2),  # 40 s
+        (10.0, False, AUTO_REPEAT),  # one arm: 3 x 10 s = 30 s
+        (30.0, True, 1),
         (59.0, True, 1),  # the old rule gave 3 runs per arm here: six minutes of lane
         (1800.0, True, 1),
     ],

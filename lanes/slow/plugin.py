@@ -70,9 +70,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--slow-confirm-once-past",
         metavar="FACTOR",
         type=float,
-        default=1.5,
+        # Off by default: on attrs under load it flipped a Hypothesis test (its
+        # one re-timing paid the child's warm-up), 2 / 10 distinct FAIL sets.
+        default=0.0,
         help="re-time an offender once, not N times, when the suite measured it at FACTOR x "
-        "its limit or more (default: 1.5; 0 = always N times)",
+        "its limit or more, e.g. 1.5 (default: 0 = always N times); faster, noisier",
     )
     group.addoption(
         "--slow-retime",

@@ -11,18 +11,32 @@
 Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
 on a machine with only python3 and pip is enough; CI picks the Python version
 by installing nox under it.
+
+A session reuses its virtualenv and installs only when what decides it changed
+(the install arguments, pyproject.toml's dependency metadata, lanekit's version;
+a digest kept in the venv as .lanes-install-digest), so a second `nox -s slow`
+costs what `nox -R -s slow` does. LANES_REINSTALL=1 forces the install (a new
+release inside a version range); `nox --reuse-venv=no` rebuilds the venv. uv is
+nox's backend where it is installed, virtualenv otherwise.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import pathlib
 import shutil
 import uuid
+from typing import TYPE_CHECKING
 
 import nox
 
-nox.options.default_venv_backend = "virtualenv"
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# uv when it is installed (it installs several times faster than pip), else virtualenv.
+nox.options.default_venv_backend = "uv|virtualenv"
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests", "lint"]
 
@@ -36,9 +50,73 @@ LANES = ".[lanes]"
 TESTS = ".[lanes,mutation]"
 
 
+# Kept in a session's venv: the digest of the inputs its last complete install had.
+INSTALL_DIGEST = ".lanes-install-digest"
+
+
+def _version_line() -> str:
+    """lanekit's own version as declared (pyproject reads it from lanes/__init__.py)."""
+    text = pathlib.Path("lanes/__init__.py").read_text(encoding="utf-8")
+    return next((line for line in text.splitlines() if line.startswith("__version__")), "")
+
+
+def _tree_digest() -> str:
+    """The package's files, for a regular (non-editable) install, which copies them."""
+    digest = hashlib.sha256()
+    for path in sorted(pathlib.Path("lanes").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _install_once(session: nox.Session, *steps: Sequence[str], copies_tree: bool = False) -> None:
+    """`session.install(*step)` for each step, unless this venv already holds exactly these inputs.
+
+    Installing again into a reused venv only re-runs pip's resolution: 28 s of a
+    39 s `nox -s slow` whose suite takes 10 s (issue 28). An editable install
+    follows code edits by itself; only the dependency metadata and the version
+    need a new install (`copies_tree` adds the package's files for a regular one).
+    """
+    inputs = {
+        "steps": [list(step) for step in steps],
+        "pyproject": {
+            key: PYPROJECT.get(key) for key in ("project", "build-system", "dependency-groups")
+        },
+        "version": _version_line(),
+        "tree": _tree_digest() if copies_tree else None,
+        "backend": session.venv_backend,
+    }
+    digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()
+    # nox's --no-install (-R) skips installs into a reused venv; nox offers no
+    # public accessor for it, and the digest must not claim an install it skipped.
+    no_install = bool(
+        getattr(
+            getattr(getattr(session, "_runner", None), "global_config", None), "no_install", False
+        )
+    )
+    marker = pathlib.Path(session.virtualenv.location) / INSTALL_DIGEST
+    if (
+        os.environ.get("LANES_REINSTALL") != "1"
+        and marker.is_file()
+        and marker.read_text(encoding="utf-8") == digest
+    ):
+        session.log(
+            f"install inputs unchanged ({INSTALL_DIGEST}): not reinstalling; LANES_REINSTALL=1 forces it"
+        )
+        return
+    if not no_install:
+        # Removed first: an install that fails half-way must leave no digest claiming a complete venv.
+        marker.unlink(missing_ok=True)
+    if session.venv_backend != "uv":  # a uv venv installs with uv and has no pip to upgrade
+        session.install("--upgrade", "pip")
+    for step in steps:
+        session.install(*step)
+    if not no_install:
+        marker.write_text(digest, encoding="utf-8")
+
+
 def _install(session: nox.Session, extra: str = LANES) -> None:
-    session.install("--upgrade", "pip")
-    session.install("-e", extra)
+    _install_once(session, ("-e", extra))
 
 
 def _install_suite(session: nox.Session) -> None:
@@ -47,10 +125,9 @@ def _install_suite(session: nox.Session) -> None:
     That is `tests` and the lanes that measure the suite (slow, timing, affected):
     with `.[lanes]` alone, a fresh clone's `nox -s lanes` failed collection on PyYAML.
     """
-    _install(session, TESTS)
     # Dependency groups are read here rather than with `pip install --group`,
     # which needs pip >= 25.1.
-    session.install(*nox.project.dependency_groups(PYPROJECT, "test"))
+    _install_once(session, ("-e", TESTS), tuple(nox.project.dependency_groups(PYPROJECT, "test")))
 
 
 @nox.session
@@ -132,8 +209,7 @@ def build(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     """ruff (lint + format check) and mypy --strict over lanes/, tests/ and noxfile.py."""
-    _install(session)
-    session.install(*nox.project.dependency_groups(PYPROJECT, "dev"))
+    _install_once(session, ("-e", LANES), tuple(nox.project.dependency_groups(PYPROJECT, "dev")))
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("mypy")
@@ -160,11 +236,10 @@ def bench(session: nox.Session) -> None:
 
     Extra arguments go to `lanes bench`: nox -s bench -- --iterations 80 --only hook-latency.
     """
-    session.install("--upgrade", "pip")
     # A regular install, not -e: setuptools' editable finder imports pathlib
     # and re at every interpreter start (~25 ms here), which would inflate the
     # `python -c pass` baseline and flatter the ratio. Users get a regular one.
-    session.install(LANES)
+    _install_once(session, (LANES,), copies_tree=True)
     session.run("lanes", "bench", *session.posargs)
 
 
@@ -190,7 +265,7 @@ def mutation(session: nox.Session) -> None:
     arguments, one verb of `lanes mutation` (what the weekly workflow's jobs run):
     nox -s mutation -- run --module lock --shard 1/2; nox -s mutation -- matrix.
     """
-    _install(session, ".[mutation]")
+    _install_once(session, ("-e", ".[mutation]"))
     if session.posargs:
         session.run("lanes", "mutation", *session.posargs)
         return

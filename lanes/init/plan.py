@@ -163,12 +163,12 @@ def _inline(value: str) -> str:
 
 
 def _install_lines(project: Project) -> tuple[list[str], str]:
-    """The nox lines that install the project with its test dependencies, and a label."""
+    """The install steps (argument tuples for `session.install`) of the project with its
+    test dependencies, as Python expressions, and a label."""
     installable = bool(project.pyproject.get("project") or project.pyproject.get("build-system"))
     installable = installable or any(
         (project.root / name).is_file() for name in ("setup.py", "setup.cfg")
     )
-    target = '"-e", "."' if installable else ""
     lines: list[str] = []
     labels: list[str] = []
     extra_used = False
@@ -176,19 +176,19 @@ def _install_lines(project: Project) -> tuple[list[str], str]:
         labels.append(found.describe())
         # Every value is the project's text: a Python literal, never pasted raw.
         if found.kind == "extra" and installable:
-            lines.append(f'session.install("-e", {_literal(f".[{found.value}]")})')
+            lines.append(f'("-e", {_literal(f".[{found.value}]")})')
             extra_used = True
         elif found.kind == "group":
             lines.append(
-                f"session.install(*nox.project.dependency_groups(PYPROJECT, {_literal(found.value)}))"
+                f"tuple(nox.project.dependency_groups(PYPROJECT, {_literal(found.value)}))"
             )
         elif found.kind == "requirements":
-            lines.append(f'session.install("-r", {_literal(found.value)})')
+            lines.append(f'("-r", {_literal(found.value)})')
         elif found.kind == "tox-deps":
             deps = ", ".join(_literal(dep) for dep in found.value)
-            lines.append(f"session.install({deps})")
+            lines.append(f"({deps},)")
     if installable and not extra_used:
-        lines.insert(0, f"session.install({target})")
+        lines.insert(0, '("-e", ".")')
     return lines, ", ".join(labels) or "none declared"
 
 

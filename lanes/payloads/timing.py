@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from lanes.payloads.constraints import Doc, Min, MinItems, MoreThan
 
@@ -35,6 +35,7 @@ __all__ = [
     "TimingRow",
     "TimingSample",
     "TimingSelfCheck",
+    "TimingSizing",
     "TimingStat",
     "TimingSuite",
     "TimingXdist",
@@ -242,6 +243,20 @@ class TimingComparison(TypedDict):
     gate: TimingGate
 
 
+class TimingSizing(TypedDict):
+    """How many runs the lane gave one suite, and why (:mod:`lanes.timing.sizing`)."""
+
+    repeat: Annotated[int, Min(1), Doc("runs per arm")]
+    arms: Annotated[
+        int,
+        Min(1),
+        Doc("1: the suite's command alone; 2: and the other arm of the xdist comparison"),
+    ]
+    first_run_ms: Annotated[int, Min(0), Doc("the first run's wall clock, which decided it")]
+    chosen_by: Literal["automatic", "configured"]
+    reason: Annotated[str, Doc("the choice in words, as the report shows it")]
+
+
 class TimingMeasurement(TypedDict):
     """Every figure of one suite, before the Δ against the baseline."""
 
@@ -262,6 +277,8 @@ class TimingMeasurement(TypedDict):
     xdist: TimingXdist | None
     xdist_skipped: Annotated[str | None, Doc("why there is no xdist verdict")]
     failure: Annotated[str | None, Doc("the end of a failing run's output")]
+    # Absent from envelopes written before the lane sized its runs (issue 28).
+    sizing: NotRequired[TimingSizing]
 
 
 class TimingSuite(TimingMeasurement):

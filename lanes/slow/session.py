@@ -329,8 +329,9 @@ class Ratchet:
         if judgement.failures and slow.confirm and not interrupted:  # Ctrl-C means stop now
             from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
 
-            measured = {j.nodeid: j.seconds for j in judgement.failures}
-            judgement = confirm(judgement, retime(config, measured, slow.confirm))
+            once_past = config.getoption("slow_confirm_once_past")
+            samples = retime(config, judgement.failures, slow.confirm, once_past=once_past)
+            judgement = confirm(judgement, samples)
         self.judgement = judgement
         self._partial = partial_reasons(config, session, self._deselected)
         if not judgement.passed and session.exitstatus == pytest.ExitCode.OK:

@@ -38,8 +38,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--repeat",
         type=whole_number(1),
         metavar="N",
-        help="runs per arm (default: [tool.lanes.timing] repeat, else 3 for a suite "
-        "under a minute and 1 otherwise)",
+        help="runs per arm (default: [tool.lanes.timing] repeat, else chosen from the first "
+        "run's cost: as many as fit 40 s of runs, 1 to 3; the envelope says why)",
     )
     timing.add_argument(
         "--workers",

@@ -79,6 +79,7 @@ def plan_for(
         repeat=repeat,
         workers=cpu_count() if workers is None else workers,
         offenders=config.timing.offenders,
+        workers_set=workers is not None,
     )
     return plan, max_regression
 

@@ -3,7 +3,7 @@
 ::
 
     [tool.lanes.timing]
-    repeat = 3              # runs per arm; absent = 3 when the first run is under a minute, else 1
+    repeat = 3              # runs per arm; absent = chosen from the first run's cost (lanes/timing/sizing.py)
     workers = 4             # the -n of the xdist comparison; absent = the CPU count; 0 = no comparison
     max_regression = 30     # percent: fail when median CPU time grows beyond this and the spread
     max_wall_regression = 50  # opt-in, percent: the same gate on median wall clock
@@ -26,18 +26,17 @@ from typing import Final
 from lanes.governor.settings import SuiteTiming
 from lanes.settings_rows import Int, OptInt, OptNumber, OptStr, Section
 
-__all__ = ["AUTO_REPEAT", "AUTO_REPEAT_UNDER", "SuiteTiming", "TimingConfig"]
+__all__ = ["AUTO_REPEAT", "SuiteTiming", "TimingConfig"]
 
-# "3 for suites under a minute, 1 otherwise": decided from the first run.
+# The most runs per arm the lane chooses by itself (lanes.timing.sizing).
 AUTO_REPEAT: Final = 3
-AUTO_REPEAT_UNDER: Final = 60.0
 
 
 class TimingConfig(Section):
     TABLE = "tool.lanes.timing"
 
     # fmt: off
-    repeat = OptInt(minimum=1, doc=f"runs per arm; absent: {AUTO_REPEAT} when the first run is under {AUTO_REPEAT_UNDER:g} s, else 1")
+    repeat = OptInt(minimum=1, doc=f"runs per arm; absent: as many as fit 40 s of runs after the first one's cost, 1 to {AUTO_REPEAT}")
     workers = OptInt(minimum=0, doc="the -n of the serial vs xdist comparison; absent: the CPU count; 0: no comparison")
     max_regression = OptNumber(minimum=0.0, doc="percent of median CPU time growth (beyond the spread) that fails the lane; absent: the delta table never fails it")
     max_wall_regression = OptNumber(minimum=0.0, doc="opt-in: percent of median wall-clock growth (beyond the spread) that fails the lane, for tests that newly wait (sleep, I/O) without CPU; absent: wall clock never fails it")

@@ -5,15 +5,16 @@ The runs, in order (pytest suites; any other command gets only the repeats):
 1. ``--collect-only -q``: the collected count, whether xdist is installed,
    and the serial run that selects nothing (the fixed cost of a serial start);
 2. the suite's command as configured, ``repeat`` times — the figures the
-   baseline and the Δ table use (with ``repeat`` unset: once, then twice more
-   when that run took under a minute);
+   baseline and the Δ table use (with ``repeat`` unset: as often as the first
+   run's cost allows, :mod:`lanes.timing.sizing`);
 3. the other arm of the xdist comparison, as often: ``-n N`` added to a
    serial command, or ``-n 0`` to a command that already distributes;
 4. the ``-n N`` run that selects nothing (a ``-k`` no test matches): the
    fixed cost of starting the workers.
 
 The comparison is skipped — with the reason in the envelope — when workers is
-0 or xdist is not installed in the suite's environment.
+0, xdist is not installed in the suite's environment, or (workers unset) one
+run of the suite takes so long that a second arm would double the lane.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from lanes.timing import figures, xdist
+from lanes.timing import figures, sizing, xdist
 from lanes.timing.measure import Sample, is_pytest, measure, probe_path
-from lanes.timing.settings import AUTO_REPEAT, AUTO_REPEAT_UNDER
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,6 +46,7 @@ class SuitePlan:
     repeat: int | None  # None: automatic
     workers: int  # 0: no xdist comparison
     offenders: int
+    workers_set: bool = False  # configured, not the CPU count: compare whatever the suite costs
 
 
 def _collected_from_output(sample: Sample, log_dir: Path) -> int | None:
@@ -97,14 +98,7 @@ def measure_suite(
                 collected = _collected_from_output(collect, log_dir)
 
         samples = [run("run-1", argv)]
-        repeat = plan.repeat
-        if repeat is None:
-            repeat = AUTO_REPEAT if samples[0].wall_ms < AUTO_REPEAT_UNDER * 1000 else 1
-        samples.extend(run(f"run-{index}", argv) for index in range(2, repeat + 1))
-        middle = figures.median_sample(samples)
-        measured = figures.arm_summary(samples, "xdist" if middle.workers else "serial")
-        exits = [sample.exit_code for sample in samples]
-        comparison, skipped = None, None
+        skipped = None
         other: list[Sample] = []
         if not pytest:
             skipped = "not a pytest command"
@@ -112,7 +106,20 @@ def measure_suite(
             skipped = "workers = 0: the comparison is switched off"
         elif collect is None or not collect.xdist_available:
             skipped = "pytest-xdist is not installed in the suite's environment"
-        else:
+        sized, no_second_arm = sizing.choose(
+            samples[0].wall_ms / 1000,
+            repeat=plan.repeat,
+            comparable=skipped is None,
+            workers_set=plan.workers_set,
+        )
+        skipped = skipped or no_second_arm
+        repeat = sized["repeat"]
+        samples.extend(run(f"run-{index}", argv) for index in range(2, repeat + 1))
+        middle = figures.median_sample(samples)
+        measured = figures.arm_summary(samples, "xdist" if middle.workers else "serial")
+        exits = [sample.exit_code for sample in samples]
+        comparison = None
+        if skipped is None and collect is not None:
             # Compared even when tests fail: failing tests cost time too, and a
             # suite under development is red for long stretches.
             comparison, other = _compare_arms(
@@ -136,6 +143,7 @@ def measure_suite(
             "xdist": comparison,
             "xdist_skipped": skipped,
             "failure": _failure(failing),
+            "sizing": sized,
         }
 
 

@@ -198,23 +198,23 @@ def test_an_existing_lanes_table_is_never_touched(
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
-        ({}, 'session.install("-e", ".[tests]")'),
+        ({}, '("-e", ".[tests]"),'),
         (
             {
                 "pyproject.toml": '[project]\nname = "demo"\n[dependency-groups]\ntest = ["pytest"]\n'
             },
-            'session.install(*nox.project.dependency_groups(PYPROJECT, "test"))',
+            'tuple(nox.project.dependency_groups(PYPROJECT, "test")),',
         ),
         (
             {"pyproject.toml": '[project]\nname = "demo"\n', "requirements-test.txt": "pytest\n"},
-            'session.install("-r", "requirements-test.txt")',
+            '("-r", "requirements-test.txt"),',
         ),
         (
             {
                 "pyproject.toml": '[project]\nname = "demo"\n',
                 "tox.ini": "[testenv]\ndeps =\n    pytest\n    py311: old\n    attrs>=23\n",
             },
-            'session.install("pytest", "attrs>=23")',
+            '("pytest", "attrs>=23",),',
         ),
     ],
     ids=["extra", "dependency-group", "requirements-file", "tox-deps"],

@@ -436,6 +436,13 @@ def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> TimingDa
                 "xdist": None,
                 "xdist_skipped": "pytest-xdist is not installed in the suite's environment",
                 "failure": None,
+                "sizing": {
+                    "repeat": 2,
+                    "arms": 1,
+                    "first_run_ms": 5100,
+                    "chosen_by": "configured",
+                    "reason": "2 runs per arm, as configured",
+                },
                 "comparison": {
                     "status": "compared",
                     "reason": None,

@@ -249,6 +249,7 @@ def test_timing_shows_the_per_suite_table_with_its_delta(tmp_path: Path) -> None
     assert "| ❌ | unit | 2 | 5.1s \\[5.0-5.2\\] | 1.4s | 47 MiB |" in md
     assert "| unit | cpu | 1.3 s | 1.4 s | +12.5% | 65 ms | regressed |" in md
     assert "exceeds max\\_regression 10%" in md
+    assert "unit — runs configured: 2 runs per arm, as configured" in md
     assert [f.failed for f in report.view.lanes[0].findings] == [True]
 
 

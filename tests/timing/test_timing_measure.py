@@ -91,6 +91,11 @@ def test_a_passing_suite_is_counted_timed_and_its_offenders_named(tmp_path: Path
     assert offenders["first_test_ms"] >= offenders["startup_ms"] > 0
     assert suite["xdist"] is None
     assert "workers = 0" in str(suite["xdist_skipped"])
+    sizing = suite.get("sizing")
+    assert sizing is not None
+    assert (sizing["repeat"], sizing["arms"], sizing["chosen_by"]) == (1, 1, "configured")
+    assert sizing["reason"] == "1 run per arm, as configured"
+    assert abs(sizing["first_run_ms"] - measured["wall_ms"]["median"]) <= 1
 
 
 @pytest.mark.integration

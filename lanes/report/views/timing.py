@@ -205,6 +205,14 @@ def timing_view(data: TimingData) -> Detail:
     delta_blocks, findings = _deltas(suites)
     blocks.extend(delta_blocks)
     for suite in suites:
+        # Envelopes written before the lane sized its runs carry no sizing.
+        sizing = suite.get("sizing")
+        if sizing is not None:
+            how = "chosen" if sizing["chosen_by"] == "automatic" else "configured"
+            blocks.append(
+                Callout("info", f"{text(suite['name'])} — runs {how}: {text(sizing['reason'])}")
+            )
+    for suite in suites:
         xdist = suite["xdist"]
         if xdist is not None and xdist["explanation"]:
             blocks.append(

@@ -73,7 +73,7 @@ def _install_once(session: nox.Session, *steps: Sequence[str], copies_tree: bool
     """`session.install(*step)` for each step, unless this venv already holds exactly these inputs.
 
     Installing again into a reused venv only re-runs pip's resolution: 28 s of a
-    39 s `nox -s slow` whose suite takes 10 s (issue 28). An editable install
+    39 s `nox -s slow` whose suite takes 10 s. An editable install
     follows code edits by itself; only the dependency metadata and the version
     need a new install (`copies_tree` adds the package's files for a regular one).
     """

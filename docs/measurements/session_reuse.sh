@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a second scaffolded `nox -s slow` costs over the bare suite (issue 28),
+# What a second scaffolded `nox -s slow` costs over the bare suite,
 # and what a confirmed slow-test FAIL costs over the plain run, in paired runs.
 #
 #   docs/measurements/session_reuse.sh [WORKDIR]

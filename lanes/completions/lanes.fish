@@ -214,7 +214,7 @@ complete -c lanes -n '_shtab_lanes_using slow check' -l config -x -d 'pyproject.
 complete -c lanes -n '_shtab_lanes_using; and test $_shtab_lanes_npos -eq 0' -a timing -d 'what each suite costs (collected, wall, CPU, peak memory, offenders, xdist'
 complete -c lanes -n '_shtab_lanes_using timing' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using timing' -l suite -x -d 'measure this suite only (repeatable; default: every configured suite)'
-complete -c lanes -n '_shtab_lanes_using timing' -l repeat -x -d 'runs per arm (default: [tool.lanes.timing] repeat, else 3 for a suite under a minute and 1 otherwise)'
+complete -c lanes -n '_shtab_lanes_using timing' -l repeat -x -d 'runs per arm (default: [tool.lanes.timing] repeat, else chosen from the first run'"'"'s cost: as many as fit 40 s of runs, 1 to 3; the envelope says why)'
 complete -c lanes -n '_shtab_lanes_using timing' -l workers -x -d 'the -n of the xdist comparison (default: the CPU count; 0 skips it)'
 complete -c lanes -n '_shtab_lanes_using timing' -l record -d 'write the measured figures to the baseline for review (default baselines/timing.json)'
 complete -c lanes -n '_shtab_lanes_using timing' -l max-regression -x -d 'fail when median CPU time grew by more than PCT% over the baseline and beyond the spread (default: [tool.lanes.timing] max_regression, else never)'

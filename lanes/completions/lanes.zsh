@@ -418,7 +418,7 @@ _shtab_lanes_slow_unpin_defaults_added=0
 _shtab_lanes_timing_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "*--suite[measure this suite only (repeatable\; default\: every configured suite)]:NAME:"
-  "--repeat[runs per arm (default\: \[tool.lanes.timing\] repeat, else 3 for a suite under a minute and 1 otherwise)]:N:"
+  "--repeat[runs per arm (default\: \[tool.lanes.timing\] repeat, else chosen from the first run\'s cost\: as many as fit 40 s of runs, 1 to 3\; the envelope says why)]:N:"
   "--workers[the -n of the xdist comparison (default\: the CPU count\; 0 skips it)]:N:"
   "--record[write the measured figures to the baseline for review (default baselines\/timing.json)]"
   "--max-regression[fail when median CPU time grew by more than PCT\% over the baseline and beyond the spread (default\: \[tool.lanes.timing\] max_regression, else never)]:PCT:"

@@ -277,7 +277,7 @@ class TimingMeasurement(TypedDict):
     xdist: TimingXdist | None
     xdist_skipped: Annotated[str | None, Doc("why there is no xdist verdict")]
     failure: Annotated[str | None, Doc("the end of a failing run's output")]
-    # Absent from envelopes written before the lane sized its runs (issue 28).
+    # Absent from envelopes written before the lane sized its runs.
     sizing: NotRequired[TimingSizing]
 
 

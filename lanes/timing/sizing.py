@@ -24,7 +24,7 @@ __all__ = ["LANE_BUDGET_S", "SECOND_ARM_UNDER_S", "choose"]
 LANE_BUDGET_S: Final = 40.0
 """Seconds of suite runs (every arm) the automatic repeat aims at, so that the
 lane costs well under a minute beyond the suite's own run for a suite of up to
-~10 s (issue 28: 1.5 to 2.5 min for suites of 3 to 7 s): past it, another
+~10 s (1.5 to 2.5 min for suites of 3 to 7 s): past it, another
 sample narrows a spread less than the lane's cost grows."""
 SECOND_ARM_UNDER_S: Final = 600.0
 """A first run this long or longer gets no automatic xdist comparison: the

@@ -1,5 +1,5 @@
 """The noxfile ``lanes init`` writes, run by real nox: a session installs only
-when its inputs changed (issue 28: reinstalling cost 28 s of a 39 s
+when its inputs changed (reinstalling cost 28 s of a 39 s
 ``nox -s slow``), and a change to any input, or LANES_REINSTALL=1, installs."""
 
 from __future__ import annotations

@@ -111,7 +111,7 @@ def test_a_one_off_slow_run_is_unconfirmed_and_a_slow_test_is_confirmed(
 @pytest.mark.integration
 def test_an_offender_far_past_its_limit_is_retimed_once(project: pytest.Pytester) -> None:
     # 0.6 s in the suite, 3.3x the 0.18 s limit (past 1.5x): one re-timing
-    # decides, one child process fewer (issue 28: two children made a
+    # decides, one child process fewer (two children made a
     # confirmed FAIL cost 2.7-2.9x the plain run). The noisy test, as far
     # past, is cleared by its one re-timing just the same.
     project.path.joinpath("tests", "test_noisy.py").write_text(NOISY_TEST)

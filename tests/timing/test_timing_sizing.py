@@ -1,4 +1,4 @@
-"""The timing lane sizes its runs to the suite (issue 28): a 3 s suite gets its
+"""The timing lane sizes its runs to the suite: a 3 s suite gets its
 three runs per arm, a 30-minute suite one and no second arm, and the envelope
 says what was chosen and why."""
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Final
 
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
-from lanes.bench.slow import LAYOUTS, SUITE_TESTS, instructions, make_suite, warm_up
+from lanes.bench.slow import LAYOUTS, SUITE_TESTS, instructions, make_suite, no_valgrind, warm_up
 
 __all__ = ["governor_plugin_overhead"]
 
@@ -51,14 +51,9 @@ _AGENT_VARIABLES: Final = (
 )
 def governor_plugin_overhead(ctx: BenchContext) -> BenchResult:
     goal = f"instruction overhead <= {OVERHEAD_GOAL:.0%}"
-    if shutil.which("valgrind") is None:
-        return BenchResult(
-            figures={"tests": SUITE_TESTS},
-            goal=goal,
-            verdict="miss",
-            note="valgrind is not installed: the instruction count cannot be taken "
-            "(apt-get install valgrind)",
-        )
+    missing = no_valgrind(goal)
+    if missing is not None:
+        return missing
     root = Path(tempfile.mkdtemp(prefix="lanes-bench-governor-"))
     drop = _AGENT_VARIABLES
     try:

@@ -42,7 +42,14 @@ from lanes.bench.registry import BenchContext, BenchResult, benchmark
 if TYPE_CHECKING:
     from lanes.payloads.bench import BenchFigure
 
-__all__ = ["SUITE_TESTS", "instructions", "make_suite", "slow_plugin_overhead", "warm_up"]
+__all__ = [
+    "SUITE_TESTS",
+    "instructions",
+    "make_suite",
+    "no_valgrind",
+    "slow_plugin_overhead",
+    "warm_up",
+]
 
 SUITE_TESTS: Final = 2000
 LAYOUTS: Final = 5
@@ -163,6 +170,19 @@ def instructions(
     return int(found[-1]), proc.returncode
 
 
+def no_valgrind(goal: str) -> BenchResult | None:
+    """The result of an instruction-count bench on a machine without valgrind, else None."""
+    if shutil.which("valgrind") is not None:
+        return None
+    return BenchResult(
+        figures={"tests": SUITE_TESTS},
+        goal=goal,
+        verdict="miss",
+        note="valgrind is not installed: the instruction count cannot be taken "
+        "(apt-get install valgrind)",
+    )
+
+
 @benchmark(
     "slow-plugin-overhead",
     f"pytest on a generated {SUITE_TESTS}-test suite: slow ratchet enabled vs not loaded, "
@@ -170,14 +190,9 @@ def instructions(
 )
 def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     goal = f"instruction overhead <= {OVERHEAD_GOAL:.0%}"
-    if shutil.which("valgrind") is None:
-        return BenchResult(
-            figures={"tests": SUITE_TESTS},
-            goal=goal,
-            verdict="miss",
-            note="valgrind is not installed: the instruction count cannot be taken "
-            "(apt-get install valgrind)",
-        )
+    missing = no_valgrind(goal)
+    if missing is not None:
+        return missing
     root = Path(tempfile.mkdtemp(prefix="lanes-bench-slow-"))
     try:
         make_suite(root, SUITE_TESTS)

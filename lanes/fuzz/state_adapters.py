@@ -21,18 +21,20 @@ if TYPE_CHECKING:
 
     from lanes.strategies.state_files import Plant
 
-__all__ = ["check_plant", "read_planted_state"]
+__all__ = ["KINDS", "STATE_FILES", "check_plant", "read_planted_state"]
 
-# What lanes.strategies.state_files draws from, restated here so that the
-# check needs no Hypothesis import (tests tie the two together).
-_STATE_FILES: Final = (
+# Every state or cache file the governor reads, by the name it has on disk,
+# and what can be planted there: declared here, without Hypothesis, so that a
+# corpus entry is checked against the very sets lanes.strategies.state_files
+# draws from.
+STATE_FILES: Final = (
     "verify-ledger.json",
     "test-run.lock",
     "economy.json",
     "gate-config.json",
     "suite-words.tsv",
 )
-_KINDS: Final = (
+KINDS: Final = (
     "fifo",
     "directory",
     "symlink-to-fifo",
@@ -85,8 +87,8 @@ def check_plant(value: object) -> Plant:
     if isinstance(value, list | tuple) and len(value) == 3:
         name, kind, size = value
         if (
-            name in _STATE_FILES
-            and kind in _KINDS
+            name in STATE_FILES
+            and kind in KINDS
             and isinstance(size, int)
             and not isinstance(size, bool)
             and size in _SIZES
@@ -96,7 +98,7 @@ def check_plant(value: object) -> Plant:
     raise MalformedInputError(
         msg,
         hint=f"a plant is [name, kind, size]: name a plain file name, one of "
-        f"{', '.join(_STATE_FILES)}; kind one of {', '.join(_KINDS)}; size an integer "
+        f"{', '.join(STATE_FILES)}; kind one of {', '.join(KINDS)}; size an integer "
         f"{_SIZES.start}..{_SIZES.stop - 1}. Remove the entry and re-save it from a fuzz run",
     )
 

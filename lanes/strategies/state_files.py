@@ -11,30 +11,11 @@ case budget, whatever the path holds.
 
 from __future__ import annotations
 
-from typing import Final
-
 from hypothesis import strategies as st
 
-__all__ = ["KINDS", "STATE_FILES", "Plant", "planted_state_files"]
+from lanes.fuzz.state_adapters import KINDS, STATE_FILES
 
-# Every state or cache file the governor reads, by the name it has on disk.
-STATE_FILES: Final = (
-    "verify-ledger.json",
-    "test-run.lock",
-    "economy.json",
-    "gate-config.json",
-    "suite-words.tsv",
-)
-KINDS: Final = (
-    "fifo",
-    "directory",
-    "symlink-to-fifo",
-    "symlink-to-dev-zero",
-    "symlink-to-file",
-    "oversized",
-    "deep",
-    "text",
-)
+__all__ = ["KINDS", "STATE_FILES", "Plant", "planted_state_files"]
 
 # (file name, kind, a size knob: nesting depth, MiB past the cap, text length)
 Plant = tuple[str, str, int]

@@ -19,9 +19,11 @@ from lanes.fuzz.targets import MalformedInputError
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from lanes.strategies.state_files import Plant
 
-__all__ = ["KINDS", "STATE_FILES", "check_plant", "read_planted_state"]
+__all__ = ["KINDS", "STATE_FILES", "Plant", "check_plant", "read_planted_state"]
+
+# (file name, kind, a size knob: nesting depth, MiB past the cap, text length)
+Plant = tuple[str, str, int]
 
 # Every state or cache file the governor reads, by the name it has on disk,
 # and what can be planted there: declared here, without Hypothesis, so that a

@@ -13,12 +13,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from lanes.fuzz.state_adapters import KINDS, STATE_FILES
+from lanes.fuzz.state_adapters import KINDS, STATE_FILES, Plant
 
 __all__ = ["KINDS", "STATE_FILES", "Plant", "planted_state_files"]
-
-# (file name, kind, a size knob: nesting depth, MiB past the cap, text length)
-Plant = tuple[str, str, int]
 
 
 def planted_state_files() -> st.SearchStrategy[Plant]:

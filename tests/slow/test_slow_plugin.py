@@ -50,7 +50,10 @@ def test_the_run_fails_naming_only_the_test_past_the_limit(pytester: pytest.Pyte
             f"*lanes slow pin {SLOW} --reason '<why it is slow>' --tracking '<issue>' --ceiling *",
             f"band {BAND} took * s: over the 'unit' budget 0.02 s; fails past 0.18 s",
             "slow-test ratchet FAILED: 3 tests judged, 1 past their limit, 1 in the band*",
-            "*3 passed, 1 past slow budget*",
+            # "*3 passed*": a warning count may stand between (in the slow lane's
+            # serial run of this suite, this inner session once reported an
+            # assertion-rewrite warning about the outer run's `tests` package).
+            "*3 passed*1 past slow budget*",
         ]
     )
     result.stdout.no_fnmatch_line(f"FAIL {BAND}*")

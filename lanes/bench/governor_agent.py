@@ -1,7 +1,8 @@
 """The governor's pytest plugin inside an agent: ``governor-plugin-agent-cost``, tracked.
 
-Issue 30: "inside an agent, the decision after collection adds <= 1
-interpreter start of wall time on a 5,000-file repository". Measured in the
+The goal: inside an agent, the plugin's decision after collection adds at
+most one interpreter start of wall time on a 5,000-file repository (an
+agent's every pytest run pays it). Measured in the
 repository ``gate-latency`` builds (:func:`lanes.bench.gate.make_big_repo`:
 5,000 tracked files, two suites), with a few more unit test files so that the
 selection below is a genuinely partial run of suite ``unit`` — the plugin

@@ -58,12 +58,14 @@ def render_section(project: Project) -> str:
         "[tool.lanes.slow]",
         "fail_factor = 2.0       # a test past 2 x its tier budget fails the slow lane",
         "",
+        "# The budgets below are seeds, not your suite's: after `nox -s slow`,",
+        "# `lanes slow propose --write` sizes each tier to 3 x its slowest test.",
         "[tool.lanes.slow.tiers.unit]",
-        "budget = 2.5            # seconds per test",
+        "budget = 2.5            # seconds per test (a seed)",
         "",
     ]
     if integration:
-        lines += ["[tool.lanes.slow.tiers.integration]", "budget = 15.0"]
+        lines += ["[tool.lanes.slow.tiers.integration]", "budget = 15.0           # a seed"]
         if slow_markers:
             lines.append(f"markers = {_toml_list(slow_markers)}")
         lines.append("")

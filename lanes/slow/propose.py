@@ -74,7 +74,7 @@ class Proposal(NamedTuple):
 
     tier: str
     budget: float
-    count: int
+    measured: int
     slowest: str | None
     seconds: float
     proposed: float | None
@@ -145,7 +145,9 @@ def proposals(slow: SlowConfig, data: Mapping[str, object]) -> list[Proposal]:
 def _measured_run(path: Path, *, named: bool) -> Mapping[str, object]:
     """The ``data`` of a complete, whole-suite ``slow`` envelope at ``path``
     (``named``: the user named it, so a link to it is followed)."""
-    hint = "run the whole suite under the ratchet first (nox -s slow, or lanes slow run), then propose"
+    hint = (
+        "run the whole suite under the ratchet first (nox -s slow, or lanes slow run), then propose"
+    )
     document = load_object(
         path,
         what=f"slow envelope {str(path)!r}",
@@ -164,9 +166,7 @@ def _measured_run(path: Path, *, named: bool) -> Mapping[str, object]:
     elif data.get("partial") is not False:
         reasons = data.get("partial_reasons")
         shown = (
-            "; ".join(r for r in reasons if isinstance(r, str))
-            if isinstance(reasons, list)
-            else ""
+            "; ".join(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else ""
         )
         problem = (
             f"it measured part of the suite ({shown or 'a partial run'}), and budgets "
@@ -184,7 +184,7 @@ def _line(p: Proposal) -> str:
     verb = "kept" if not p.changes else ("loosen to" if p.loosens else "tighten to")
     return (
         f"  {p.tier:<12} budget {p.budget:g} s, {verb} {p.proposed:g} s: slowest of "
-        f"{p.count} tests {p.seconds:.3g} s ({p.slowest})"
+        f"{p.measured} tests {p.seconds:.3g} s ({p.slowest})"
     )
 
 

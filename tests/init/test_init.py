@@ -129,8 +129,10 @@ def test_init_writes_every_piece_and_a_loadable_config(
     # The next commands, as printed: the seeded budgets are sized from the first run.
     assert out.rstrip().splitlines()[-4:] == [
         "  nox -s slow      # your suite under the slow-test ratchet: envelopes/slow.json",
-        "  lanes slow propose --write   # size the seeded budgets to that run: "
-        "3 x each tier's slowest test",
+        (
+            "  lanes slow propose --write   # size the seeded budgets to that run: "
+            "3 x each tier's slowest test"
+        ),
         "  nox -s fuzz      # after declaring a parser in [tool.lanes.fuzz.targets]",
         "  lanes report     # envelopes/summary.md and envelopes/index.html",
     ]

@@ -65,13 +65,14 @@ def test_a_proposal_is_three_times_the_tier_slowest_test_rounded_up() -> None:
         _slow(unit=2.5, integration=15.0),
         _data(("t::a", "unit", 600), ("t::b", "unit", 30), ("t::c", "integration", 4100)),
     )
-    assert [(p.tier, p.slowest, p.count, p.proposed) for p in found] == [
+    assert [(p.tier, p.slowest, p.measured, p.proposed) for p in found] == [
         ("unit", "t::a", 2, 1.8),
         ("integration", "t::c", 1, 13.0),
     ]
     # The example: the seed lets a test grow from nothing to 2 s
     # silently; the proposal puts 2 s past the budget, into the reported band.
-    assert found[0].proposed is not None and found[0].proposed < 2.0
+    assert found[0].proposed is not None
+    assert found[0].proposed < 2.0
 
 
 def test_a_suite_of_trivial_tests_gets_the_floor_not_jitter() -> None:
@@ -93,7 +94,7 @@ def test_pinned_and_own_budget_tests_do_not_size_their_tier() -> None:
         unconfirmed=[{"nodeid": "t::retimed", "own_budget": False, "samples_ms": [150, 200]}],
     )
     (unit,) = proposals(_slow(unit=2.5), data)
-    assert (unit.slowest, unit.seconds, unit.count, unit.proposed) == ("t::retimed", 0.2, 2, 0.6)
+    assert (unit.slowest, unit.seconds, unit.measured, unit.proposed) == ("t::retimed", 0.2, 2, 0.6)
 
 
 def test_a_tier_without_a_measured_test_keeps_its_budget() -> None:
@@ -113,7 +114,7 @@ def test_hostile_entries_are_skipped_not_trusted() -> None:
         "pins": "not a list",
     }
     (unit,) = proposals(_slow(unit=2.5), data)
-    assert (unit.slowest, unit.count) == ("t::a", 1)
+    assert (unit.slowest, unit.measured) == ("t::a", 1)
 
 
 PYPROJECT_WITH_TIERS = (
@@ -148,7 +149,7 @@ def test_the_default_tier_gets_a_table_when_none_is_configured() -> None:
     "layout",
     [
         # An inline table of tiers: the line edit cannot reach it.
-        '[tool.lanes.slow]\ntiers = { unit = { budget = 2.5 } }\n',
+        "[tool.lanes.slow]\ntiers = { unit = { budget = 2.5 } }\n",
         # Dotted keys under the slow table.
         "[tool.lanes.slow]\ntiers.unit.budget = 2.5\n",
         # A budget hidden in a multi-line string that merely looks like the table.
@@ -239,7 +240,10 @@ def _envelope(path: Path, **changes: Any) -> None:
 @pytest.mark.parametrize(
     ("changes", "said"),
     [
-        ({"partial": True, "partial_reasons": ["selected paths: tests/test_x.py"]}, "part of the suite (selected paths: tests/test_x.py)"),
+        (
+            {"partial": True, "partial_reasons": ["selected paths: tests/test_x.py"]},
+            "part of the suite (selected paths: tests/test_x.py)",
+        ),
         ({"stage": "error"}, "did not complete"),
         ({"lane": "timing"}, "lane 'timing'"),
     ],

@@ -26,12 +26,16 @@ from lanes.errors import ConfigError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["budget_value", "with_budgets"]
+__all__ = ["MEASURED_NOTE", "SEED_NOTE", "budget_value", "with_budgets"]
 
 _SPACE = r"[ \t]*"
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 # Any table or array-of-tables header: where the tier's table ends.
 _HEADER = re.compile(r"[ \t]*\[")
+_COMMENT = re.compile(r"(?P<space>[ \t]+)(?P<note>#.*)", re.DOTALL)
+SEED_NOTE = "(a seed)"
+"""What ``lanes init`` writes after a budget it could not measure."""
+MEASURED_NOTE = "(measured)"
 _BUDGET = re.compile(rf"(?P<key>{_SPACE}budget{_SPACE}={_SPACE})(?P<value>[-+0-9_.eE]+)")
 
 
@@ -57,6 +61,18 @@ def _newline(text: str) -> str:
     return "\r\n" if "\r\n" in text else "\n"
 
 
+def _with_value(line: str, match: re.Match[str], value: str) -> str:
+    """``line`` with the budget's number replaced; a trailing comment keeps its
+    column, and init's "(a seed)" note becomes "(measured)"."""
+    rest = line[match.end("value") :]
+    comment = _COMMENT.match(rest)
+    if comment is None:
+        return line[: match.start("value")] + value + rest
+    width = match.end("value") - match.start("value") + len(comment.group("space"))
+    note = comment.group("note").replace(SEED_NOTE, MEASURED_NOTE)
+    return line[: match.start("value")] + value.ljust(width - 1) + " " + note
+
+
 def _set_in_table(lines: list[str], name: str, value: str) -> bool:
     """Rewrite the ``budget`` line of ``[tool.lanes.slow.tiers.<name>]``; False if there is none."""
     header = _header(name)
@@ -69,7 +85,7 @@ def _set_in_table(lines: list[str], name: str, value: str) -> bool:
                 return False
             match = _BUDGET.match(body)
             if match is not None:
-                lines[index] = body[: match.start("value")] + value + body[match.end("value") :]
+                lines[index] = _with_value(body, match, value)
                 return True
         return False
     return False

@@ -133,9 +133,11 @@ PYPROJECT_WITH_TIERS = (
 
 def test_writing_changes_the_budget_numbers_only_and_keeps_crlf() -> None:
     new = with_budgets(PYPROJECT_WITH_TIERS, {"unit": 0.3, "integration": 12.0}, what="p")
-    assert new == PYPROJECT_WITH_TIERS.replace("budget = 2.5 ", "budget = 0.3 ").replace(
-        "budget = 15.0", "budget = 12.0"
-    )
+    # The comment keeps its column; init's seed note says the number is measured now.
+    assert new == PYPROJECT_WITH_TIERS.replace(
+        "budget = 2.5            # seconds per test (a seed)",
+        "budget = 0.3            # seconds per test (measured)",
+    ).replace("budget = 15.0", "budget = 12.0")
 
 
 def test_the_default_tier_gets_a_table_when_none_is_configured() -> None:
@@ -203,7 +205,7 @@ def test_init_then_a_measured_run_sizes_the_seed_so_a_grown_test_fails(
     # Only the budget's number changed: the user's text and init's comments stay.
     text = (root / "pyproject.toml").read_text(encoding="utf-8")
     assert text.startswith(USER_PYPROJECT)
-    assert f"budget = {budget}            # seconds per test (a seed)" in text
+    assert f"budget = {budget:<14} # seconds per test (measured)" in text
 
     # A test grows from nothing to 2 s: under the seed it passed silently, now it fails.
     (root / "tests" / "test_suite.py").write_text(GROWN, encoding="utf-8")

@@ -361,6 +361,16 @@ def build_view(
             f"{len(old)} envelope(s) of another commit or run are listed as stale and do not "
             f"decide its verdict ({', '.join(old)}): re-run those lanes, or remove their files"
         )
+        # A green headline over a red lane of the last commit reads as "all
+        # well" to a reader who skips the stale list: name the red ones.
+        red = [
+            lane.label for lane in lanes if not lane.current and lane.status in ("fail", "error")
+        ]
+        if red:
+            notes.append(
+                f"{len(red)} stale envelope(s) failed or crashed ({', '.join(red)}): this "
+                f"verdict does not cover them; re-run those lanes on {current_run} to know"
+            )
     else:
         current_run = ""
     stale = [lane.label for lane in lanes if lane.stale and lane.current]

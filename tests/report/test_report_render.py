@@ -219,6 +219,12 @@ def test_a_stale_red_envelope_of_another_commit_does_not_decide_the_headline(
     assert f"this report is about commit {new[:12]}, the newest envelope's" in report.markdown
     assert "**Stale envelopes** (another commit or run than commit bbbbbbbbbbbb" in report.markdown
     assert "### ❌ alpha [stale]: fail" in report.markdown
+    # The green headline does not hide the red stale lane (a user's dirty-tree
+    # run after a failing slow lane turned the headline green with no word of it).
+    assert (
+        "1 stale envelope(s) failed or crashed (alpha): this verdict does not cover them; "
+        f"re-run those lanes on commit {new[:12]} to know"
+    ) in report.markdown
     assert "<h2>Stale envelopes (another commit or run)</h2>" in report.html
     assert [lane.label for lane in report.view.main] == ["beta"]
     assert [lane.label for lane in report.view.other_runs] == ["alpha"]

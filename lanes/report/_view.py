@@ -376,7 +376,9 @@ def build_view(
     stale = [lane.label for lane in lanes if lane.stale and lane.current]
     if stale:
         notes.append(f"stale evidence (older than the lane's cadence): {', '.join(stale)}")
-    replays = len(lanes) - len(counted)
+    # Only replays: a stale envelope also decides nothing, but it has its own
+    # note (counting it here called four stale lanes "replay envelopes").
+    replays = sum(1 for lane in lanes if lane.side == "replay" and lane.current)
     if replays:
         notes.append(
             f"{replays} replay envelope(s) of single cases or seeds are listed under side runs; "

@@ -219,6 +219,8 @@ def test_a_stale_red_envelope_of_another_commit_does_not_decide_the_headline(
     assert f"this report is about commit {new[:12]}, the newest envelope's" in report.markdown
     assert "**Stale envelopes** (another commit or run than commit bbbbbbbbbbbb" in report.markdown
     assert "### ❌ alpha [stale]: fail" in report.markdown
+    # A stale envelope is no replay (the note called every stale lane one).
+    assert "replay envelope" not in report.markdown
     # The green headline does not hide the red stale lane (a user's dirty-tree
     # run after a failing slow lane turned the headline green with no word of it).
     assert (

@@ -369,7 +369,7 @@ def build_view(
         if red:
             notes.append(
                 f"{len(red)} stale envelope(s) failed or crashed ({', '.join(red)}): this "
-                f"verdict does not cover them; re-run those lanes on {current_run} to know"
+                "verdict does not cover them; re-run those lanes to know how they do now"
             )
     else:
         current_run = ""

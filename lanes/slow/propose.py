@@ -39,7 +39,7 @@ from lanes.config import load_config
 from lanes.errors import ConfigError, UsageError
 from lanes.exitcodes import ExitCode, work_began
 from lanes.slow.budget_text import budget_value, with_budgets
-from lanes.slow.verdicts import TIGHTEN_FLOOR, round_up
+from lanes.slow.verdicts import TIGHTEN_FLOOR, TIGHTEN_HEADROOM, round_up
 
 if TYPE_CHECKING:
     import argparse
@@ -58,11 +58,11 @@ __all__ = [
     "run_propose",
 ]
 
-PROPOSE_HEADROOM: Final = 3.0
-"""The budget over the tier's slowest test: it sits at a third of its budget,
-so a runner three times slower still leaves it within, and the band (budget to
-``fail_factor`` x budget) still catches a test that grows past three times
-the slowest the suite had."""
+PROPOSE_HEADROOM: Final = TIGHTEN_HEADROOM
+"""3: the tier's slowest test sits at a third of its budget, so a runner three
+times slower still leaves it within, and the band (budget to ``fail_factor`` x
+budget) still catches a test that grows past three times the slowest the suite
+had. The tighten advice of every run uses the same rule."""
 
 PROPOSE_FLOOR: Final = TIGHTEN_FLOOR
 """Never below 0.25 s: a busy CI runner delays a trivial test by a tenth of a

@@ -78,6 +78,17 @@ def test_every_blocker_refuses_the_retry(
     assert all(detail for _kind, detail in decision.blockers)
 
 
+def test_an_interrupted_run_is_never_retried_even_if_its_failures_are_listed_timeouts() -> None:
+    # Ctrl-C (or a signal) ends pytest with exit 2 after a listed timeout was
+    # recorded: the run did not finish, so the tests it never reached were
+    # never judged, and re-running the timeout alone would pass a half-run suite.
+    record = _record(_failure(f"{LISTED}::test_a", timeout=True), exit=2)
+    decision = decide(2, record, [LISTED])
+    assert not decision.retry
+    assert [kind for kind, _ in decision.blockers] == [Blocker.SESSION_ERROR]
+    assert "2 = interrupted" in decision.blockers[0][1]
+
+
 def test_one_non_timeout_among_listed_timeouts_blocks_them_all() -> None:
     record = _record(
         _failure(f"{LISTED}::a", timeout=True), _failure(f"{LISTED}::b", timeout=False)

@@ -61,34 +61,29 @@ BAND = "tests/test_three.py::test_band"
 SLOW = "tests/test_three.py::test_slow"
 
 
-# A controlled clock for the planted session. pytest times every phase through
-# _pytest.timing (the seam its own suite drives with MockTiming); pointing its
-# time() and perf_counter() at a counter that only `takes(seconds)` advances
-# makes each planted duration exact, whatever the machine's load — for tests
-# whose point is an amount, not that a real sleep is measured. Installed at
-# configure and put back at unconfigure: pytester runs the session in this
-# very process, whose own pytest must get its clock back.
+# A controlled clock for the planted session. pytest measures every phase's
+# duration with _pytest.timing.perf_counter (the seam its own suite drives
+# with MockTiming); pointing it at a counter that only `takes(seconds)`
+# advances makes each planted duration exact, whatever the machine's load —
+# for tests whose point is an amount, not that a real sleep is measured.
+# Wall-clock stamps (time()) stay real. Installed at configure and put back
+# at unconfigure: pytester runs the session in this very process, whose own
+# pytest must get its clock back.
 CLOCK_CONFTEST = """
 import _pytest.timing
 import pytest
 
-_now = [1_800_000_000.0]
-_real = {}
-
-
-def _time():
-    return _now[0]
+_now = [0.0]
+_real = []
 
 
 def pytest_configure(config):
-    _real.update(time=_pytest.timing.time, perf_counter=_pytest.timing.perf_counter)
-    _pytest.timing.time = _time
-    _pytest.timing.perf_counter = _time
+    _real.append(_pytest.timing.perf_counter)
+    _pytest.timing.perf_counter = lambda: _now[0]
 
 
 def pytest_unconfigure(config):
-    for name, function in _real.items():
-        setattr(_pytest.timing, name, function)
+    _pytest.timing.perf_counter = _real.pop()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, TypedDict
 
 from lanes.payloads.constraints import Doc, Min, MinLength, Pattern
-from lanes.payloads.planted import PlantedFault
+from lanes.payloads.planted import PlantedFault  # noqa: TC001  # the schema generator resolves annotations at runtime
 
 __all__ = [
     "SlowCounts",

@@ -145,9 +145,7 @@ def _planted_early_stop(env: dict[str, str]) -> PlantedFault:
         _, real = _run_planted(root, ["-x"], env)
         path = os.pathsep.join(filter(None, [tmp, env.get("PYTHONPATH")]))
         planted_env = {**env, "PYTHONPATH": path}
-        _, planted = _run_planted(
-            root, ["-p", _PLANT_MODULE, "-x"], planted_env
-        )
+        _, planted = _run_planted(root, ["-p", _PLANT_MODULE, "-x"], planted_env)
     return judge(
         "partial marking that forgets a run stopped early by -x / --maxfail",
         expected="partial: stopped early",

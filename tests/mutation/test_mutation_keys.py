@@ -44,9 +44,7 @@ def test_key_survives_lines_added_inside_the_function_above_the_change() -> None
     signature = "(value, low, high):\n"
     documented = signature + '    """Keep value within [low, high]."""\n'
     before = _keys(ORIGINAL, MUTATED)
-    after = _keys(
-        ORIGINAL.replace(signature, documented), MUTATED.replace(signature, documented)
-    )
+    after = _keys(ORIGINAL.replace(signature, documented), MUTATED.replace(signature, documented))
     for name in ("pkg.calc.x_clamp__mutmut_1", "pkg.calc.x_clamp__mutmut_2"):
         assert after[name] == before[name], name
 

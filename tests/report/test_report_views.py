@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
     from lanes.payloads.planted import PlantedFault
     from lanes.payloads.slow import SlowSelfCheckOutcome
-
     from lanes.report.render import Report
 
 
@@ -121,7 +120,11 @@ def test_slow_names_the_fault_its_self_check_planted_and_whether_it_was_caught(
     tmp_path: Path, real: str, caught: bool, line: str
 ) -> None:
     data = slow_data()
-    outcome: SlowSelfCheckOutcome = {"pytest_exit": 1, "offenders": ["t.py::test_slow"], "band": ["t.py::test_band"]}
+    outcome: SlowSelfCheckOutcome = {
+        "pytest_exit": 1,
+        "offenders": ["t.py::test_slow"],
+        "band": ["t.py::test_band"],
+    }
     plant: PlantedFault = {
         "fault": "forgets an early stop",
         "expected": "partial: stopped early",

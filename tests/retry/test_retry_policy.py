@@ -182,11 +182,22 @@ def test_a_malformed_list_is_a_config_error_with_a_hint(
 @pytest.mark.integration
 def test_the_self_check_retries_only_the_listed_timeout() -> None:
     pytest.importorskip("pytest_timeout")
-    from lanes.retry.selfcheck import run_self_check  # noqa: PLC0415  # spawns nine pytest runs
+    from lanes.retry.selfcheck import run_self_check  # noqa: PLC0415  # spawns ten pytest runs
 
     result = run_self_check()
     assert result["observed"] == result["expected"]
     assert result["passed"] is True
+    # The planted fault: an interrupted run's listed timeout looks retryable.
+    assert result["planted"] == [
+        {
+            "fault": "an interrupted run (pytest exit 2) judged like a finished one: its listed "
+            "timeouts become retryable",
+            "expected": "refused: session-error",
+            "real": "refused: session-error",
+            "planted": "retried: tests/test_spawn.py::test_waits_on_a_spawned_process",
+            "caught": True,
+        }
+    ]
 
 
 def test_the_lane_writes_a_payload_of_its_type(

@@ -27,7 +27,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from lanes._planted import describe, judge
+from lanes._planted import judge
 from lanes.config import load_config, parse_config
 from lanes.envelope import lane_run, read_envelope
 from lanes.exitcodes import ExitCode, exit_rule
@@ -247,7 +247,7 @@ def _sweep(config: Config, checks: list[MutationPlantedCheck], work: Path) -> No
         checks,
         f"planted fault caught: {key_fault['fault']}",
         ok=key_fault["caught"],
-        observed=describe("mutation", key_fault),
+        observed=f"the lane: {key_fault['real']}; the planted fault: {key_fault['planted']}",
     )
 
 

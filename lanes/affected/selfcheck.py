@@ -137,7 +137,7 @@ def run_self_check() -> AffectedSelfCheck:
         )
         # The planted fault's answer: the selection cut to the files that
         # import pkg.leaf themselves.
-        planted = [
+        planted: list[PlantedFault] = [
             judge(
                 "a selector that follows only direct imports "
                 "(tests/test_mid.py reaches pkg/leaf.py through pkg/mid.py)",

@@ -5,14 +5,16 @@ A planted project with three tests — one fast, one in the band, one far past
 ratchet must fail the run naming only the slow test and report only the band
 test; anything else means the lane's green verdicts mean nothing.
 
-Margins: budget 0.02 s and fail_factor 9 put the band at 0.02-0.18 s. The
-band test sleeps 0.06 s (3× the budget, 3× under the limit), the slow one
-0.6 s (3.3× the limit). Load stretches sleeps, never shrinks them, so those two
-can only move the safe way (a band test stretched past the limit is re-timed
-and reported as unconfirmed, which counts as reported). The fast test does
-nothing, but on a loaded machine pytest's own work around it can stall past
-0.02 s: it sits in a tier of its own (marker ``roomy``, budget 5 s), where only
-a 5 s stall could put it in the band.
+Margins: budget 0.02 s and fail_factor 20 put the band at 0.02-0.4 s. The
+band test sleeps 0.06 s (3× the budget, 340 ms under the limit), the slow one
+1.2 s (3× the limit). One sample decides (``confirm = 0``): load stretches a
+sleep, never shrinks it, so those two can only move the safe way. (With
+re-timing on, a loaded 2-core machine once re-timed a 0.6 s sleep at 141 ms —
+wall clock minus more run-queue wait than the sleep can have had — and let the
+slow test off as "unconfirmed"; re-timing has tests of its own.) The fast
+test does nothing, but on a loaded machine pytest's own work around it can
+stall past 0.02 s: it sits in a tier of its own (marker ``roomy``, budget
+5 s), where only a 5 s stall could put it in the band.
 
 It then plants a wrong-but-plausible fault in the ratchet's own logic
 (:mod:`lanes.payloads.planted`): partial marking that forgets a run stopped
@@ -44,7 +46,8 @@ _PYPROJECT: Final = """\
 markers = ["roomy: the fast test's tier, far from any stall"]
 
 [tool.lanes.slow]
-fail_factor = 9
+fail_factor = 20
+confirm = 0
 
 [tool.lanes.slow.tiers.unit]
 budget = 0.02
@@ -70,7 +73,7 @@ def test_band():
 
 
 def test_slow():
-    time.sleep(0.6)
+    time.sleep(1.2)
 """
 
 EXPECTED: Final[SlowSelfCheckOutcome] = {

@@ -121,7 +121,7 @@ def _planted_interrupted_run() -> PlantedFault:
 
 
 def run_self_check() -> RetrySelfCheck:
-    """``{passed, expected, observed}`` for the envelope."""
+    """``{passed, expected, observed, planted}`` for the envelope."""
     if importlib.util.find_spec("pytest_timeout") is None:
         return {
             "passed": False,

@@ -112,8 +112,18 @@ def test_a_users_fuzz_report_has_no_verdict_on_lanekits_own_watchdog_goal(
 @pytest.mark.parametrize(
     ("real", "caught", "line"),
     [
-        ("partial: stopped early", True, "slow self-check: planted fault caught: forgets"),
-        ("not partial", False, "slow self-check: FAILED on a planted fault's input: forgets"),
+        (
+            "partial: stopped early",
+            True,
+            "self-check: planted fault caught: forgets an early stop (expected partial: "
+            "stopped early; the ratchet: partial: stopped early; the planted fault: not partial)",
+        ),
+        (
+            "not partial",
+            False,
+            "self-check: planted fault NOT caught: forgets an early stop (expected partial: "
+            "stopped early; the ratchet: not partial; the planted fault: not partial)",
+        ),
     ],
 )
 def test_slow_names_the_fault_its_self_check_planted_and_whether_it_was_caught(

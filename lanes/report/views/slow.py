@@ -6,7 +6,6 @@ import math
 import shlex
 from typing import TYPE_CHECKING, Final
 
-from lanes._planted import describe
 from lanes.report._charts import Segment, stacked_bars
 from lanes.report.views._blocks import (
     Block,
@@ -317,7 +316,9 @@ def slow_view(data: SlowData) -> Detail:
         blocks.extend(
             Callout(
                 "pass" if plant["caught"] else "fail",
-                text(describe("slow", plant)),
+                f"self-check: planted fault {'caught' if plant['caught'] else 'NOT caught'}: "
+                f"{text(plant['fault'])} (expected {text(plant['expected'])}; the ratchet: "
+                f"{text(plant['real'])}; the planted fault: {text(plant['planted'])})",
             )
             for plant in self_check.get("planted", [])
         )

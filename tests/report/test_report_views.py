@@ -115,14 +115,18 @@ def test_a_users_fuzz_report_has_no_verdict_on_lanekits_own_watchdog_goal(
         (
             "partial: stopped early",
             True,
-            "self-check: planted fault caught: forgets an early stop (expected partial: "
-            "stopped early; the ratchet: partial: stopped early; the planted fault: not partial)",
+            (
+                "self-check: planted fault caught: forgets an early stop (expected partial: "
+                "stopped early; the ratchet: partial: stopped early; the planted fault: not partial)"
+            ),
         ),
         (
             "not partial",
             False,
-            "self-check: planted fault NOT caught: forgets an early stop (expected partial: "
-            "stopped early; the ratchet: not partial; the planted fault: not partial)",
+            (
+                "self-check: planted fault NOT caught: forgets an early stop (expected partial: "
+                "stopped early; the ratchet: not partial; the planted fault: not partial)"
+            ),
         ),
     ],
 )

@@ -59,7 +59,7 @@ def planned_shards(generated: int, asked: int, threshold: int) -> tuple[int, str
             f"(the registry asks for {asked} shards)"
         )
     if generated < asked:
-        return max(generated, 1), (
+        return generated, (
             f"{generated} shards: fewer mutants than the {asked} shards the registry asks for"
         )
     return asked, ""

@@ -109,7 +109,7 @@ class RunLane:
         modules = select_modules(config.mutation, ns.module or ())
         out = Path(ns.out) if ns.out else report_dir(config) / "shards"
         shard = parse_shard(ns.shard) if ns.shard else WHOLE
-        plan_dir = _absolute(Path(ns.plan)) if getattr(ns, "plan", None) else None
+        plan_dir = _absolute(Path(ns.plan)) if ns.plan else None
         plan_id, plan = "", None
         if plan_dir is not None:
             # A plan that cannot serve this shard is a usage error: nothing ran.

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "PLAN_FILE",
+    "REPLAN",
     "STATS",
     "PlanError",
     "module_dir",
@@ -60,6 +61,9 @@ STATS: Final = "mutmut-stats.json"
 _MAX_FILE_BYTES: Final = 256 << 20
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]")
 _SHOWN: Final = 5
+REPLAN: Final = (
+    "make the plan again on this tree (`lanes mutation plan --output DIR`) and pass that DIR"
+)
 
 
 class PlanError(LanesError, ValueError):
@@ -121,7 +125,7 @@ def restore_files(
     if unexpected or missing:
         what = f"names {unexpected!r}" if unexpected else f"lacks {missing!r}"
         msg = f"the plan's files of module {module.name!r} {what}: they are not mutmut's files of its registry paths"
-        raise PlanError(msg, hint=_REPLAN)
+        raise PlanError(msg, hint=REPLAN)
     base = plan_dir / module_dir(module.name) / "mutants"
     confined = os.path.realpath(plan_dir)
     for name in sorted(files):
@@ -132,21 +136,21 @@ def restore_files(
             msg = (
                 f"the plan's file {str(source)!r} lies outside the plan directory {str(plan_dir)!r}"
             )
-            raise PlanError(msg, hint=_REPLAN)
+            raise PlanError(msg, hint=REPLAN)
         try:
             data = read_bytes(source, max_bytes=_MAX_FILE_BYTES)
         except (NotRegularFileError, TooLargeError) as exc:
             msg = f"the plan's file {str(source)!r} cannot be read: {exc}"
-            raise PlanError(msg, hint=_REPLAN) from None
+            raise PlanError(msg, hint=REPLAN) from None
         except OSError as exc:
             msg = f"the plan's file {str(source)!r} cannot be read: {exc.strerror or exc}"
-            raise PlanError(msg, hint=_REPLAN) from None
+            raise PlanError(msg, hint=REPLAN) from None
         if data is None:
             msg = f"the plan has no file {str(source)!r} (module {module.name!r})"
-            raise PlanError(msg, hint=_REPLAN)
+            raise PlanError(msg, hint=REPLAN)
         if _digest(data) != files[name]:
             msg = f"the plan's file {str(source)!r} does not match its digest in {PLAN_FILE}"
-            raise PlanError(msg, hint=_REPLAN)
+            raise PlanError(msg, hint=REPLAN)
         destination = copy_root / "mutants" / name
         destination.parent.mkdir(parents=True, exist_ok=True)
         destination.write_bytes(data)
@@ -155,11 +159,6 @@ def restore_files(
         source_time = (copy_root / path).stat().st_mtime
         stamp = max(source_time + 1.0, (copy_root / "mutants" / path).stat().st_mtime)
         os.utime(copy_root / "mutants" / path, (stamp, stamp))
-
-
-_REPLAN: Final = (
-    "make the plan again (`lanes mutation plan --output DIR`) on this tree and pass that DIR"
-)
 
 
 def read_plan(plan_dir: Path) -> tuple[str, MutationPlan]:
@@ -173,19 +172,19 @@ def read_plan(plan_dir: Path) -> tuple[str, MutationPlan]:
     try:
         envelope: dict[str, Any] = read_envelope(path)
     except LanesError as exc:
-        raise PlanError(exc.message, hint=_REPLAN) from None
+        raise PlanError(exc.message, hint=REPLAN) from None
     problems = validate_envelope(envelope)
     if problems:
         msg = f"{str(path)!r} is not a valid lane envelope: {problems[0]}"
-        raise PlanError(msg, hint=_REPLAN)
+        raise PlanError(msg, hint=REPLAN)
     data = envelope["data"]
     if envelope["lane"] != "mutation" or data.get("kind") != "plan":
         msg = f"{str(path)!r} is not a mutation plan (lane {envelope['lane']!r}, kind {data.get('kind')!r})"
-        raise PlanError(msg, hint=_REPLAN)
+        raise PlanError(msg, hint=REPLAN)
     if envelope["stage"] != "complete" or envelope["result"] != "pass":
         error = envelope.get("error") or {}
         msg = f"{str(path)!r} is the plan of a run that did not complete: {error.get('message', 'no verdict')}"
-        raise PlanError(msg, hint=_REPLAN)
+        raise PlanError(msg, hint=REPLAN)
     plan: MutationPlan = data
     return str(envelope["run_id"]), plan
 

@@ -18,7 +18,14 @@ import time
 from typing import TYPE_CHECKING
 
 from lanes.mutation.balance import estimate_costs, partition, planned_shards
-from lanes.mutation.planfile import STATS, PlanError, restore_files, save_files, tree_differences
+from lanes.mutation.planfile import (
+    REPLAN,
+    STATS,
+    PlanError,
+    restore_files,
+    save_files,
+    tree_differences,
+)
 from lanes.mutation.provenance import Provenance, drift
 from lanes.mutation.runner import describe_all, generate, mutate, read_shard, work_copy
 
@@ -37,10 +44,6 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["plan_module", "run_planned_shard", "shard_members"]
-
-_REPLAN = (
-    "make the plan again on this tree (`lanes mutation plan --output DIR`), then run the shards"
-)
 
 
 def plan_module(
@@ -115,14 +118,14 @@ def run_planned_shard(
         differences = tree_differences(plan["tree"], copy.tree)
         if differences:
             msg = f"the project is not the tree the plan was made on: {differences}"
-            raise PlanError(msg, hint=_REPLAN)
+            raise PlanError(msg, hint=REPLAN)
         changed = drift(Provenance.from_dict(entry["provenance"]), copy.provenance)
         if changed:
             shown = ", ".join(
                 f"{c['field']} {c['baseline']!r} -> {c['current']!r}" for c in changed
             )
             msg = f"module {module.name!r} was planned under another configuration: {shown}"
-            raise PlanError(msg, hint=_REPLAN)
+            raise PlanError(msg, hint=REPLAN)
         clock = time.monotonic()
         restore_files(plan_dir, module, entry["files"], copy.root)
         copy.phases_ms["restore"] = round((time.monotonic() - clock) * 1000)
@@ -130,7 +133,7 @@ def run_planned_shard(
         described = {source.name: source.key for source in sources}
         if described != {mutant["name"]: mutant["key"] for mutant in entry["mutants"]}:
             msg = f"mutmut's files of module {module.name!r} in the plan do not hold the plan's mutants"
-            raise PlanError(msg, hint=_REPLAN)
+            raise PlanError(msg, hint=REPLAN)
         members, estimated = shard_members(entry, shard)
         keys = set(members)
         chosen = [source.name for source in sources if source.key in keys]

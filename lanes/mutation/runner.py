@@ -141,11 +141,18 @@ def _failed(module: str, what: str, done: subprocess.CompletedProcess[str]) -> M
     # mutmut's own words when the suite fails before any mutant is applied.
     clean = "Failed to run clean test" in done.stdout or "failed to collect stats" in done.stdout
     msg = f"mutmut could not {what} for module {module!r} (exit {done.returncode}):\n{output}"
-    hint = (
-        "the module's tests fail without any mutation: run them (the registry's `tests`) and fix them first"
-        if clean
-        else "run `mutmut run` in a copy of the project to see mutmut's full output"
-    )
+    if clean:
+        hint = "the module's tests fail without any mutation: run them (the registry's `tests`) and fix them first"
+    elif "BadTestExecutionCommandsException" in done.stderr:
+        # pytest refused the node ids of the shard's tests (exit 4): seen with
+        # a parametrize over a generator, which only the first selection of
+        # the test consumes, so the other ids are "not found".
+        hint = (
+            "pytest could not select the shard's tests by node id: make every parametrize "
+            "argument a list or tuple (not a generator), or set the module's shards = 1"
+        )
+    else:
+        hint = "run `mutmut run` in a copy of the project to see mutmut's full output"
     return MutmutRunError(msg, hint=hint)
 
 

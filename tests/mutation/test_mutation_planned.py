@@ -178,3 +178,25 @@ def test_a_tampered_plan_file_is_refused(tmp_path: Path) -> None:
     refused = _lanes(project, "run", "--plan", "plan", "--shard", "2/2", "--out", "shards")
     assert refused.returncode == 3, refused.stderr
     assert "mutmut-stats.json' does not match its digest in plan.json" in refused.stderr
+
+
+def test_tests_pytest_cannot_select_by_node_id_get_a_hint_not_a_shrug(tmp_path: Path) -> None:
+    # A parametrize over a generator: only the first selection of the test
+    # consumes it, so a shard naming two of its ids makes pytest exit 4.
+    project = _project(tmp_path / "project", tmp_path / "phases.log", threshold=1)
+    (project / "tests" / "test_planted.py").write_text(
+        "import pytest\n\nfrom pkg.planted import label, price\n\n\n"
+        "@pytest.mark.parametrize('n', (n for n in (3, 10, 11)))\n"
+        "def test_price(n):\n    assert price(n, 2) == (n * 2 - 5 if n > 10 else n * 2)\n\n\n"
+        "def test_label():\n    assert label(1) == '1 item'\n",
+        encoding="utf-8",
+    )
+    _ok(project, "plan", "--output", "plan")
+    runs = [
+        _lanes(project, "run", "--plan", "plan", "--shard", f"{index}/2", "--out", "shards")
+        for index in (1, 2)
+    ]
+    refused = [run for run in runs if run.returncode != 0]
+    assert refused, [run.stderr for run in runs]
+    assert all(run.returncode == 3 for run in refused)
+    assert all("make every parametrize argument a list or tuple" in r.stderr for r in refused)

@@ -27,9 +27,11 @@ if TYPE_CHECKING:
 __all__ = ["FORK_COST_MS", "estimate_costs", "partition", "planned_shards"]
 
 # What one mutant costs beyond its tests' own durations: mutmut forks a worker
-# and pytest runs its session hooks for the mapped tests. Measured at 30-60 ms
-# per mutant on the governor's modules (2 cores); the figure only weighs a
-# mutant of fast tests against one of slow tests, so a round value does.
+# and pytest runs its session hooks for the mapped tests. A round figure: the
+# estimate only weighs mutants against each other. On python-dateutil's
+# relativedelta (939 mutants) the true price was nearer 100 ms of CPU, and the
+# two shards this figure made still came within 6% of each other's CPU
+# (docs/explanation/measurements.md).
 FORK_COST_MS: Final = 50
 _MARK: Final = "__mutmut_"
 

@@ -199,6 +199,12 @@ def _planned(project: Path, name: str, shards: int, rounds: int, children: int) 
             "mutants": len(statuses),
             "shard_sizes": sizes,
             "same_statuses": split == statuses,
+            # Any mutant the two disagree on, with (unsharded, sharded) statuses.
+            "differences": {
+                key: [statuses.get(key), split.get(key)]
+                for key in sorted(statuses.keys() | split.keys())
+                if statuses.get(key) != split.get(key)
+            },
             "survived": sum(1 for v in statuses.values() if v == "survived"),
             "whole_wall_s": round(one.wall, 1),
             "whole_cpu_s": round(one.cpu, 1),

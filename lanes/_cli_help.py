@@ -83,6 +83,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "mutation": (
         "lanes mutation --self-check      # the lane must catch its planted survivors",
         "lanes mutation run --shard 1/4   # one shard of the sweep",
+        "lanes mutation plan --output plan  # generate and map once for every shard",
+        "lanes mutation run --plan plan --module lock --shard 2/2  # one shard, from the plan",
     ),
     "report": (
         "lanes report                     # envelopes/summary.md and envelopes/index.html",

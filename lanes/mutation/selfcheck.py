@@ -152,6 +152,8 @@ def plant(root: Path, tests: str = _REAL_TESTS) -> Config:
         {
             "mutation": {
                 "required_stable_runs": 0,
+                # Ten mutants: split them anyway, so the planted shards are real shards.
+                "shard_threshold": 1,
                 "modules": {
                     "planted": {
                         "paths": ["pkg/planted.py"],
@@ -168,7 +170,7 @@ def plant(root: Path, tests: str = _REAL_TESTS) -> Config:
 
 def run_planted(config: Config, shard: str, out: Path) -> tuple[int, Path]:
     """One shard of the planted module through the real lane; (exit code, envelope path)."""
-    ns = argparse.Namespace(module=None, shard=shard, out=str(out), max_children=None)
+    ns = argparse.Namespace(module=None, shard=shard, out=str(out), max_children=None, plan=None)
     lane = RunLane()
     options = lane.resolve(ns, config)
     out.mkdir(parents=True, exist_ok=True)

@@ -64,6 +64,11 @@ class SuiteSpec:
     def holds(self, path: str) -> bool:
         return any(_under(path, root) for root in self.paths)
 
+    def covered_by(self, args: Sequence[str]) -> bool:
+        """Whether collection arguments ``args`` (absolute, normalised) reach
+        every path of the suite: a run can be the whole suite only then."""
+        return all(any(_under(root, arg) for arg in args) for root in self.paths)
+
     def __repr__(self) -> str:
         return f"SuiteSpec({self.name!r}, {self.paths!r}, markers={self.markers!r})"
 
@@ -211,7 +216,7 @@ def judge(
     selected = [path for path in collected.selected if spec.holds(path)]
     deselected = sum(1 for path in collected.deselected if spec.holds(path))
     files_run = len(set(selected))
-    covered = all(any(_under(root, arg) for arg in collected.args) for root in spec.paths)
+    covered = spec.covered_by(collected.args)
     partial: list[str] = []
     if not covered:
         partial.append("its collection arguments do not cover every path of the suite")

@@ -153,12 +153,14 @@ class RunGovernor:
         settings, governor = _governor_settings(ctx)
         if governor.enforce == "off":
             return None
+        run = cls(config, ctx, settings, governor)
         if ctx.state is not None and settings is not None and settings.suites:
-            # git runs on the other core while pytest collects.
             ctx.prepare_state()
-            ctx.start_tree()
+            if run._may_be_whole():
+                # git runs on the other core while pytest collects.
+                ctx.start_tree()
             _note_plugin_ran(ctx)
-        return cls(config, ctx, settings, governor)
+        return run
 
     # ---------------------------------------------------------------- hooks
 
@@ -221,6 +223,23 @@ class RunGovernor:
         if not any(list(spec.paths) == normal and not spec.markers for spec in specs):
             specs.append(SuiteSpec(TEST_ROOT, test_root))
         return specs
+
+    def _may_be_whole(self) -> bool:
+        """Whether this run could turn out to be a whole configured suite,
+        judged from its arguments before collection.
+
+        Only a whole suite is deduplicated or recorded, and both key on the
+        tree digest: git over the whole work tree, the plugin's dearest step
+        (on a 5,000-file repository more than an interpreter start). A run
+        whose arguments do not cover every path of some configured suite, or
+        that names tests with ``-k``, can never be whole (the rule of
+        :func:`~lanes.governor.runner.scope.judge`), so it never starts git;
+        one that may be whole starts it now, to overlap with collection, and
+        a whole suite found later without it computes it then."""
+        if getattr(self.config.option, "keyword", ""):
+            return False
+        args = self._collected((), ()).args
+        return any(spec.suite is not None and spec.covered_by(args) for spec in self._specs())
 
     def _test_root(self) -> list[str]:
         root = str(self.config.rootpath)

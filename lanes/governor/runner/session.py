@@ -40,13 +40,10 @@ import time
 import pytest
 
 from lanes.governor.context import HookContext, StatePaths
-from lanes.governor.policy.gate import ago, session_tail
 from lanes.governor.policy.suites import suite_selection
-from lanes.governor.policy.sweep import MIN_REASON
 from lanes.governor.runner.exits import RunnerExit
 from lanes.governor.runner.scope import TEST_ROOT, Collected, Scope, SuiteSpec, judge, suite_files
 from lanes.governor.settings import GovernorSettings
-from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.trust import distrust_state
 
@@ -59,6 +56,11 @@ if TYPE_CHECKING:
     from lanes.governor.state.runlock import KernelLock
 
 __all__ = ["RunGovernor", "session_id"]
+
+# Imported where used, not here: the gate's module (the shell classifier behind
+# it), the sweep rule and the ledger are needed only by a run that sweeps or
+# may be a whole suite, and an agent's every focused pytest run pays each
+# module it loads (the bench's governor-plugin-agent-cost).
 
 # A hook's audit line for the same override this recent stands for the run's.
 _AUDIT_WINDOW = 600.0
@@ -320,6 +322,8 @@ class RunGovernor:
 
     def _gate(self, sweeps: list[Scope]) -> str:
         """The override's reason; stops the run when there is no valid override."""
+        from lanes.governor.policy.sweep import MIN_REASON
+
         environ = self.ctx.environ
         flag = environ.get("LANES_FULL_SWEEP_OK")
         reason = (environ.get("LANES_OVERRIDE_REASON") or "").strip()
@@ -328,6 +332,8 @@ class RunGovernor:
         return reason
 
     def _sweep_message(self, sweeps: list[Scope], flag: str | None, reason: str) -> str:
+        from lanes.governor.policy.sweep import MIN_REASON
+
         scope = sweeps[0]
         why = (
             "it runs the whole suite"
@@ -444,6 +450,9 @@ class RunGovernor:
             self._tree = self.ctx.tree
         # 2. Dedup: whole suites only, unless forced.
         if whole and self.ctx.environ.get("LANES_TEST_FORCE") != "1":
+            from lanes.governor.policy.gate import ago
+            from lanes.governor.state import ledger as ledger_mod
+
             entries = ledger_mod.read(self.ctx.env, state.ledger)
             now = time.time()
             for scope in whole:
@@ -469,6 +478,7 @@ class RunGovernor:
             self._take_lock(state, heavy)
 
     def _take_lock(self, state: StatePaths, suites: list[str]) -> None:
+        from lanes.governor.policy.gate import session_tail
         from lanes.governor.state.runlock import acquire
 
         holder = {
@@ -497,6 +507,9 @@ class RunGovernor:
         whole = [s for s in self._scopes if s.whole and s.spec.suite is not None]
         if state is None or not whole or self._tree is None:
             return
+        from lanes.governor.policy.gate import session_tail
+        from lanes.governor.state import ledger as ledger_mod
+
         if exitstatus == 0 and self._errors == 0:
             status: ledger_mod.Outcome = "PASS"
         elif exitstatus == pytest.ExitCode.TESTS_FAILED or self._errors:

@@ -291,23 +291,10 @@ def _dedup_and_lock(
         debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
         _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
-    # A governed pytest holding the kernel run lock (lanes.governor.state.runlock)
-    # — a run this hook may never have seen, a computed form — refuses any
-    # heavy run now: early advice, before the agent waits for pytest to start.
-    from lanes.governor.state.runlock import probe
-
-    runner = probe(env, files.flock)
-    if runner is not None:
-        return Decision(
-            "block",
-            f"run lock held by a running pytest: {runner.describe(env.now())}. It frees the "
-            "moment that run ends. Do something else meanwhile and retry; "
-            "`lanes governor status` shows the holder.",
-            step="lock",
-        )
     # Imported only here: a dedup hit, the common answer to a re-run, never
     # reaches the lock.
     from lanes.governor.state import lock as lock_mod
+    from lanes.governor.state.runlock import probe
 
     ttl = ctx.settings.governor.lock_ttl
     result = lock_mod.acquire(
@@ -321,13 +308,30 @@ def _dedup_and_lock(
         command=payload.command,
         ttl=ttl,
     )
-    if not result.acquired and result.why == "unguarded":
+    unguarded = not result.acquired and result.why == "unguarded"
+    if not result.acquired and not unguarded:
+        return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
+    # A governed pytest holding the kernel run lock (lanes.governor.state.runlock)
+    # — a run this hook may never have seen, a computed form — refuses any
+    # heavy run now: early advice, before the agent waits for pytest to start.
+    # Probed only with the JSON lock taken, as the plugin reads the JSON lock
+    # only with the kernel lock held: of two racing heavy runs, at least one
+    # sees the other (lanes.governor.runner.json_lock).
+    runner = probe(env, files.flock)
+    if runner is not None:
+        _release(ctx, Decision("allow", lock=result.record))
+        return Decision(
+            "block",
+            f"run lock held by a running pytest: {runner.describe(env.now())}. It frees the "
+            "moment that run ends. Do something else meanwhile and retry; "
+            "`lanes governor status` shows the holder.",
+            step="lock",
+        )
+    if unguarded:
         # The guard cannot be taken and nobody live holds the lock: a stale
         # lock cannot be broken safely, so run unlocked (fail open).
         _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
-    if not result.acquired:
-        return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
     if result.why not in ("free", "own-session"):
         debug_log("lock-broken", why=result.why)
     _note_start(ctx, payload, matches)

@@ -499,6 +499,20 @@ class RunGovernor:
                 "and retry; `lanes governor status` shows the holder.",
             )
         self._lock = lock
+        # Then the hook's JSON lock: a heavy run pytest does not hold (npm
+        # test, cargo test ...). Read only now, with the kernel lock held
+        # (the ordering argument is in lanes.governor.runner.json_lock).
+        from lanes.governor.runner.json_lock import foreign_holder, refusal
+
+        ttl = float(self.governor.lock_ttl)
+        other = foreign_holder(
+            self.ctx.env, state.lock, ttl=ttl, session_tail=str(holder["session"])
+        )
+        if other is not None:
+            self._lock = None
+            if lock is not None:
+                lock.release()
+            self._stop(RunnerExit.LOCKED, refusal(other, time.time(), ttl))
 
     # --------------------------------------------------------------- record
 

@@ -10,12 +10,14 @@ Decision order (docs/how-to/governor.md, "The gate"):
    15 characters are given (environment or inline prefix). An override that
    is then allowed (steps 2-3 did not block it) is appended to
    ``<state>/audit.jsonl``; if that append fails, the command is blocked and
-   the lock it took released.
+   the lock it took released. Outside a git work tree (no repository, no
+   ``LANES_STATE_DIR``) there is no ledger, tree or lock to protect and no
+   suite to sweep: the command runs, with advice instead of the block.
 2. **Dedup.** A command that runs a suite with a fresh PASS on this exact tree
    is blocked; ``LANES_TEST_FORCE=1`` skips this step.
-3. **Run lock** for suites with ``lock = true`` and allowed full sweeps: a
-   governed pytest holding the kernel lock (``<state>/test-run.flock``)
-   refuses it at once; else the JSON lock is taken.
+3. **Run lock** for suites with ``lock = true`` and allowed full sweeps: the
+   JSON lock is taken, then a governed pytest holding the kernel lock
+   (``<state>/test-run.flock``) refuses it at once (the JSON lock given back).
 4. Allow.
 
 Steps 2-3 fail open: an internal error there allows the command and writes a
@@ -49,6 +51,7 @@ if TYPE_CHECKING:
         "allow",  # no rule objected: nothing in play, or no lock needed
         "sweep",  # blocked: a full sweep without an audited override
         "sweep-audit",  # blocked: the override could not be audited
+        "outside-git",  # allowed with advice: a sweep outside any git work tree
         "error",  # allowed: steps 2-3 failed open (debug log)
         "state-distrusted",  # allowed: the state dir is not ours alone; ignored
         "dedup",  # blocked: the suite has a fresh PASS on this tree
@@ -72,6 +75,14 @@ __all__ = [
 ]
 
 FULL_SWEEP_SUITE = "(full sweep)"
+# The advice that replaces the sweep block outside any git work tree: a
+# scratch directory has no ledger, tree or lock, and no suite a sweep could
+# waste — blocking there only stopped experiments.
+_OUTSIDE_GIT = (
+    "lanes governor: not in a git work tree, so this full test run is not gated, "
+    "deduplicated or locked here. Inside a project, mid-task, run the tests for what "
+    "you changed; the full suite runs once before push and in CI."
+)
 # Stored in the lock and the ledger: long enough that two sessions never
 # share it (self-reclaim trusts it); messages show the last four characters.
 _TAIL = 12
@@ -211,6 +222,8 @@ def decide_pre(
         ctx.environ,
     )
     if verdict.message is not None:
+        if ctx.repo is None and ctx.state is None:
+            return Decision("allow", _OUTSIDE_GIT, step="outside-git")
         return Decision("block", verdict.message, step="sweep")
     sweep_allowed = bool(verdict.reasons)
     try:
@@ -351,9 +364,13 @@ def _note_start(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch
     note_start(ctx.env, path, tree, [m.name for m in matches])
 
 
-def pre_tool_use(ctx: HookContext, classification: Classification, payload: HookPayload) -> int:
-    """The hook's PreToolUse for a command that runs tests: exit status; a block
-    reason goes to stderr. Suites are resolved here, once for the event."""
+def pre_tool_use(
+    ctx: HookContext, classification: Classification, payload: HookPayload
+) -> Decision:
+    """The hook's PreToolUse for a command that runs tests: a block reason goes
+    to stderr (the decision's ``exit_code`` is the hook's); an allowed
+    decision's message is advice for the hook to give. Suites are resolved
+    here, once for the event."""
     import sys
 
     ctx.prepare_state()
@@ -361,4 +378,4 @@ def pre_tool_use(ctx: HookContext, classification: Classification, payload: Hook
     decision = decide_pre(ctx, classification, payload, matches)
     if decision.action == "block":
         sys.stderr.write(decision.message.rstrip("\n") + "\n")
-    return decision.exit_code
+    return decision

@@ -27,7 +27,8 @@ tree that changed during the run. Entries carry ``source: "runner"``, and the
 hook's post event leaves a suite alone that the runner recorded for the same
 run (:mod:`lanes.governor.policy.record`): one run, one record.
 
-Steps 2-3 and the record fail open, as in the hook.
+Steps 2-3 and the record fail open, as in the hook. Outside any git work
+tree (and without ``LANES_STATE_DIR``) the plugin does not govern at all.
 """
 
 from __future__ import annotations
@@ -150,8 +151,13 @@ class RunGovernor:
 
     @classmethod
     def start(cls, config: pytest.Config, agent: str) -> RunGovernor | None:
-        """The governor of this session, or None when ``enforce = "off"``."""
+        """The governor of this session; None when ``enforce = "off"`` or
+        outside any git work tree (no repository and no ``LANES_STATE_DIR``:
+        no ledger, tree or lock, and no suite a sweep could waste — the hook
+        lets such a run through too, with advice)."""
         ctx = _context(str(config.rootpath), agent)
+        if ctx.repo is None and ctx.state is None:
+            return None
         settings, governor = _governor_settings(ctx)
         if governor.enforce == "off":
             return None

@@ -103,3 +103,31 @@ def test_a_whole_suite_pays_for_the_tree_and_dedup_still_holds(
     second = _run(pytester, "tests/unit")
     assert second.ret == RunnerExit.DEDUP, second.stdout.str()
     second.stdout.fnmatch_lines(["*unit green * ago by claude on this exact tree*"])
+
+
+def test_the_governor_loads_past_the_assertion_rewriter_and_tests_are_still_rewritten(
+    pytester: pytest.Pytester, agent: Path
+) -> None:
+    """pytest rewrites every package of a plugin's distribution; the
+    governor's modules are imported past that hook (half the decision's
+    cost), which is back in place for the tests themselves."""
+    # A regular install (a user's, the bench's) has ``lanes`` marked for
+    # rewriting by its entry points; this suite's editable one does not, so
+    # the project marks it as pytest would.
+    (agent / "conftest.py").write_text(
+        "def pytest_addhooks(pluginmanager):\n"
+        "    pluginmanager.rewrite_hook.mark_rewrite('lanes')\n",
+        encoding="utf-8",
+    )
+    (agent / "tests" / "unit" / "test_loader.py").write_text(
+        "def test_loader():\n"
+        "    import lanes.governor.runner.session as session\n"
+        "    value = 1\n"
+        "    assert value == 2, type(session.__loader__).__name__\n",
+        encoding="utf-8",
+    )
+    result = _run(pytester, "tests/unit/test_loader.py")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    # The governor's module came through Python's own loader, and the test
+    # module was still rewritten: pytest explains the comparison.
+    result.stdout.fnmatch_lines(["E * AssertionError: SourceFileLoader", "E * assert 1 == 2"])

@@ -10,7 +10,7 @@ loads the config, resolves the suites, starts the tree digest, judges what
 was collected (no sweep, no dedup: not the whole suite) and lets it run.
 
 Each round times three processes, alternating so that machine load hits all
-alike:
+alike (the two pytest arms swap places every other round):
 
 - ``python -c pass`` — the unit (one interpreter start);
 - ``pytest <one file>`` with no agent variable — the plugin loaded, inert;
@@ -123,10 +123,17 @@ def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
         inert_times: list[float] = []
         agent_times: list[float] = []
         misbehaved = ""
-        for _ in range(max(ctx.iterations, 3)):
+        for round_ in range(max(ctx.iterations, 3)):
             base, base_cpu, _, _ = _timed(baseline, env, repo)
-            inert, inert_cpu, inert_code, inert_out = _timed(pytest_argv, env, repo)
-            agent, agent_cpu, agent_code, agent_out = _timed(pytest_argv, agent_env, repo)
+            # The two pytest arms swap places every round: a fixed order put
+            # a position effect (~20 ms CPU at load 17 on 2 cores, as large
+            # as the cost measured) into every pair.
+            if round_ % 2:
+                agent, agent_cpu, agent_code, agent_out = _timed(pytest_argv, agent_env, repo)
+                inert, inert_cpu, inert_code, inert_out = _timed(pytest_argv, env, repo)
+            else:
+                inert, inert_cpu, inert_code, inert_out = _timed(pytest_argv, env, repo)
+                agent, agent_cpu, agent_code, agent_out = _timed(pytest_argv, agent_env, repo)
             if inert_code != 0:
                 misbehaved = f"the inert run exited {inert_code}: {inert_out!r}"
             if agent_code != 0:

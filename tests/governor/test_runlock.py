@@ -178,7 +178,9 @@ def test_the_hook_refuses_a_heavy_run_while_a_pytest_holds_the_kernel_lock(
     lock, _ = acquire(ENV, StatePaths(project.state).flock, {**HOLDER, "command": "pytest"})
     assert lock is not None
     decision = project.pre("pytest", environ=approved)
-    assert (decision.action, decision.step) == ("block", "lock")
+    assert (decision.action, decision.step) == ("block", "runner-lock")
     assert "run lock held by a running pytest: claude (pid 4242" in decision.message
+    # The JSON lock it took before the probe was given back.
+    assert not os.path.exists(StatePaths(project.state).lock)
     lock.release()
     assert project.pre("pytest", environ=approved).action == "allow"

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
         "dedup",  # blocked: the suite has a fresh PASS on this tree
         "lock-skipped",  # allowed unlocked: no session id, or no guard and no live holder
         "lock",  # allowed holding the run lock, or blocked by its live holder
+        "runner-lock",  # blocked: a governed pytest holds the kernel run lock
     ]
 
     from lanes.governor.classify.model import Classification
@@ -338,7 +339,7 @@ def _dedup_and_lock(
             f"run lock held by a running pytest: {runner.describe(env.now())}. It frees the "
             "moment that run ends. Do something else meanwhile and retry; "
             "`lanes governor status` shows the holder.",
-            step="lock",
+            step="runner-lock",
         )
     if unguarded:
         # The guard cannot be taken and nobody live holds the lock: a stale

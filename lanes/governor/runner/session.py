@@ -261,10 +261,11 @@ class RunGovernor:
         args = [os.path.join(invoked, arg.split("::")[0]) for arg in config.args]
         option = config.option
         narrowed: list[str] = []
-        for flag, name in (("--ignore", "ignore"), ("--ignore-glob", "ignore_glob")):
-            values = getattr(option, name, None)
-            if values:
-                narrowed.append(f"{flag} {' '.join(map(str, values))}")
+        # pytest resolves --ignore against the invocation directory.
+        ignored = [os.path.join(invoked, str(p)) for p in getattr(option, "ignore", None) or ()]
+        globs = getattr(option, "ignore_glob", None)
+        if globs:
+            narrowed.append(f"--ignore-glob {' '.join(map(str, globs))}")
         if getattr(option, "deselect", None):
             narrowed.append("--deselect")
         if any("::" in arg for arg in config.args):
@@ -282,6 +283,7 @@ class RunGovernor:
             markexpr=str(getattr(option, "markexpr", "") or ""),
             keyword=str(getattr(option, "keyword", "") or ""),
             narrowed=narrowed,
+            ignored=ignored,
         )
 
     def _decide(self, selected: Sequence[str], deselected: Sequence[str]) -> None:

@@ -164,7 +164,12 @@ class RunGovernor:
         run = cls(config, ctx, settings, governor)
         if ctx.state is not None and settings is not None and settings.suites:
             ctx.prepare_state()
-            if run._may_be_whole():
+            try:
+                early = run._may_be_whole()
+            except Exception as exc:  # noqa: BLE001  # only a head start: a whole suite computes the tree later
+                debug_log("runner-early-tree", error=f"{type(exc).__name__}: {exc}")
+                early = False
+            if early:
                 # git runs on the other core while pytest collects.
                 ctx.start_tree()
             _note_plugin_ran(ctx)

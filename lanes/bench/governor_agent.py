@@ -69,9 +69,7 @@ def _cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _timed(
-    argv: Sequence[str], env: dict[str, str], cwd: Path
-) -> tuple[float, float, int, str]:
+def _timed(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, str]:
     """Wall and CPU seconds of one process (with its children), its exit
     status and the tail of its output."""
     cpu = _cpu()
@@ -166,9 +164,7 @@ def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
         # The same cost in CPU time (the processes and the git they reaped):
         # what the plugin and git *do*, which a loaded machine's scheduling
         # delays do not blur — the wall figures above stretch with load.
-        "cpu_cost_starts_median": (
-            round(statistics.median(cpu_costs), 3) if cpu_costs else None
-        ),
+        "cpu_cost_starts_median": (round(statistics.median(cpu_costs), 3) if cpu_costs else None),
     }
     if misbehaved:
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=misbehaved)

@@ -28,11 +28,14 @@ if TYPE_CHECKING:
 
 pytest_plugins = ["pytester"]
 
-WEB_SUITE = TWO_SUITES + """
+WEB_SUITE = (
+    TWO_SUITES
+    + """
 [tool.lanes.suites.web]
 runner = "npm"
 command = "npm test"
 """
+)
 
 
 @pytest.fixture

@@ -192,8 +192,9 @@ def _install_file(root: Path, path: Path, events: tuple[str, ...], command: str)
             write_atomic_under(root, path, text)
         except OutsideTreeError as exc:
             # A directory turned into a link between the check and the write.
+            msg = f"{path} is not written: {exc.strerror or exc}"
             raise ConfigError(
-                f"{path} is not written: {exc.strerror or exc}",
+                msg,
                 hint="make the directories under the project real directories, then run "
                 "`lanes governor install` again",
             ) from None

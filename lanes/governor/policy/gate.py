@@ -15,9 +15,11 @@ Decision order (docs/how-to/governor.md, "The gate"):
    suite to sweep: the command runs, with advice instead of the block.
 2. **Dedup.** A command that runs a suite with a fresh PASS on this exact tree
    is blocked; ``LANES_TEST_FORCE=1`` skips this step.
-3. **Run lock** for suites with ``lock = true`` and allowed full sweeps: the
-   JSON lock is taken, then a governed pytest holding the kernel lock
-   (``<state>/test-run.flock``) refuses it at once (the JSON lock given back).
+3. **Run lock** for suites with ``lock = true`` and allowed full sweeps: a
+   governed pytest holding the kernel lock (``<state>/test-run.flock``)
+   refuses it at once; else the JSON lock is taken, and the kernel lock is
+   probed once more (a pytest that took it meanwhile refuses it too, and the
+   JSON lock is given back).
 4. Allow.
 
 Steps 2-3 fail open: an internal error there allows the command and writes a
@@ -64,6 +66,7 @@ if TYPE_CHECKING:
     from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
     from lanes.governor.state import lock as lock_mod
+    from lanes.governor.state.runlock import Holder
 
 __all__ = [
     "MIN_REASON",
@@ -305,10 +308,17 @@ def _dedup_and_lock(
         debug_log("lock-skipped", reason="payload has no session_id", command=payload.command)
         _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
+    # A governed pytest holding the kernel run lock (lanes.governor.state.runlock)
+    # — a run this hook may never have seen, a computed form — refuses any
+    # heavy run now: early advice, before the agent waits for pytest to start.
+    from lanes.governor.state.runlock import probe
+
+    runner = probe(env, files.flock)
+    if runner is not None:
+        return _runner_holds(runner, env.now())
     # Imported only here: a dedup hit, the common answer to a re-run, never
     # reaches the lock.
     from lanes.governor.state import lock as lock_mod
-    from lanes.governor.state.runlock import probe
 
     ttl = ctx.settings.governor.lock_ttl
     result = lock_mod.acquire(
@@ -322,34 +332,34 @@ def _dedup_and_lock(
         command=payload.command,
         ttl=ttl,
     )
-    unguarded = not result.acquired and result.why == "unguarded"
-    if not result.acquired and not unguarded:
-        return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
-    # A governed pytest holding the kernel run lock (lanes.governor.state.runlock)
-    # — a run this hook may never have seen, a computed form — refuses any
-    # heavy run now: early advice, before the agent waits for pytest to start.
-    # Probed only with the JSON lock taken, as the plugin reads the JSON lock
-    # only with the kernel lock held: of two racing heavy runs, at least one
-    # sees the other (lanes.governor.runner.json_lock).
-    runner = probe(env, files.flock)
-    if runner is not None:
-        _release(ctx, Decision("allow", lock=result.record))
-        return Decision(
-            "block",
-            f"run lock held by a running pytest: {runner.describe(env.now())}. It frees the "
-            "moment that run ends. Do something else meanwhile and retry; "
-            "`lanes governor status` shows the holder.",
-            step="runner-lock",
-        )
-    if unguarded:
+    if not result.acquired and result.why == "unguarded":
         # The guard cannot be taken and nobody live holds the lock: a stale
         # lock cannot be broken safely, so run unlocked (fail open).
         _note_start(ctx, payload, matches)
         return Decision("allow", step="lock-skipped")
+    if not result.acquired:
+        return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
+    # Probed again with the JSON lock taken, as the plugin reads the JSON lock
+    # only with the kernel lock held: of two heavy runs racing across the
+    # layers, at least one sees the other (lanes.governor.runner.json_lock).
+    runner = probe(env, files.flock)
+    if runner is not None:
+        _release(ctx, Decision("allow", lock=result.record))
+        return _runner_holds(runner, env.now())
     if result.why not in ("free", "own-session"):
         debug_log("lock-broken", why=result.why)
     _note_start(ctx, payload, matches)
     return Decision("allow", step="lock", lock=result.record)
+
+
+def _runner_holds(runner: Holder, now: float) -> Decision:
+    return Decision(
+        "block",
+        f"run lock held by a running pytest: {runner.describe(now)}. It frees the "
+        "moment that run ends. Do something else meanwhile and retry; "
+        "`lanes governor status` shows the holder.",
+        step="runner-lock",
+    )
 
 
 def _note_start(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch]) -> None:

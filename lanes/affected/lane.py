@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from lanes.lane import drive
 if TYPE_CHECKING:
     import argparse
 
+    from lanes.affected.plan import SuiteRun
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
     from lanes.payloads.affected import AffectedData, AffectedRun
@@ -131,6 +133,42 @@ def _gate_skip(argv: list[str], env: dict[str, str], exc: OSError) -> str:
     return f"{program!r} could not start: {exc}; check the gate's command in [tool.lanes.affected.gates]"
 
 
+# Past this many bytes of test ids a command line nears the kernel's limit
+# (ARG_MAX, 2 MiB on Linux, shared with the environment): pytest reads them
+# from a file instead (``@FILE``, pytest >= 8.2).
+ARGV_ID_BUDGET = 64 * 1024
+
+
+def _pytest_reads_argfiles() -> bool:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415  # a big run only
+
+    try:
+        major, minor = (int(part) for part in version("pytest").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (8, 2)
+
+
+def _suite_argv(run: SuiteRun, scratch: Path) -> list[str]:
+    """The suite's command; thousands of test ids go through an argument file."""
+    if sum(len(node) + 1 for node in run.nodes) <= ARGV_ID_BUDGET:
+        return run.command
+    ids = set(run.nodes)
+    head = [arg for arg in run.command if arg not in ids]
+    if _pytest_reads_argfiles():
+        argfile = scratch / f"ids-{len(list(scratch.iterdir()))}.txt"
+        argfile.write_text("".join(f"{node}\n" for node in run.nodes), encoding="utf-8")
+        return [*head, f"@{argfile}"]
+    # An older pytest: the narrowed files run whole, which is never less than selected.
+    files = dict.fromkeys(node.split("::", 1)[0] for node in run.nodes)
+    print(
+        f"affected: {len(ids)} test ids exceed the command line and this pytest reads no "
+        "@FILE (pytest >= 8.2 does): their files run whole",
+        file=sys.stderr,
+    )
+    return [*head, *(f for f in files if f not in head)]
+
+
 def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
     """Each selected suite once, then each gate; a failure does not stop the others.
 
@@ -139,34 +177,40 @@ def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
     install command: it must not turn the tests' pass into the plan's failure.
     """
     env = _environment()
-    commands = [(f"suite {s.name}", s.command, False) for s in plan.suites]
-    commands += [
-        (f"gate {gate.name}", shlex.split(gate.command), True) for gate, _ in plan.gates.values()
-    ]
-    results: list[AffectedRun] = []
-    for label, argv, is_gate in commands:
-        print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
-        started = time.monotonic()
-        skipped: str | None = None
-        try:
-            code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
-        except OSError as exc:
-            code = 127
-            if is_gate:
-                skipped = _gate_skip(argv, env, exc)
-                print(f"affected: {label} skipped: {skipped}", file=sys.stderr)
-            else:
-                print(f"affected: {label} could not start: {exc}", file=sys.stderr)
-        result: AffectedRun = {
-            "what": label,
-            "command": argv,
-            "exit_code": code,
-            "duration_ms": int((time.monotonic() - started) * 1000),
-        }
-        if skipped is not None:
-            result["skipped"] = skipped
-        results.append(result)
-    return results
+    with tempfile.TemporaryDirectory(prefix="lanes-affected-ids-") as scratch:
+        commands = [(f"suite {s.name}", _suite_argv(s, Path(scratch)), False) for s in plan.suites]
+        commands += [
+            (f"gate {gate.name}", shlex.split(gate.command), True)
+            for gate, _ in plan.gates.values()
+        ]
+        return [_run_one(label, argv, is_gate, config, env) for label, argv, is_gate in commands]
+
+
+def _run_one(
+    label: str, argv: list[str], is_gate: bool, config: Config, env: dict[str, str]
+) -> AffectedRun:
+    """One command of the plan, timed; a gate that cannot start is skipped, not failed."""
+    print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    skipped: str | None = None
+    try:
+        code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
+    except OSError as exc:
+        code = 127
+        if is_gate:
+            skipped = _gate_skip(argv, env, exc)
+            print(f"affected: {label} skipped: {skipped}", file=sys.stderr)
+        else:
+            print(f"affected: {label} could not start: {exc}", file=sys.stderr)
+    result: AffectedRun = {
+        "what": label,
+        "command": argv,
+        "exit_code": code,
+        "duration_ms": int((time.monotonic() - started) * 1000),
+    }
+    if skipped is not None:
+        result["skipped"] = skipped
+    return result
 
 
 def _record(ns: argparse.Namespace) -> int:

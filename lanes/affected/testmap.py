@@ -262,7 +262,7 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
 
 @dataclass
 class TestMap:
-    """A validated map, indexed for selection by test file."""
+    """A validated map: what each recorded test (by pytest node id) executed and read."""
 
     path: Path
     document: TestMapDocument
@@ -286,28 +286,36 @@ class TestMap:
     def recorded_files(self) -> set[str]:
         return {test["file"] for test in self.document["tests"]}
 
-    def executed(self, file: str, qualnames: set[str]) -> dict[str, str]:
-        """Test file -> the first of ``qualnames`` (of ``file``) one of its tests executed."""
+    def unvouched_tests(self, test_file: str) -> dict[str, str]:
+        """Test id -> why the map does not vouch for it, for the tests of one file."""
+        return {
+            test["id"]: test["unvouched"]
+            for test in self.document["tests"]
+            if test["file"] == test_file and "unvouched" in test
+        }
+
+    def executed(self, file: str, qualnames: set[str]) -> dict[str, tuple[str, str]]:
+        """Test id -> (its test file, the first of ``qualnames`` of ``file`` it executed)."""
         nodes = self.document["nodes"]
         wanted = {
             i: nodes[i][1]
             for i in range(len(nodes))
             if nodes[i][0] == file and nodes[i][1] in qualnames
         }
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, str]] = {}
         for test in self.document["tests"]:
             hit = next((wanted[i] for i in test["nodes"] if i in wanted), None)
             if hit is not None:
-                found.setdefault(test["file"], hit)
+                found[test["id"]] = (test["file"], hit)
         return found
 
-    def readers(self, data_file: str) -> set[str]:
-        """Test files one of whose tests opened ``data_file``."""
+    def readers(self, data_file: str) -> dict[str, str]:
+        """Test id -> its test file, for the tests that opened ``data_file``."""
         try:
             index = self.document["data"].index(data_file)
         except ValueError:
-            return set()
-        return {test["file"] for test in self.document["tests"] if index in test["data"]}
+            return {}
+        return {test["id"]: test["file"] for test in self.document["tests"] if index in test["data"]}
 
 
 def read_map(path: Path) -> TestMap | None:

@@ -19,6 +19,7 @@ __all__ = [
     "AffectedCounts",
     "AffectedData",
     "AffectedGate",
+    "AffectedNode",
     "AffectedPlan",
     "AffectedPlant",
     "AffectedReason",
@@ -48,11 +49,27 @@ class AffectedChange(TypedDict):
     tests: Annotated[int, Min(0), Doc("test files this path selected")]
 
 
+class AffectedNode(TypedDict):
+    """One test (a pytest node id) of a file the recorded map narrowed, and why it runs."""
+
+    id: str
+    reasons: list[AffectedReason]
+
+
 class AffectedTest(TypedDict):
     """A selected test file and every reason it was selected."""
 
     file: str
     reasons: list[AffectedReason]
+    nodes: NotRequired[
+        Annotated[
+            list[AffectedNode],
+            Doc(
+                "present when the recorded map narrowed the file: only these tests run, "
+                "each with its reason; absent: the whole file runs"
+            ),
+        ]
+    ]
 
 
 class AffectedSuite(TypedDict):
@@ -62,6 +79,12 @@ class AffectedSuite(TypedDict):
     command: list[str]
     files: list[str]
     full: bool
+    nodes: NotRequired[
+        Annotated[
+            list[str],
+            Doc("the test ids the command names in place of their narrowed files"),
+        ]
+    ]
 
 
 class AffectedGate(TypedDict):
@@ -81,11 +104,17 @@ class AffectedBlindSpot(TypedDict):
 
 
 class AffectedCounts(TypedDict):
-    """Selected test files against every test file."""
+    """Selected test files against every test file (a narrowed file counts once)."""
 
     selected: Annotated[int, Min(0)]
     total: Annotated[int, Min(0)]
     share: Annotated[float, Min(0), Max(1)]
+    narrowed_files: NotRequired[
+        Annotated[int, Min(0), Doc("selected files the map narrowed to some of their tests")]
+    ]
+    node_ids: NotRequired[
+        Annotated[int, Min(0), Doc("the test ids selected in those narrowed files")]
+    ]
 
 
 class AffectedPlan(TypedDict):

@@ -157,5 +157,5 @@ def test_a_change_no_recorded_test_executed_says_so(
     assert main(["affected"]) == 0
     out = capsys.readouterr().out
     assert "map: using envelopes/affected-map.json (commit " in out
-    assert "map: 0 of 2 statically selected; changed unused" in out
+    assert "map: 0 of 2 statically selected (0 test ids); changed unused" in out
     assert "none: no recorded test executed what changed, and no static rule adds one" in out

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from lanes.affected.plan import SuiteRun
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
-    from lanes.payloads.affected import AffectedData, AffectedRun
+    from lanes.payloads.affected import AffectedData, AffectedRecord, AffectedRun
 
 __all__ = ["AffectedLane", "build_plan", "handle"]
 
@@ -108,7 +108,37 @@ class AffectedLane:
             data["recall"] = recall = measure_recall(config, options.recall)
             run.publish(data)
             passed = passed and recall["missed"] == []
+        if config.affected.record_map:
+            data["record"] = _record_for_lane(config)
+            run.publish(data)
         run.verdict(passed=passed)
+
+
+def _record_for_lane(config: Config) -> AffectedRecord:
+    """``record_map = true``: the map, recorded after the lane's own work; a tree
+    that cannot be recorded (uncommitted Python files) is said, not failed."""
+    from lanes.affected.record import default_map_path, record_map  # noqa: PLC0415  # a full run
+
+    try:
+        result = record_map(config, _environment(), None)
+    except UsageError as exc:
+        return {
+            "path": str(default_map_path(config)),
+            "tests": 0,
+            "unvouched": 0,
+            "exit_code": 0,
+            "cpu_seconds": 0.0,
+            "wall_seconds": 0.0,
+            "skipped": f"{exc} ({exc.hint})",
+        }
+    return {
+        "path": str(result.path),
+        "tests": result.tests,
+        "unvouched": result.unvouched,
+        "exit_code": result.exit_code,
+        "cpu_seconds": result.cpu_seconds,
+        "wall_seconds": result.wall_seconds,
+    }
 
 
 def _environment() -> dict[str, str]:
@@ -244,8 +274,11 @@ def handle(ns: argparse.Namespace) -> int:
         return drive(AffectedLane(), ns)
     config = load_config(ns.config)
     if ns.module is not None:
+        from lanes.affected.record import load_map  # noqa: PLC0415  # the map only for a query
+
         project = Project.scan(config, tracked_files(config.root))
-        view = dependents_of(project, ns.module)
+        test_map, state = load_map(config, ns.map)
+        view = dependents_of(project, ns.module, test_map, state)
         print(
             json.dumps(view.to_dict(), indent=2)
             if ns.json

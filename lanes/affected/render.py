@@ -131,6 +131,21 @@ def render_dependents(view: Dependents, *, limit: int) -> str:
     )
     out.append(f"tests a change would select ({len(view.tests)}):")
     out.extend(_bounded((f"  {t}" for t in view.tests), limit, "test files"))
+    if view.map_state:
+        out.append(f"map: {view.map_state}")
+    if view.executed:
+        files = {test.split("::", 1)[0] for test in view.executed}
+        out.append(
+            f"tests that executed its functions when the map was recorded ({len(view.executed)} "
+            f"tests in {len(files)} files; a change inside a function selects those that ran it):"
+        )
+        out.extend(
+            _bounded(
+                (f"  {test}  <- {', '.join(names)}" for test, names in sorted(view.executed.items())),
+                limit,
+                "tests",
+            )
+        )
     if view.mutation_modules:
         out.append("mutation registry: " + ", ".join(view.mutation_modules))
     return "\n".join(out)

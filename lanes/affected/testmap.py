@@ -309,6 +309,17 @@ class TestMap:
                 found[test["id"]] = (test["file"], hit)
         return found
 
+    def executed_in(self, file: str) -> dict[str, list[str]]:
+        """Test id -> the functions of ``file`` it executed (``<module>``: its module code)."""
+        nodes = self.document["nodes"]
+        wanted = {i for i in range(len(nodes)) if nodes[i][0] == file}
+        found: dict[str, list[str]] = {}
+        for test in self.document["tests"]:
+            names = sorted({nodes[i][1] for i in test["nodes"] if i in wanted})
+            if names:
+                found[test["id"]] = names
+        return found
+
     def readers(self, data_file: str) -> dict[str, str]:
         """Test id -> its test file, for the tests that opened ``data_file``."""
         try:

@@ -24,6 +24,7 @@ __all__ = [
     "AffectedPlant",
     "AffectedReason",
     "AffectedRecall",
+    "AffectedRecord",
     "AffectedRun",
     "AffectedSelfCheck",
     "AffectedSuite",
@@ -199,6 +200,18 @@ class AffectedRecall(TypedDict):
     mean_selected_share: Annotated[float | None, Min(0), Max(1)]
 
 
+class AffectedRecord(TypedDict):
+    """The map the lane recorded (``record_map = true``), or why it could not."""
+
+    path: str
+    tests: Annotated[int, Min(0)]
+    unvouched: Annotated[int, Min(0), Doc("tests the map does not vouch for (failed, spawned)")]
+    exit_code: Annotated[int, Doc("the recording run's pytest exit status")]
+    cpu_seconds: Annotated[float, Min(0)]
+    wall_seconds: Annotated[float, Min(0)]
+    skipped: NotRequired[Annotated[str, Doc("why no map was recorded (uncommitted changes)")]]
+
+
 class AffectedData(TypedDict):
     """The affected selector run as a lane (lanes affected --run / --self-check / --recall):
     the plan, what ran, the self-check and the recall measurement."""
@@ -207,3 +220,4 @@ class AffectedData(TypedDict):
     runs: NotRequired[list[AffectedRun]]
     self_check: NotRequired[AffectedSelfCheck]
     recall: NotRequired[AffectedRecall]
+    record: NotRequired[AffectedRecord]

@@ -183,3 +183,39 @@ def test_thousands_of_test_ids_go_through_an_argument_file(
     # The command ran names an argument file, not the ids.
     assert " @" in captured.err
     assert "case-number-" not in captured.err
+
+
+@pytest.mark.integration
+def test_a_module_query_names_the_tests_that_executed_its_functions(
+    recorded: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["affected", "pkg.a"]) == 0
+    out = capfd.readouterr().out
+    assert "map: using envelopes/affected-map.json (commit " in out
+    assert "tests that executed its functions when the map was recorded (4 tests in 2 files" in out
+    assert "  tests/test_a.py::test_fa2  <- fa2" in out
+    assert main(["affected", "pkg.a", "--json"]) == 0
+    view = json.loads(capfd.readouterr().out)
+    assert {"id": "tests/test_b.py::test_fa_twice[1]", "functions": ["fa"]} in view["executed"]
+
+
+@pytest.mark.integration
+def test_the_lane_records_the_map_when_configured(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = FILES["pyproject.toml"] + "\n[tool.lanes.affected]\nrecord_map = true\n"
+    make_repo(tmp_path, {**FILES, "pyproject.toml": pyproject}, "base")
+    monkeypatch.chdir(tmp_path)
+    assert not (tmp_path / "envelopes/affected-map.json").exists()
+    assert main(["affected", "--run"]) == 0  # nothing changed: nothing to run, then the map
+    envelope = json.loads((tmp_path / "envelopes/affected.json").read_text())
+    record = envelope["data"]["record"]
+    assert record["tests"] == 6
+    assert record["exit_code"] == 0
+    assert "skipped" not in record
+    assert (tmp_path / "envelopes/affected-map.json").is_file()
+    # An uncommitted Python change: no commit keys the map, said in the envelope.
+    (tmp_path / "pkg/b.py").write_text(FILES["pkg/b.py"] + "\n")
+    assert main(["affected", "--run"]) == 0
+    envelope = json.loads((tmp_path / "envelopes/affected.json").read_text())
+    assert "needs committed Python files; uncommitted: pkg/b.py" in envelope["data"]["record"]["skipped"]

@@ -58,6 +58,8 @@ def main() -> None:
     lanes, testmon = ns.lanes_python, ns.testmon_python
     env = {**os.environ, "LANES_TEST_FORCE": "1"}
     pytest_args = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    # testmon keeps its state beside pytest's cache: it needs the cacheprovider.
+    testmon_args = ["--testmon", "-q", "-p", "no:randomly"]
 
     collected, _ = run(root, [lanes, "-m", "pytest", "--collect-only", *pytest_args], env)
     all_ids = {line.strip() for line in collected.stdout.splitlines() if "::" in line}
@@ -70,7 +72,7 @@ def main() -> None:
     record, record_cpu = run(root, [lanes, "-m", "lanes", "affected", "--record"], env)
     record_wall = round(time.monotonic() - started, 2)
     (root / ".testmondata").unlink(missing_ok=True)
-    _, testmon_cpu = run(root, [testmon, "-m", "pytest", "--testmon", *pytest_args], env)
+    built, testmon_cpu = run(root, [testmon, "-m", "pytest", *testmon_args], env)
     setup = {
         "tests": len(all_ids),
         "test_files": len(per_file),
@@ -80,6 +82,7 @@ def main() -> None:
         "testmon_db_cpu_s": testmon_cpu,
         "record_note": record.stdout.strip().splitlines()[-1:] or record.stderr[-300:],
         "full_run": full.stdout.strip().splitlines()[-1:],
+        "testmon_db_run": built.stdout.strip().splitlines()[-1:],
     }
     print("SETUP", json.dumps(setup), flush=True)
 
@@ -107,7 +110,7 @@ def main() -> None:
                 argv = [lanes, "-m", *suite["command"]] if suite["command"][0] == "pytest" else suite["command"]
                 _, cpu = run(root, argv, env)
                 selected_cpu += cpu
-            listed, _ = run(root, [testmon, "-m", "pytest", "--testmon", "--collect-only", *pytest_args], env)
+            listed, _ = run(root, [testmon, "-m", "pytest", "--collect-only", *testmon_args], env)
             by_testmon = {line.strip() for line in listed.stdout.splitlines() if "::" in line}
         finally:
             path.write_text(source)

@@ -105,7 +105,7 @@ class AffectedLane:
         if options.recall:
             from lanes.affected.recall import measure_recall  # noqa: PLC0415  # full suite runs
 
-            data["recall"] = recall = measure_recall(config, options.recall)
+            data["recall"] = recall = measure_recall(config, options.recall, options.map_file)
             run.publish(data)
             passed = passed and recall["missed"] == []
         if config.affected.record_map:

@@ -64,9 +64,12 @@ def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
         # only if the lines on both sides are.
         first, last = (start, start + 1) if count == 0 else (start, start + count - 1)
         holder = innermost(nodes, first, last)
-        # A hunk on a function's first line (a decorator, or the `def` of an
-        # undecorated one) changes what runs at import: module level.
-        if holder is None or first <= holder.start:
+        # A hunk on a decorator or the signature changes what runs at import:
+        # module level. A line inserted right after the signature (`start` is
+        # its last line) opens the body: the function changed.
+        opens_body = count == 0 and holder is not None and start == holder.body - 1
+        # (A one-line function's body shares the `def` line: module level too.)
+        if holder is None or (not opens_body and (first < holder.body or first <= holder.start)):
             return MapVerdict(
                 frozenset(),
                 f"a module-level change at line {start} (imports, constants, decorators, "

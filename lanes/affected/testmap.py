@@ -81,6 +81,9 @@ class Node:
     qualname: str
     start: int
     end: int
+    # The first line of the body: lines from ``start`` to here are decorators and
+    # the signature, which run when the module is imported, not when it is called.
+    body: int = 0
 
 
 def function_nodes(source: bytes, path: str) -> list[Node]:
@@ -93,7 +96,8 @@ def function_nodes(source: bytes, path: str) -> list[Node]:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 qualname = f"{prefix}{child.name}"
                 start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                found.append(Node(path, qualname, start, child.end_lineno or child.lineno))
+                end = child.end_lineno or child.lineno
+                found.append(Node(path, qualname, start, end, child.body[0].lineno))
                 walk(child, f"{qualname}.<locals>.")
             elif isinstance(child, ast.ClassDef):
                 walk(child, f"{prefix}{child.name}.")

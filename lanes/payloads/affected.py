@@ -177,21 +177,25 @@ class AffectedSelfCheck(TypedDict):
 
 
 class AffectedPlant(TypedDict):
-    """One planted bug and the test files that noticed it."""
+    """One planted bug and the tests (pytest node ids) that noticed it."""
 
     file: str
     function: str
     failing: list[str]
-    missed: Annotated[list[str], Doc("failing test files the plan did not select")]
-    flaky: Annotated[list[str], Doc("failing test files that did not fail alone with the plant")]
-    selected: Annotated[int, Min(0)]
+    missed: Annotated[list[str], Doc("failing tests the plan did not select")]
+    flaky: Annotated[list[str], Doc("failing tests that did not fail alone with the plant")]
+    selected: Annotated[int, Min(0), Doc("selected test files")]
+    node_ids: NotRequired[
+        Annotated[int, Min(0), Doc("test ids selected in the files the map narrowed")]
+    ]
     full: bool
 
 
 class AffectedRecall(TypedDict):
-    """``--recall N``: bugs planted one at a time; the share of failing test files selected."""
+    """``--recall N``: bugs planted one at a time; the share of failing tests selected."""
 
     seed: int
+    map: NotRequired[Annotated[str, Doc("the recorded map the plans used, or why none")]]
     already_failing: list[str]
     plants: list[AffectedPlant]
     noticed: Annotated[int, Min(0)]

@@ -219,3 +219,41 @@ def test_the_lane_records_the_map_when_configured(
     assert main(["affected", "--run"]) == 0
     envelope = json.loads((tmp_path / "envelopes/affected.json").read_text())
     assert "needs committed Python files; uncommitted: pkg/b.py" in envelope["data"]["record"]["skipped"]
+
+
+@pytest.mark.integration
+def test_recall_uses_the_map_and_counts_failing_tests_by_id(
+    recorded: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Every function of the package planted in turn (fa, fa2, fb): each plan is
+    # narrowed to test ids, and every failing test must be one of them.
+    assert main(["affected", "--recall", "3"]) == 0
+    recall = json.loads((recorded / "envelopes/affected.json").read_text())["data"]["recall"]
+    assert recall["map"].startswith("using ")
+    assert recall["recall"] == 1.0
+    assert recall["missed"] == []
+    planted = {p["function"]: p for p in recall["plants"]}
+    assert planted["fa"]["failing"] == [
+        "tests/test_a.py::test_fa",
+        "tests/test_b.py::test_fa_twice[1]",
+        "tests/test_b.py::test_fa_twice[2]",
+    ]
+    assert planted["fa"]["node_ids"] == 3
+    assert planted["fb"]["failing"] == ["tests/test_b.py::test_fb"]
+
+
+@pytest.mark.integration
+def test_a_line_inserted_at_the_top_of_a_body_is_a_function_change(
+    recorded: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # `--recall` plants a raise before a function's first statement: that is the
+    # function's change, not module level (the plan selected every importer).
+    (recorded / "pkg/a.py").write_text(
+        FILES["pkg/a.py"].replace("def fa() -> int:\n", "def fa() -> int:\n    print('x')\n")
+    )
+    assert [n for n, _, _ in _nodes(_plan(capfd))["tests/test_a.py"]] == ["tests/test_a.py::test_fa"]
+    # A new decorator line is module level: every importer runs whole.
+    (recorded / "pkg/a.py").write_text(
+        FILES["pkg/a.py"].replace("def fa() -> int:\n", "@staticmethod\ndef fa() -> int:\n")
+    )
+    assert _nodes(_plan(capfd)) == {"tests/test_a.py": [], "tests/test_b.py": []}

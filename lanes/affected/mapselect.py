@@ -122,6 +122,14 @@ def narrow(test_map: TestMap, path: str, verdict: MapVerdict, static: list[str])
     """The map within the static selection, for one changed Python file."""
     if verdict.fallback:
         return [Pick(t, "import graph", f"static: {verdict.fallback}") for t in static]
+    at_import = sorted(verdict.functions & test_map.outside(path))
+    if at_import:
+        # It ran at import or collection: what it built, every importer uses.
+        why = (
+            f"static: {', '.join(at_import)} ran outside every test when the map was "
+            "recorded (at import or collection): every test that imports it"
+        )
+        return [Pick(t, "import graph", why) for t in static]
     executed = test_map.executed(path, set(verdict.functions))
     hits = {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
     return vouched_picks(test_map, hits, static, "import graph")

@@ -500,7 +500,9 @@ def _map_choice(
         detail = f"map: {len(files)} of {len(static)} statically selected ({ids} test ids); " + (
             verdict.fallback or "changed " + ", ".join(sorted(verdict.functions))
         )
-        return rule, detail, explained, not verdict.fallback
+        # Code that ran at import is not narrowed: what it built, every importer uses.
+        narrowed = not verdict.fallback and not verdict.functions & test_map.outside(path)
+        return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):
         read = _map_data(test_map, path, static, rule)
         if read is not None:

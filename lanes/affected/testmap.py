@@ -22,7 +22,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 from lanes._atomic import write_atomic
 from lanes._jsondoc import failing_with, load_object
@@ -46,7 +46,8 @@ __all__ = [
 ]
 
 MAP_KIND: Final = "lanes-affected-map"
-MAP_VERSION: Final = 1
+# 2: ``outside``, the code run outside every test (at import, collection).
+MAP_VERSION: Final = 2
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -73,6 +74,8 @@ class TestMapDocument(TypedDict):
     nodes: list[tuple[str, str, int, int]]
     data: list[str]
     tests: list[MapTest]
+    # Indices of the nodes executed outside every test: at import or collection.
+    outside: list[int]
 
 
 @dataclass(frozen=True)
@@ -140,9 +143,9 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             nodes.append(node)
         return index[node]
 
-    for test in raw["tests"]:
+    def resolve(code: list[list[Any]]) -> set[int]:
         ids: set[int] = set()
-        for file, first in test["code"]:
+        for file, first in code:
             if file not in per_file:
                 try:
                     per_file[file] = function_nodes((root / file).read_bytes(), file)
@@ -153,6 +156,10 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 ids.add(node_id((file, MODULE, 0, 0)))
             else:
                 ids.add(node_id((file, holder.qualname, holder.start, holder.end)))
+        return ids
+
+    for test in raw["tests"]:
+        ids = resolve(test["code"])
         data = sorted({data_index.setdefault(p, len(data_index)) for p in test["opened"]})
         entry: MapTest = {
             "id": test["nodeid"],
@@ -174,6 +181,7 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "nodes": nodes,
         "data": sorted(data_index, key=data_index.__getitem__),
         "tests": tests,
+        "outside": sorted(resolve(raw.get("outside", []))),
     }
 
 
@@ -233,6 +241,9 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         nodes.append((node[0], node[1], node[2], node[3]))
     if not all(isinstance(p, str) for p in raw_data):
         raise _bad(path, "has a data entry that is not a path string")
+    outside = _int_list(document.get("outside"), len(nodes))
+    if outside is None:
+        raise _bad(path, "must hold 'outside', a list of node indices")
     tests: list[MapTest] = []
     for test in raw_tests:
         if not isinstance(test, dict):
@@ -261,6 +272,7 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         "nodes": nodes,
         "data": [str(p) for p in raw_data],
         "tests": tests,
+        "outside": outside,
     }
 
 
@@ -289,6 +301,11 @@ class TestMap:
 
     def recorded_files(self) -> set[str]:
         return {test["file"] for test in self.document["tests"]}
+
+    def outside(self, file: str) -> set[str]:
+        """The functions of ``file`` that ran outside every test (at import, collection)."""
+        nodes = self.document["nodes"]
+        return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
 
     def unvouched_tests(self, test_file: str) -> dict[str, str]:
         """Test id -> why the map does not vouch for it, for the tests of one file."""

@@ -257,3 +257,56 @@ def test_a_line_inserted_at_the_top_of_a_body_is_a_function_change(
         FILES["pkg/a.py"].replace("def fa() -> int:\n", "@staticmethod\ndef fa() -> int:\n")
     )
     assert _nodes(_plan(capfd)) == {"tests/test_a.py": [], "tests/test_b.py": []}
+
+
+SHARED = {
+    "pyproject.toml": '[project]\nname = "sp"\nversion = "0"\n',
+    ".gitignore": "envelopes/\n",
+    "pkg/__init__.py": "from pkg import table, work\n",
+    # build() runs once, at import: no test executes it, every importer uses its result.
+    "pkg/table.py": "def build() -> dict[str, int]:\n    return {'a': 1}\n\n\nTABLE = build()\n",
+    "pkg/work.py": "def prepare() -> int:\n    return 5\n\n\ndef other() -> int:\n    return 0\n",
+    "tests/__init__.py": "",
+    # A module-scoped fixture runs prepare() once, inside the first test that uses it.
+    "tests/conftest.py": "import pytest\n\nfrom pkg import work\n\n\n"
+    "@pytest.fixture(scope='module')\ndef prepared() -> int:\n    return work.prepare()\n",
+    "tests/test_shared.py": "from pkg import table, work\n\n\n"
+    "def test_first(prepared: int) -> None:\n    assert prepared == 5\n\n\n"
+    "def test_second(prepared: int) -> None:\n    assert prepared == 5\n\n\n"
+    "def test_table() -> None:\n    assert table.TABLE == {'a': 1}\n\n\n"
+    "def test_other() -> None:\n    assert work.other() == 0\n",
+}
+
+
+@pytest.fixture
+def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> Path:
+    make_repo(tmp_path, SHARED, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", "--record"]) == 0
+    capfd.readouterr()
+    return tmp_path
+
+
+@pytest.mark.integration
+def test_a_function_run_only_at_import_selects_every_importer(
+    shared: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Before: no recorded test executed build(), so the plan selected nothing
+    # while test_table failed (boltons' urlutils builds its quote maps so).
+    (shared / "pkg/table.py").write_text(SHARED["pkg/table.py"].replace("'a': 1", "'a': 2"))
+    plan = _plan(capfd)
+    assert _nodes(plan) == {"tests/test_shared.py": []}
+    assert "build ran outside every test when the map was recorded" in plan["tests"][0]["reasons"][0]["detail"]
+
+
+@pytest.mark.integration
+def test_a_shared_fixtures_code_is_credited_to_every_test_using_it(
+    shared: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Before: prepare() ran inside test_first's setup only, so test_second
+    # (which fails too) was left out.
+    (shared / "pkg/work.py").write_text(SHARED["pkg/work.py"].replace("return 5", "return 6"))
+    assert [n for n, _, _ in _nodes(_plan(capfd))["tests/test_shared.py"]] == [
+        "tests/test_shared.py::test_first",
+        "tests/test_shared.py::test_second",
+    ]

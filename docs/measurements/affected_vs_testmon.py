@@ -46,6 +46,70 @@ def run(
     return proc, round(_cpu() - before, 2)
 
 
+PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+# testmon keeps its state beside pytest's cache: it needs the cacheprovider.
+TESTMON_ARGS = ["--testmon", "-q", "-p", "no:randomly"]
+
+
+def measure_plant(
+    root: Path,
+    plant: dict[str, str],
+    *,
+    lanes: str,
+    testmon: str,
+    env: dict[str, str],
+    per_file: dict[str, set[str]],
+) -> dict[str, Any]:
+    """One plant: the failing tests, lanes' and testmon's selections, the selected run's CPU."""
+    pytest_args, testmon_args = PYTEST_ARGS, TESTMON_ARGS
+    path = root / plant["file"]
+    source = path.read_text()
+    if source.count(plant["old"]) != 1:
+        msg = f"plant not found exactly once: {plant}"
+        raise SystemExit(msg)
+    path.write_text(source.replace(plant["old"], plant["new"]))
+    try:
+        failed, _ = run(root, [lanes, "-m", "pytest", "-rf", *pytest_args], env)
+        failing = set(re.findall(r"^FAILED (\S+?)(?: - |$)", failed.stdout, re.MULTILINE))
+        planned, _ = run(root, [lanes, "-m", "lanes", "affected", "--json", "--base", "HEAD"], env)
+        plan = json.loads(planned.stdout)
+        selected: set[str] = set()
+        for test in plan["tests"]:
+            if "nodes" in test:
+                selected.update(node["id"] for node in test["nodes"])
+            else:
+                selected.update(per_file.get(test["file"], set()))
+        # The selection as `lanes affected --run` runs it (its own commands, no gate).
+        selected_cpu = 0.0
+        for suite in plan["suites"]:
+            argv = (
+                [lanes, "-m", *suite["command"]]
+                if suite["command"][0] == "pytest"
+                else suite["command"]
+            )
+            _, cpu = run(root, argv, env)
+            selected_cpu += cpu
+        listed, _ = run(root, [testmon, "-m", "pytest", "--collect-only", *testmon_args], env)
+        by_testmon = {line.strip() for line in listed.stdout.splitlines() if "::" in line}
+    finally:
+        path.write_text(source)
+    row: dict[str, Any] = {
+        "plant": f"{plant['file']}: {plant['new'].strip()[:50]}",
+        "failing": len(failing),
+        "lanes": len(selected),
+        "lanes_files": len(plan["tests"]),
+        "testmon": len(by_testmon),
+        "lanes_caught": failing <= selected,
+        "testmon_caught": failing <= by_testmon,
+        "missed_by_lanes": sorted(failing - selected),
+        "missed_by_testmon": sorted(failing - by_testmon),
+        "full": plan["full"],
+        "selected_run_cpu_s": round(selected_cpu, 2),
+    }
+    print(json.dumps(row), flush=True)
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("project", type=Path)
@@ -57,9 +121,7 @@ def main() -> None:
     plants: list[dict[str, str]] = json.loads(ns.plants.read_text())
     lanes, testmon = ns.lanes_python, ns.testmon_python
     env = {**os.environ, "LANES_TEST_FORCE": "1"}
-    pytest_args = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
-    # testmon keeps its state beside pytest's cache: it needs the cacheprovider.
-    testmon_args = ["--testmon", "-q", "-p", "no:randomly"]
+    pytest_args, testmon_args = PYTEST_ARGS, TESTMON_ARGS
 
     collected, _ = run(root, [lanes, "-m", "pytest", "--collect-only", *pytest_args], env)
     all_ids = {line.strip() for line in collected.stdout.splitlines() if "::" in line}
@@ -86,50 +148,10 @@ def main() -> None:
     }
     print("SETUP", json.dumps(setup), flush=True)
 
-    rows: list[dict[str, Any]] = []
-    for plant in plants:
-        path = root / plant["file"]
-        source = path.read_text()
-        if source.count(plant["old"]) != 1:
-            raise SystemExit(f"plant not found exactly once: {plant}")
-        path.write_text(source.replace(plant["old"], plant["new"]))
-        try:
-            failed, _ = run(root, [lanes, "-m", "pytest", "-rf", *pytest_args], env)
-            failing = set(re.findall(r"^FAILED (\S+?)(?: - |$)", failed.stdout, re.MULTILINE))
-            planned, _ = run(root, [lanes, "-m", "lanes", "affected", "--json", "--base", "HEAD"], env)
-            plan = json.loads(planned.stdout)
-            selected: set[str] = set()
-            for test in plan["tests"]:
-                if "nodes" in test:
-                    selected.update(node["id"] for node in test["nodes"])
-                else:
-                    selected.update(per_file.get(test["file"], set()))
-            # The selection as `lanes affected --run` runs it (its own commands, no gate).
-            selected_cpu = 0.0
-            for suite in plan["suites"]:
-                argv = [lanes, "-m", *suite["command"]] if suite["command"][0] == "pytest" else suite["command"]
-                _, cpu = run(root, argv, env)
-                selected_cpu += cpu
-            listed, _ = run(root, [testmon, "-m", "pytest", "--collect-only", *testmon_args], env)
-            by_testmon = {line.strip() for line in listed.stdout.splitlines() if "::" in line}
-        finally:
-            path.write_text(source)
-        rows.append(
-            {
-                "plant": f"{plant['file']}: {plant['new'].strip()[:50]}",
-                "failing": len(failing),
-                "lanes": len(selected),
-                "lanes_files": len(plan["tests"]),
-                "testmon": len(by_testmon),
-                "lanes_caught": failing <= selected,
-                "testmon_caught": failing <= by_testmon,
-                "missed_by_lanes": sorted(failing - selected),
-                "missed_by_testmon": sorted(failing - by_testmon),
-                "full": plan["full"],
-                "selected_run_cpu_s": round(selected_cpu, 2),
-            }
-        )
-        print(json.dumps(rows[-1]), flush=True)
+    rows = [
+        measure_plant(root, plant, lanes=lanes, testmon=testmon, env=env, per_file=per_file)
+        for plant in plants
+    ]
     noticed = [r for r in rows if r["failing"]]
     summary = {
         "plants": len(rows),

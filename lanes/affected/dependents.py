@@ -37,7 +37,9 @@ class Dependents:
     def to_dict(self) -> dict[str, Any]:
         return {
             "map": self.map_state,
-            "executed": [{"id": test, "functions": names} for test, names in sorted(self.executed.items())],
+            "executed": [
+                {"id": test, "functions": names} for test, names in sorted(self.executed.items())
+            ],
             "module": self.module,
             "path": self.path,
             "direct": len(self.direct),

@@ -213,11 +213,13 @@ def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
             (f"gate {gate.name}", shlex.split(gate.command), True)
             for gate, _ in plan.gates.values()
         ]
-        return [_run_one(label, argv, is_gate, config, env) for label, argv, is_gate in commands]
+        return [
+            _run_one(label, argv, config, env, is_gate=is_gate) for label, argv, is_gate in commands
+        ]
 
 
 def _run_one(
-    label: str, argv: list[str], is_gate: bool, config: Config, env: dict[str, str]
+    label: str, argv: list[str], config: Config, env: dict[str, str], *, is_gate: bool
 ) -> AffectedRun:
     """One command of the plan, timed; a gate that cannot start is skipped, not failed."""
     print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)

@@ -106,7 +106,9 @@ def vouched_picks(
     for test in sorted({*static, *by_file}):
         if test not in recorded:
             if test in static:
-                picks.append(Pick(test, rule, "static: not in the map (no test of it was recorded)"))
+                picks.append(
+                    Pick(test, rule, "static: not in the map (no test of it was recorded)")
+                )
             continue
         picks.extend(Pick(test, "map", why, node) for node, why in sorted(by_file.get(test, ())))
         if test in static:

@@ -52,8 +52,10 @@ if TYPE_CHECKING:
     from lanes.config import Config
     from lanes.payloads.affected import (
         AffectedBlindSpot,
+        AffectedCounts,
         AffectedPlan,
         AffectedReason,
+        AffectedSuite,
         AffectedTest,
     )
 
@@ -127,6 +129,17 @@ class SuiteRun:
     # The test ids the command names instead of their files (a file narrowed by the map).
     nodes: list[str] = field(default_factory=list)
 
+    def to_dict(self) -> AffectedSuite:
+        entry: AffectedSuite = {
+            "name": self.name,
+            "command": self.command,
+            "files": self.files,
+            "full": self.full,
+        }
+        if self.nodes:
+            entry["nodes"] = self.nodes
+        return entry
+
 
 @dataclass
 class Plan:
@@ -173,17 +186,10 @@ class Plan:
                 }
                 for s in self.selections
             ],
-            "tests": [self._test_entry(test, reasons) for test, reasons in sorted(self.tests.items())],
-            "suites": [
-                {
-                    "name": s.name,
-                    "command": s.command,
-                    "files": s.files,
-                    "full": s.full,
-                    **({"nodes": s.nodes} if s.nodes else {}),
-                }
-                for s in self.suites
+            "tests": [
+                self._test_entry(test, reasons) for test, reasons in sorted(self.tests.items())
             ],
+            "suites": [s.to_dict() for s in self.suites],
             "gates": [
                 {
                     "name": gate.name,
@@ -194,20 +200,19 @@ class Plan:
             ],
             "blind_spots": self.blind_spots,
             "map": self.map_state,
-            "counts": {
-                "selected": len(self.tests),
-                "total": self.total_tests,
-                "share": round(len(self.tests) / self.total_tests, 4) if self.total_tests else 0.0,
-                **(
-                    {
-                        "narrowed_files": len(self.nodes),
-                        "node_ids": sum(len(ids) for ids in self.nodes.values()),
-                    }
-                    if self.nodes
-                    else {}
-                ),
-            },
+            "counts": self._counts(),
         }
+
+    def _counts(self) -> AffectedCounts:
+        counts: AffectedCounts = {
+            "selected": len(self.tests),
+            "total": self.total_tests,
+            "share": round(len(self.tests) / self.total_tests, 4) if self.total_tests else 0.0,
+        }
+        if self.nodes:
+            counts["narrowed_files"] = len(self.nodes)
+            counts["node_ids"] = sum(len(ids) for ids in self.nodes.values())
+        return counts
 
 
 @dataclass
@@ -362,9 +367,7 @@ def import_chains(project: Project, path: str, tests: list[str]) -> dict[str, st
         if test in chains:
             found[test] = "imports it: " + " -> ".join(chains[test])
             continue
-        holder = next(
-            (c for c in conftests if _under(test, str(PurePosixPath(c).parent))), None
-        )
+        holder = next((c for c in conftests if _under(test, str(PurePosixPath(c).parent))), None)
         if holder is not None:
             found[test] = "under a conftest that imports it: " + " -> ".join(chains[holder])
     return found
@@ -511,6 +514,58 @@ def _map_choice(
     return rule, detail, None, False
 
 
+def _plan_gates(
+    project: Project, changes: Changes, full_reasons: list[Reason]
+) -> dict[str, tuple[Gate, list[Reason]]]:
+    """The gates the changed paths fire (every gate for the full set), one reason per path."""
+    full = bool(full_reasons)
+    gates: dict[str, tuple[Gate, list[Reason]]] = {}
+    for name, gate in _gates(project).items():
+        reasons = [
+            Reason("gate", path, f"matches {pattern}")
+            for path in sorted(changes.paths)
+            for pattern in gate.inputs
+            if matches(path, pattern)
+        ]
+        if full and not reasons:
+            reasons = [Reason("full", full_reasons[0].changed, "the full set includes every gate")]
+        if reasons:
+            # One reason per changed path is enough to explain the gate.
+            seen: dict[str, Reason] = {}
+            for reason in reasons:
+                seen.setdefault(reason.changed, reason)
+            gates[name] = (gate, list(seen.values()))
+    return gates
+
+
+def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[AffectedBlindSpot]:
+    """What the graph cannot see around the changed and selected files."""
+    involved = set(changes.paths) | tests
+    blind: list[AffectedBlindSpot] = [
+        {"file": spot.file, "line": spot.line, "what": spot.what}
+        for path in sorted(involved)
+        for spot in project.graph.blind_spots.get(path, ())
+    ]
+    # A computed import anywhere is named when it could load a changed module.
+    changed_modules = {module_name(p, project.roots) for p in changes.paths if p.endswith(".py")}
+    blind.extend(
+        {
+            "file": spot.file,
+            "line": spot.line,
+            "what": f"computed {spot.what}: could import {spot.reach()}",
+        }
+        for spot in project.computed
+        if spot.file not in involved
+        and any(m is not None and spot.reaches(m) for m in changed_modules)
+    )
+    blind.extend(
+        {"file": path, "line": 0, "what": f"unparsable: {why}"}
+        for path, why in sorted(project.graph.unparsable.items())
+        if path in involved
+    )
+    return blind
+
+
 def make_plan(
     project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
 ) -> Plan:
@@ -585,45 +640,8 @@ def make_plan(
         for test in project.tests:
             tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
     narrowed_nodes = {f: ids for f, ids in nodes.items() if f not in whole}
-    gates: dict[str, tuple[Gate, list[Reason]]] = {}
-    for name, gate in _gates(project).items():
-        reasons = [
-            Reason("gate", path, f"matches {pattern}")
-            for path in sorted(changes.paths)
-            for pattern in gate.inputs
-            if matches(path, pattern)
-        ]
-        if full and not reasons:
-            reasons = [Reason("full", full_reasons[0].changed, "the full set includes every gate")]
-        if reasons:
-            # One reason per changed path is enough to explain the gate.
-            seen: dict[str, Reason] = {}
-            for reason in reasons:
-                seen.setdefault(reason.changed, reason)
-            gates[name] = (gate, list(seen.values()))
-    involved = set(changes.paths) | set(tests)
-    blind: list[AffectedBlindSpot] = [
-        {"file": spot.file, "line": spot.line, "what": spot.what}
-        for path in sorted(involved)
-        for spot in project.graph.blind_spots.get(path, ())
-    ]
-    # A computed import anywhere is named when it could load a changed module.
-    changed_modules = {module_name(p, project.roots) for p in changes.paths if p.endswith(".py")}
-    blind.extend(
-        {
-            "file": spot.file,
-            "line": spot.line,
-            "what": f"computed {spot.what}: could import {spot.reach()}",
-        }
-        for spot in project.computed
-        if spot.file not in involved
-        and any(m is not None and spot.reaches(m) for m in changed_modules)
-    )
-    blind.extend(
-        {"file": path, "line": 0, "what": f"unparsable: {why}"}
-        for path, why in sorted(project.graph.unparsable.items())
-        if path in involved
-    )
+    gates = _plan_gates(project, changes, full_reasons)
+    blind = _blind_spots(project, changes, set(tests))
     return Plan(
         base=changes.base,
         base_commit=changes.base_commit,

@@ -107,7 +107,10 @@ class _Recorder:
         # `def`, and the map must not take an import for a call.
         return sorted(
             {
-                (c.co_filename[len(self.root) :], 0 if c.co_name == "<module>" else c.co_firstlineno)
+                (
+                    c.co_filename[len(self.root) :],
+                    0 if c.co_name == "<module>" else c.co_firstlineno,
+                )
                 for c in code
                 if c.co_filename.startswith(self.root)
             }

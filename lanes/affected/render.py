@@ -141,7 +141,10 @@ def render_dependents(view: Dependents, *, limit: int) -> str:
         )
         out.extend(
             _bounded(
-                (f"  {test}  <- {', '.join(names)}" for test, names in sorted(view.executed.items())),
+                (
+                    f"  {test}  <- {', '.join(names)}"
+                    for test, names in sorted(view.executed.items())
+                ),
                 limit,
                 "tests",
             )

@@ -347,7 +347,9 @@ class TestMap:
             index = self.document["data"].index(data_file)
         except ValueError:
             return {}
-        return {test["id"]: test["file"] for test in self.document["tests"] if index in test["data"]}
+        return {
+            test["id"]: test["file"] for test in self.document["tests"] if index in test["data"]
+        }
 
 
 def read_map(path: Path) -> TestMap | None:

@@ -75,7 +75,10 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("acceptance")
     make_repo(root, FILES, "base")
     subprocess.run(
-        [sys.executable, "-m", "lanes", "affected", "--record"], cwd=root, check=True, capture_output=True
+        [sys.executable, "-m", "lanes", "affected", "--record"],
+        cwd=root,
+        check=True,
+        capture_output=True,
     )
     assert (root / "envelopes/affected-map.json").is_file()
     return root
@@ -103,7 +106,10 @@ def test_each_breaking_change_selects_every_failing_test_with_the_map(
 ) -> None:
     monkeypatch.chdir(recorded)
     written = CASES[case]
-    originals = {path: (recorded / path).read_text() if (recorded / path).exists() else None for path in written}
+    originals: dict[str, str | None] = {
+        path: (recorded / path).read_text() if (recorded / path).exists() else None
+        for path in written
+    }
     try:
         for path, text in written.items():
             (recorded / path).write_text(text)
@@ -112,11 +118,11 @@ def test_each_breaking_change_selects_every_failing_test_with_the_map(
         assert main(["affected", "--json"]) == 0
         plan = json.loads(capsys.readouterr().out)
     finally:
-        for path, text in originals.items():
-            if text is None:
+        for path, original in originals.items():
+            if original is None:
                 (recorded / path).unlink()
             else:
-                (recorded / path).write_text(text)
+                (recorded / path).write_text(original)
     assert plan["map"].startswith("using "), plan["map"]
     assert plan["tests"], f"{case}: an empty selection"
     assert all(c["rule"] != "quiet" for c in plan["changed"])

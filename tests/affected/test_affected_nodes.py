@@ -145,7 +145,9 @@ def test_a_changed_test_file_runs_whole_beside_the_ids(
     (recorded / "pkg/a.py").write_text(
         FILES["pkg/a.py"].replace("return CONST", "return CONST + 1")
     )
-    (recorded / "tests/test_a.py").write_text(FILES["tests/test_a.py"] + "\n\ndef test_new() -> None:\n    pass\n")
+    (recorded / "tests/test_a.py").write_text(
+        FILES["tests/test_a.py"] + "\n\ndef test_new() -> None:\n    pass\n"
+    )
     plan = _plan(capfd)
     # test_a.py changed: it runs whole (its new test included); test_b.py stays narrowed.
     assert _nodes(plan)["tests/test_a.py"] == []
@@ -186,8 +188,9 @@ def test_thousands_of_test_ids_go_through_an_argument_file(
 
 
 @pytest.mark.integration
+@pytest.mark.usefixtures("recorded")
 def test_a_module_query_names_the_tests_that_executed_its_functions(
-    recorded: Path, capfd: pytest.CaptureFixture[str]
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["affected", "pkg.a"]) == 0
     out = capfd.readouterr().out
@@ -201,7 +204,7 @@ def test_a_module_query_names_the_tests_that_executed_its_functions(
 
 @pytest.mark.integration
 def test_the_lane_records_the_map_when_configured(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pyproject = FILES["pyproject.toml"] + "\n[tool.lanes.affected]\nrecord_map = true\n"
     make_repo(tmp_path, {**FILES, "pyproject.toml": pyproject}, "base")
@@ -218,13 +221,14 @@ def test_the_lane_records_the_map_when_configured(
     (tmp_path / "pkg/b.py").write_text(FILES["pkg/b.py"] + "\n")
     assert main(["affected", "--run"]) == 0
     envelope = json.loads((tmp_path / "envelopes/affected.json").read_text())
-    assert "needs committed Python files; uncommitted: pkg/b.py" in envelope["data"]["record"]["skipped"]
+    assert (
+        "needs committed Python files; uncommitted: pkg/b.py"
+        in envelope["data"]["record"]["skipped"]
+    )
 
 
 @pytest.mark.integration
-def test_recall_uses_the_map_and_counts_failing_tests_by_id(
-    recorded: Path, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_recall_uses_the_map_and_counts_failing_tests_by_id(recorded: Path) -> None:
     # Every function of the package planted in turn (fa, fa2, fb): each plan is
     # narrowed to test ids, and every failing test must be one of them.
     assert main(["affected", "--recall", "3"]) == 0
@@ -251,7 +255,9 @@ def test_a_line_inserted_at_the_top_of_a_body_is_a_function_change(
     (recorded / "pkg/a.py").write_text(
         FILES["pkg/a.py"].replace("def fa() -> int:\n", "def fa() -> int:\n    print('x')\n")
     )
-    assert [n for n, _, _ in _nodes(_plan(capfd))["tests/test_a.py"]] == ["tests/test_a.py::test_fa"]
+    assert [n for n, _, _ in _nodes(_plan(capfd))["tests/test_a.py"]] == [
+        "tests/test_a.py::test_fa"
+    ]
     # A new decorator line is module level: every importer runs whole.
     (recorded / "pkg/a.py").write_text(
         FILES["pkg/a.py"].replace("def fa() -> int:\n", "@staticmethod\ndef fa() -> int:\n")
@@ -279,7 +285,9 @@ SHARED = {
 
 
 @pytest.fixture
-def shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> Path:
+def shared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> Path:
     make_repo(tmp_path, SHARED, "base")
     monkeypatch.chdir(tmp_path)
     assert main(["affected", "--record"]) == 0
@@ -296,7 +304,10 @@ def test_a_function_run_only_at_import_selects_every_importer(
     (shared / "pkg/table.py").write_text(SHARED["pkg/table.py"].replace("'a': 1", "'a': 2"))
     plan = _plan(capfd)
     assert _nodes(plan) == {"tests/test_shared.py": []}
-    assert "build ran outside every test when the map was recorded" in plan["tests"][0]["reasons"][0]["detail"]
+    assert (
+        "build ran outside every test when the map was recorded"
+        in plan["tests"][0]["reasons"][0]["detail"]
+    )
 
 
 @pytest.mark.integration

@@ -88,7 +88,8 @@ class _Recorder:
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
     def begin(self) -> None:
-        """Trace from now on: collection and imports are seen as well as tests."""
+        """Trace from now on: collection and imports are seen as well as tests
+        (on 3.11 until the first test; from then on, tests only)."""
         if sys.version_info < (3, 12):
             threading.settrace(self.trace)  # returns None: no line events
             sys.settrace(self.trace)  # returns None: no line events
@@ -126,8 +127,16 @@ class _Recorder:
         self.active = True
         if sys.version_info >= (3, 12):
             sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
+        else:
+            threading.settrace(self.trace)  # returns None: no line events
+            sys.settrace(self.trace)  # returns None: no line events
 
     def stop(self, nodeid: str, path: str, outcome: str, shared: set[CodeType]) -> None:
+        if sys.version_info < (3, 12):
+            # Between tests only pytest's own reporting runs: untraced, it costs
+            # nothing (traced, it doubled a 3.11 recording of boltons).
+            sys.settrace(None)
+            threading.settrace(None)
         self.active = False
         code = self.located(self.code | shared)
         self.code = set()

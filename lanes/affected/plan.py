@@ -47,6 +47,8 @@ from lanes.affected.mapselect import Pick, function_changes, narrow, vouched_pic
 from lanes.affected.settings import Gate
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lanes.affected.changes import Changes
     from lanes.affected.testmap import TestMap
     from lanes.config import Config
@@ -69,6 +71,7 @@ __all__ = [
     "import_chains",
     "make_plan",
     "matches",
+    "runs_xdist",
 ]
 
 # Changes to these can alter any test's outcome or the way tests are run.
@@ -396,6 +399,7 @@ def _suite_runs(
 
     runs: list[SuiteRun] = []
     claimed: set[str] = set()
+    parallel = runs_xdist(project.config.root)
     for suite in project.config.suites.values():
         argv = shlex.split(suite.command)
         if full:
@@ -409,13 +413,25 @@ def _suite_runs(
         kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
         whole, ids = args(files)
         runs.append(
-            SuiteRun(suite.name, [*_parallel(kept, files), *whole, *ids], files, False, ids)
+            SuiteRun(
+                suite.name,
+                [*_parallel(kept, files, suite_parallel=parallel), *whole, *ids],
+                files,
+                False,
+                ids,
+            )
         )
     rest = [t for t in tests if t not in claimed]
     if rest and not full:
         whole, ids = args(rest)
         runs.append(
-            SuiteRun("(no suite)", [*_parallel(["pytest"], rest), *whole, *ids], rest, False, ids)
+            SuiteRun(
+                "(no suite)",
+                [*_parallel(["pytest"], rest, suite_parallel=parallel), *whole, *ids],
+                rest,
+                False,
+                ids,
+            )
         )
     return runs
 
@@ -424,16 +440,38 @@ def _suite_runs(
 # xdist's workers (38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
 PARALLEL_FROM = 8
 
+# Where a project says it runs its suite under xdist.
+_PARALLEL_SOURCES = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py")
 
-def _parallel(argv: list[str], files: list[str]) -> list[str]:
-    """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when
-    xdist is installed and the command does not choose already."""
+
+def runs_xdist(root: Path) -> bool:
+    """Whether the project runs its own suite under pytest-xdist (names it in its config)."""
+    for name in _PARALLEL_SOURCES:
+        try:
+            text = (root / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "xdist" in text or "numprocesses" in text:
+            return True
+    return False
+
+
+def _parallel(argv: list[str], files: list[str], *, suite_parallel: bool) -> list[str]:
+    """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when the
+    project runs its suite under xdist, xdist is installed and the command does not
+    choose already. A project that runs serially stays serial: xdist's workers buy
+    wall time with CPU (toolz's 12 files under -n auto cost 2.5x its serial full run)."""
     import importlib.util  # noqa: PLC0415  # only when a plan runs suites
 
     chooses = any(
         a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in argv
     )
-    if chooses or len(files) < PARALLEL_FROM or importlib.util.find_spec("xdist") is None:
+    if (
+        chooses
+        or not suite_parallel
+        or len(files) < PARALLEL_FROM
+        or importlib.util.find_spec("xdist") is None
+    ):
         return argv
     return [*argv, "-n", "auto"]
 

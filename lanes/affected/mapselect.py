@@ -7,9 +7,10 @@ decorators, class bodies, a new function). Only function-level changes are
 narrowed: the tests, by pytest node id, that executed one of the changed
 functions. A statically selected test file the map never recorded runs whole;
 in a recorded one, the tests the map does not vouch for (they did not pass, or
-spawned processes) run beside them, by id, each with the reason. Everything else — a module-level change,
-a file new since the map's commit, a map from another configuration — is the
-static rule's answer, and says so.
+spawned processes) run beside them, by id, each with the reason. Everything
+else — a module-level change, a function that ran at import (outside every
+test), a file new since the map's commit, a map from another configuration —
+is the static rule's answer, and says so.
 """
 
 from __future__ import annotations

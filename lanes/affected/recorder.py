@@ -18,7 +18,8 @@ Per test (setup, call and teardown together):
   data files, fixtures read from disk, templates.
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
   ``os.system``): what a child executes is not seen here, so the map will not
-  vouch for such a test and the static graph decides for it.
+  vouch for such a test and the static graph decides for it (``git`` excepted:
+  it runs none of the project's code).
 - the outcome: a test that did not pass may have stopped early, so the map does
   not vouch for it either.
 
@@ -51,6 +52,24 @@ ENV_OUTPUT = "LANES_AFFECTED_RECORD"
 _SPAWN_EVENTS = frozenset(
     {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"}
 )
+# Programs that run none of the project's Python code: a test that only starts
+# these (a temporary git repository) is still vouched for. On lanekit most of
+# the tests that spawned a process spawned git and nothing else.
+_FOREIGN_PROGRAMS = frozenset({"git"})
+
+
+def _runs_project_code(event: str, args: tuple[Any, ...]) -> bool:
+    """Whether a spawn event may run Python code the recorder cannot see."""
+    first = args[0] if args else None
+    if event == "os.system" and isinstance(first, (str, bytes)):
+        first = first.split()[0] if first.split() else first
+    if isinstance(first, bytes):
+        first = os.fsdecode(first)
+    if isinstance(first, str | os.PathLike):
+        return os.path.basename(os.fspath(first)) not in _FOREIGN_PROGRAMS  # noqa: PTH119  # a str or a path-like, no Path needed
+    return True
+
+
 # A tool id of sys.monitoring's six: 3 is free in CPython's conventions (0 debugger,
 # 1 coverage, 2 profiler, 5 optimizer).
 _TOOL_ID = 3
@@ -77,7 +96,7 @@ class _Recorder:
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
                 self.opened.add(path)
-        elif event in _SPAWN_EVENTS:
+        elif event in _SPAWN_EVENTS and _runs_project_code(event, args):
             self.spawned = True
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:

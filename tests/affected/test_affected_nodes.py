@@ -321,3 +321,23 @@ def test_a_shared_fixtures_code_is_credited_to_every_test_using_it(
         "tests/test_shared.py::test_first",
         "tests/test_shared.py::test_second",
     ]
+
+
+@pytest.mark.integration
+def test_a_test_that_only_starts_git_is_vouched_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # git runs none of the project's code: before, such a test (most of lanekit's
+    # tests build a temporary repository) was "not vouched for" and ran whenever
+    # the static graph reached it.
+    files = {
+        **FILES,
+        "tests/test_git.py": "import subprocess\n\nfrom pkg import a\n\n\n"
+        "def test_git() -> None:\n"
+        "    subprocess.run(['git', '--version'], check=True, capture_output=True)\n"
+        "    assert a.fa2() == 2\n",
+    }
+    make_repo(tmp_path, files, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", "--record"]) == 0
+    assert "recorded 7 tests (0 not vouched for" in capfd.readouterr().out

@@ -348,7 +348,9 @@ def affected(session: nox.Session) -> None:
     """The tests and checks this branch's changes need, run once; writes envelopes/affected.json.
 
     Extra arguments go to `lanes affected`: nox -s affected -- --base origin/main;
-    nox -s affected -- --recall 20 (plants 20 bugs, one full suite run each).
+    nox -s affected -- --recall 20 (plants 20 bugs, one full suite run each);
+    nox -s affected -- --record (the nightly job: records the map of what each
+    test executed into envelopes/affected-map.json, uploaded with the envelopes).
     """
     _install_suite(session)
     # --self-check first proves the selector on a project whose answer is known.

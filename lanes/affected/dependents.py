@@ -1,8 +1,13 @@
-"""``lanes affected MODULE``: who depends on a module, before anyone touches it."""
+"""``lanes affected MODULE``: who depends on a module, before anyone touches it.
+
+The static import graph gives its dependents and the tests a module-level
+change selects; a recorded map adds the tests that executed each of its
+functions, which is what a change inside one of them selects.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lanes.affected.graph import module_name
@@ -10,6 +15,7 @@ from lanes.affected.plan import Project, graph_tests, matches
 from lanes.errors import UsageError
 
 if TYPE_CHECKING:
+    from lanes.affected.testmap import TestMap
     from lanes.config import Config
 
 __all__ = ["Dependents", "dependents_of"]
@@ -24,9 +30,16 @@ class Dependents:
     ranked: list[dict[str, Any]]
     tests: list[str]
     mutation_modules: list[str]
+    # From the recorded map: test id -> the module's functions it executed.
+    executed: dict[str, list[str]] = field(default_factory=dict)
+    map_state: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "map": self.map_state,
+            "executed": [
+                {"id": test, "functions": names} for test, names in sorted(self.executed.items())
+            ],
             "module": self.module,
             "path": self.path,
             "direct": len(self.direct),
@@ -69,7 +82,10 @@ def _mutation_modules(config: Config, path: str) -> list[str]:
     )
 
 
-def dependents_of(project: Project, target: str) -> Dependents:
+def dependents_of(
+    project: Project, target: str, test_map: TestMap | None = None, map_state: str = ""
+) -> Dependents:
+    """``test_map``: a valid recorded map; it adds the tests that executed the module's functions."""
     path = _find(project, target)
     distances = project.graph.dependents([path])
     reach = {dep: len(project.graph.dependents([dep])) for dep in distances}
@@ -86,4 +102,6 @@ def dependents_of(project: Project, target: str) -> Dependents:
         ranked=ranked,
         tests=tests,
         mutation_modules=_mutation_modules(project.config, path),
+        executed=test_map.executed_in(path) if test_map is not None else {},
+        map_state=map_state,
     )

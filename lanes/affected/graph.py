@@ -72,6 +72,19 @@ class ImportGraph:
                     queue.append((importer, depth + 1))
         return distance
 
+    def chains(self, start: str) -> dict[str, list[str]]:
+        """Every file that imports ``start``, with one shortest import chain from it to ``start``."""
+        chain: dict[str, list[str]] = {start: [start]}
+        queue: deque[str] = deque([start])
+        while queue:
+            path = queue.popleft()
+            for importer in sorted(self.imported_by.get(path, ())):
+                if importer not in chain:
+                    chain[importer] = [importer, *chain[path]]
+                    queue.append(importer)
+        del chain[start]
+        return chain
+
 
 def module_name(path: str, roots: tuple[str, ...]) -> str | None:
     """``pkg/mod.py`` -> ``pkg.mod`` (``pkg/__init__.py`` -> ``pkg``) under the first root holding it."""

@@ -14,6 +14,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,9 +33,10 @@ from lanes.lane import drive
 if TYPE_CHECKING:
     import argparse
 
+    from lanes.affected.plan import SuiteRun
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
-    from lanes.payloads.affected import AffectedData, AffectedRun
+    from lanes.payloads.affected import AffectedData, AffectedRecord, AffectedRun
 
 __all__ = ["AffectedLane", "build_plan", "handle"]
 
@@ -103,10 +105,40 @@ class AffectedLane:
         if options.recall:
             from lanes.affected.recall import measure_recall  # noqa: PLC0415  # full suite runs
 
-            data["recall"] = recall = measure_recall(config, options.recall)
+            data["recall"] = recall = measure_recall(config, options.recall, options.map_file)
             run.publish(data)
             passed = passed and recall["missed"] == []
+        if config.affected.record_map:
+            data["record"] = _record_for_lane(config)
+            run.publish(data)
         run.verdict(passed=passed)
+
+
+def _record_for_lane(config: Config) -> AffectedRecord:
+    """``record_map = true``: the map, recorded after the lane's own work; a tree
+    that cannot be recorded (uncommitted Python files) is said, not failed."""
+    from lanes.affected.record import default_map_path, record_map  # noqa: PLC0415  # a full run
+
+    try:
+        result = record_map(config, _environment(), None)
+    except UsageError as exc:
+        return {
+            "path": str(default_map_path(config)),
+            "tests": 0,
+            "unvouched": 0,
+            "exit_code": 0,
+            "cpu_seconds": 0.0,
+            "wall_seconds": 0.0,
+            "skipped": f"{exc} ({exc.hint})",
+        }
+    return {
+        "path": str(result.path),
+        "tests": result.tests,
+        "unvouched": result.unvouched,
+        "exit_code": result.exit_code,
+        "cpu_seconds": result.cpu_seconds,
+        "wall_seconds": result.wall_seconds,
+    }
 
 
 def _environment() -> dict[str, str]:
@@ -131,6 +163,42 @@ def _gate_skip(argv: list[str], env: dict[str, str], exc: OSError) -> str:
     return f"{program!r} could not start: {exc}; check the gate's command in [tool.lanes.affected.gates]"
 
 
+# Past this many bytes of test ids a command line nears the kernel's limit
+# (ARG_MAX, 2 MiB on Linux, shared with the environment): pytest reads them
+# from a file instead (``@FILE``, pytest >= 8.2).
+ARGV_ID_BUDGET = 64 * 1024
+
+
+def _pytest_reads_argfiles() -> bool:
+    from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415  # a big run only
+
+    try:
+        major, minor = (int(part) for part in version("pytest").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (8, 2)
+
+
+def _suite_argv(run: SuiteRun, scratch: Path) -> list[str]:
+    """The suite's command; thousands of test ids go through an argument file."""
+    if sum(len(node) + 1 for node in run.nodes) <= ARGV_ID_BUDGET:
+        return run.command
+    ids = set(run.nodes)
+    head = [arg for arg in run.command if arg not in ids]
+    if _pytest_reads_argfiles():
+        argfile = scratch / f"ids-{len(list(scratch.iterdir()))}.txt"
+        argfile.write_text("".join(f"{node}\n" for node in run.nodes), encoding="utf-8")
+        return [*head, f"@{argfile}"]
+    # An older pytest: the narrowed files run whole, which is never less than selected.
+    files = dict.fromkeys(node.split("::", 1)[0] for node in run.nodes)
+    print(
+        f"affected: {len(ids)} test ids exceed the command line and this pytest reads no "
+        "@FILE (pytest >= 8.2 does): their files run whole",
+        file=sys.stderr,
+    )
+    return [*head, *(f for f in files if f not in head)]
+
+
 def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
     """Each selected suite once, then each gate; a failure does not stop the others.
 
@@ -139,34 +207,42 @@ def _execute(plan: Plan, config: Config) -> list[AffectedRun]:
     install command: it must not turn the tests' pass into the plan's failure.
     """
     env = _environment()
-    commands = [(f"suite {s.name}", s.command, False) for s in plan.suites]
-    commands += [
-        (f"gate {gate.name}", shlex.split(gate.command), True) for gate, _ in plan.gates.values()
-    ]
-    results: list[AffectedRun] = []
-    for label, argv, is_gate in commands:
-        print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
-        started = time.monotonic()
-        skipped: str | None = None
-        try:
-            code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
-        except OSError as exc:
-            code = 127
-            if is_gate:
-                skipped = _gate_skip(argv, env, exc)
-                print(f"affected: {label} skipped: {skipped}", file=sys.stderr)
-            else:
-                print(f"affected: {label} could not start: {exc}", file=sys.stderr)
-        result: AffectedRun = {
-            "what": label,
-            "command": argv,
-            "exit_code": code,
-            "duration_ms": int((time.monotonic() - started) * 1000),
-        }
-        if skipped is not None:
-            result["skipped"] = skipped
-        results.append(result)
-    return results
+    with tempfile.TemporaryDirectory(prefix="lanes-affected-ids-") as scratch:
+        commands = [(f"suite {s.name}", _suite_argv(s, Path(scratch)), False) for s in plan.suites]
+        commands += [
+            (f"gate {gate.name}", shlex.split(gate.command), True)
+            for gate, _ in plan.gates.values()
+        ]
+        return [
+            _run_one(label, argv, config, env, is_gate=is_gate) for label, argv, is_gate in commands
+        ]
+
+
+def _run_one(
+    label: str, argv: list[str], config: Config, env: dict[str, str], *, is_gate: bool
+) -> AffectedRun:
+    """One command of the plan, timed; a gate that cannot start is skipped, not failed."""
+    print(f"affected: {label}: {shlex.join(argv)}", file=sys.stderr, flush=True)
+    started = time.monotonic()
+    skipped: str | None = None
+    try:
+        code = subprocess.run(argv, cwd=config.root, env=env, check=False).returncode
+    except OSError as exc:
+        code = 127
+        if is_gate:
+            skipped = _gate_skip(argv, env, exc)
+            print(f"affected: {label} skipped: {skipped}", file=sys.stderr)
+        else:
+            print(f"affected: {label} could not start: {exc}", file=sys.stderr)
+    result: AffectedRun = {
+        "what": label,
+        "command": argv,
+        "exit_code": code,
+        "duration_ms": int((time.monotonic() - started) * 1000),
+    }
+    if skipped is not None:
+        result["skipped"] = skipped
+    return result
 
 
 def _record(ns: argparse.Namespace) -> int:
@@ -200,8 +276,11 @@ def handle(ns: argparse.Namespace) -> int:
         return drive(AffectedLane(), ns)
     config = load_config(ns.config)
     if ns.module is not None:
+        from lanes.affected.record import load_map  # noqa: PLC0415  # the map only for a query
+
         project = Project.scan(config, tracked_files(config.root))
-        view = dependents_of(project, ns.module)
+        test_map, state = load_map(config, ns.map)
+        view = dependents_of(project, ns.module, test_map, state)
         print(
             json.dumps(view.to_dict(), indent=2)
             if ns.json

@@ -4,11 +4,13 @@ For a changed Python file the diff against the map's commit gives hunks; each
 hunk lies inside one function (the innermost holding it, in the file as it was
 at the map's commit) or touches module level (imports, constants,
 decorators, class bodies, a new function). Only function-level changes are
-narrowed: the tests that executed one of the changed functions. A test file the
-map does not vouch for (not recorded, did not pass, spawned processes) keeps
-its static selection, with the reason. Everything else — a module-level change,
-a file new since the map's commit, a map from another configuration — is the
-static rule's answer, and says so.
+narrowed: the tests, by pytest node id, that executed one of the changed
+functions. A statically selected test file the map never recorded runs whole;
+in a recorded one, the tests the map does not vouch for (they did not pass, or
+spawned processes) run beside them, by id, each with the reason. Everything
+else — a module-level change, a function that ran at import (outside every
+test), a file new since the map's commit, a map from another configuration —
+is the static rule's answer, and says so.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
     from lanes.affected.testmap import TestMap
 
-__all__ = ["MapVerdict", "function_changes", "narrow"]
+__all__ = ["MapVerdict", "Pick", "function_changes", "narrow", "vouched_picks"]
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.MULTILINE)
 
@@ -63,9 +65,12 @@ def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
         # only if the lines on both sides are.
         first, last = (start, start + 1) if count == 0 else (start, start + count - 1)
         holder = innermost(nodes, first, last)
-        # A hunk on a function's first line (a decorator, or the `def` of an
-        # undecorated one) changes what runs at import: module level.
-        if holder is None or first <= holder.start:
+        # A hunk on a decorator or the signature changes what runs at import:
+        # module level. A line inserted right after the signature (`start` is
+        # its last line) opens the body: the function changed.
+        opens_body = count == 0 and holder is not None and start == holder.body - 1
+        # (A one-line function's body shares the `def` line: module level too.)
+        if holder is None or (not opens_body and (first < holder.body or first <= holder.start)):
             return MapVerdict(
                 frozenset(),
                 f"a module-level change at line {start} (imports, constants, decorators, "
@@ -75,25 +80,59 @@ def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
     return MapVerdict(frozenset(changed), "")
 
 
-def narrow(
-    test_map: TestMap, path: str, verdict: MapVerdict, static: list[str]
-) -> list[tuple[str, str, str]]:
-    """(test file, rule, why) for one changed file, the map within the static selection."""
-    if verdict.fallback:
-        return [(t, "import graph", f"static: {verdict.fallback}") for t in static]
-    executed = test_map.executed(path, set(verdict.functions))
-    unvouched = test_map.unvouched()
+@dataclass(frozen=True)
+class Pick:
+    """One selection the map made or kept: a whole test file (``node`` None) or one test of it."""
+
+    file: str
+    rule: str
+    why: str
+    node: str | None = None
+
+
+def vouched_picks(
+    test_map: TestMap, hits: dict[str, tuple[str, str]], static: list[str], rule: str
+) -> list[Pick]:
+    """The recorded tests in ``hits`` (test id -> (file, why)), by id, within the static net.
+
+    A statically selected file the map never recorded runs whole; in a
+    recorded one, the tests the map does not vouch for (they failed, or spawned
+    a process it cannot see into) run beside the hits, by id.
+    """
+    by_file: dict[str, list[tuple[str, str]]] = {}
+    for node, (file, why) in hits.items():
+        by_file.setdefault(file, []).append((node, why))
     recorded = test_map.recorded_files()
-    chosen: list[tuple[str, str, str]] = []
-    for test in sorted({*static, *executed}):
-        if test in executed:
-            chosen.append((test, "map", f"executed {path}::{executed[test]}"))
-        elif test in unvouched:
-            chosen.append(
-                (test, "import graph", f"static, the map does not vouch: {unvouched[test]}")
+    picks: list[Pick] = []
+    for test in sorted({*static, *by_file}):
+        if test not in recorded:
+            if test in static:
+                picks.append(
+                    Pick(test, rule, "static: not in the map (no test of it was recorded)")
+                )
+            continue
+        picks.extend(Pick(test, "map", why, node) for node, why in sorted(by_file.get(test, ())))
+        if test in static:
+            picks.extend(
+                Pick(test, rule, f"static, the map does not vouch: {why}", node)
+                for node, why in sorted(test_map.unvouched_tests(test).items())
+                if node not in hits
             )
-        elif test not in recorded:
-            chosen.append(
-                (test, "import graph", "static: not in the map (no test of it was recorded)")
-            )
-    return chosen
+    return picks
+
+
+def narrow(test_map: TestMap, path: str, verdict: MapVerdict, static: list[str]) -> list[Pick]:
+    """The map within the static selection, for one changed Python file."""
+    if verdict.fallback:
+        return [Pick(t, "import graph", f"static: {verdict.fallback}") for t in static]
+    at_import = sorted(verdict.functions & test_map.outside(path))
+    if at_import:
+        # It ran at import or collection: what it built, every importer uses.
+        why = (
+            f"static: {', '.join(at_import)} ran outside every test when the map was "
+            "recorded (at import or collection): every test that imports it"
+        )
+        return [Pick(t, "import graph", why) for t in static]
+    executed = test_map.executed(path, set(verdict.functions))
+    hits = {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
+    return vouched_picks(test_map, hits, static, "import graph")

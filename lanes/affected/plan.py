@@ -20,6 +20,12 @@ reviewer) can check the reasoning instead of trusting it:
    it directly or transitively (and every test under a conftest that does),
    plus the tests that reach a *computed import* that could load it
    (:mod:`lanes.affected.computed`).
+
+With a recorded map (:mod:`lanes.affected.mapselect`), a change inside
+functions, or to a data file the recording saw read, selects *tests*, by
+pytest node id: the ones that executed the function or read the file. Every
+static fallback (a module-level change, a file the map never saw, a test the
+map cannot vouch for, a computed import) selects whole files, as above.
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the
@@ -37,16 +43,36 @@ from typing import TYPE_CHECKING
 from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
 from lanes.affected.graph import ImportGraph, build_graph, module_name
-from lanes.affected.mapselect import function_changes, narrow
+from lanes.affected.mapselect import Pick, function_changes, narrow, vouched_picks
 from lanes.affected.settings import Gate
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from lanes.affected.changes import Changes
     from lanes.affected.testmap import TestMap
     from lanes.config import Config
-    from lanes.payloads.affected import AffectedBlindSpot, AffectedPlan, AffectedReason
+    from lanes.payloads.affected import (
+        AffectedBlindSpot,
+        AffectedCounts,
+        AffectedPlan,
+        AffectedReason,
+        AffectedSuite,
+        AffectedTest,
+    )
 
-__all__ = ["FULL_PATTERNS", "Plan", "Project", "Selection", "graph_tests", "make_plan", "matches"]
+__all__ = [
+    "FULL_PATTERNS",
+    "Plan",
+    "Project",
+    "Selection",
+    "SuiteRun",
+    "graph_tests",
+    "import_chains",
+    "make_plan",
+    "matches",
+    "runs_xdist",
+]
 
 # Changes to these can alter any test's outcome or the way tests are run.
 FULL_PATTERNS: tuple[tuple[str, str], ...] = (
@@ -103,6 +129,19 @@ class SuiteRun:
     command: list[str]
     files: list[str]
     full: bool
+    # The test ids the command names instead of their files (a file narrowed by the map).
+    nodes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> AffectedSuite:
+        entry: AffectedSuite = {
+            "name": self.name,
+            "command": self.command,
+            "files": self.files,
+            "full": self.full,
+        }
+        if self.nodes:
+            entry["nodes"] = self.nodes
+        return entry
 
 
 @dataclass
@@ -117,10 +156,22 @@ class Plan:
     blind_spots: list[AffectedBlindSpot]
     total_tests: int
     map_state: str = ""
+    # Test files the map narrowed to some of their tests: file -> test id -> reasons.
+    # Every other selected file runs whole.
+    nodes: dict[str, dict[str, list[Reason]]] = field(default_factory=dict)
 
     @property
     def full(self) -> bool:
         return bool(self.full_reasons)
+
+    def _test_entry(self, test: str, reasons: list[Reason]) -> AffectedTest:
+        entry: AffectedTest = {"file": test, "reasons": [reason.to_dict() for reason in reasons]}
+        if test in self.nodes:
+            entry["nodes"] = [
+                {"id": node, "reasons": [reason.to_dict() for reason in why]}
+                for node, why in sorted(self.nodes[test].items())
+            ]
+        return entry
 
     def to_dict(self) -> AffectedPlan:
         return {
@@ -139,13 +190,9 @@ class Plan:
                 for s in self.selections
             ],
             "tests": [
-                {"file": test, "reasons": [reason.to_dict() for reason in reasons]}
-                for test, reasons in sorted(self.tests.items())
+                self._test_entry(test, reasons) for test, reasons in sorted(self.tests.items())
             ],
-            "suites": [
-                {"name": s.name, "command": s.command, "files": s.files, "full": s.full}
-                for s in self.suites
-            ],
+            "suites": [s.to_dict() for s in self.suites],
             "gates": [
                 {
                     "name": gate.name,
@@ -156,12 +203,19 @@ class Plan:
             ],
             "blind_spots": self.blind_spots,
             "map": self.map_state,
-            "counts": {
-                "selected": len(self.tests),
-                "total": self.total_tests,
-                "share": round(len(self.tests) / self.total_tests, 4) if self.total_tests else 0.0,
-            },
+            "counts": self._counts(),
         }
+
+    def _counts(self) -> AffectedCounts:
+        counts: AffectedCounts = {
+            "selected": len(self.tests),
+            "total": self.total_tests,
+            "share": round(len(self.tests) / self.total_tests, 4) if self.total_tests else 0.0,
+        }
+        if self.nodes:
+            counts["narrowed_files"] = len(self.nodes)
+            counts["node_ids"] = sum(len(ids) for ids in self.nodes.values())
+        return counts
 
 
 @dataclass
@@ -305,6 +359,23 @@ def _tests_under(project: Project, directory: str) -> list[str]:
     return [test for test in project.tests if _under(test, directory)]
 
 
+def import_chains(project: Project, path: str, tests: list[str]) -> dict[str, str]:
+    """Test file -> the import chain that selects it (``a -> b -> path``), or the conftest that does."""
+    chains = project.graph.chains(path)
+    conftests = sorted(
+        (f for f in chains if PurePosixPath(f).name == "conftest.py"), key=lambda f: len(chains[f])
+    )
+    found: dict[str, str] = {}
+    for test in tests:
+        if test in chains:
+            found[test] = "imports it: " + " -> ".join(chains[test])
+            continue
+        holder = next((c for c in conftests if _under(test, str(PurePosixPath(c).parent))), None)
+        if holder is not None:
+            found[test] = "under a conftest that imports it: " + " -> ".join(chains[holder])
+    return found
+
+
 def graph_tests(project: Project, path: str) -> tuple[list[str], str]:
     distances = project.graph.dependents([path])
     selected = {test for test in distances if test in project.tests}
@@ -316,9 +387,19 @@ def graph_tests(project: Project, path: str) -> tuple[list[str], str]:
     return sorted(selected), f"{direct} direct, {len(selected) - direct} transitive"
 
 
-def _suite_runs(project: Project, tests: list[str], *, full: bool) -> list[SuiteRun]:
+def _suite_runs(
+    project: Project, tests: list[str], nodes: dict[str, list[str]], *, full: bool
+) -> list[SuiteRun]:
+    """One run per suite holding selected files; a file narrowed by the map is named
+    by its test ids (``path::test``), pytest's own way to run part of a file."""
+
+    def args(files: list[str]) -> tuple[list[str], list[str]]:
+        ids = [node for f in files for node in nodes.get(f, ())]
+        return [f for f in files if f not in nodes], ids
+
     runs: list[SuiteRun] = []
     claimed: set[str] = set()
+    parallel = runs_xdist(project.config.root)
     for suite in project.config.suites.values():
         argv = shlex.split(suite.command)
         if full:
@@ -330,10 +411,28 @@ def _suite_runs(project: Project, tests: list[str], *, full: bool) -> list[Suite
         claimed.update(files)
         # The suite's own options, its path selectors replaced by the selected files.
         kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
-        runs.append(SuiteRun(suite.name, [*_parallel(kept, files), *files], files, full=False))
+        whole, ids = args(files)
+        runs.append(
+            SuiteRun(
+                suite.name,
+                [*_parallel(kept, files, suite_parallel=parallel), *whole, *ids],
+                files,
+                False,
+                ids,
+            )
+        )
     rest = [t for t in tests if t not in claimed]
     if rest and not full:
-        runs.append(SuiteRun("(no suite)", [*_parallel(["pytest"], rest), *rest], rest, full=False))
+        whole, ids = args(rest)
+        runs.append(
+            SuiteRun(
+                "(no suite)",
+                [*_parallel(["pytest"], rest, suite_parallel=parallel), *whole, *ids],
+                rest,
+                False,
+                ids,
+            )
+        )
     return runs
 
 
@@ -341,16 +440,38 @@ def _suite_runs(project: Project, tests: list[str], *, full: bool) -> list[Suite
 # xdist's workers (38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
 PARALLEL_FROM = 8
 
+# Where a project says it runs its suite under xdist.
+_PARALLEL_SOURCES = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py")
 
-def _parallel(argv: list[str], files: list[str]) -> list[str]:
-    """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when
-    xdist is installed and the command does not choose already."""
+
+def runs_xdist(root: Path) -> bool:
+    """Whether the project runs its own suite under pytest-xdist (names it in its config)."""
+    for name in _PARALLEL_SOURCES:
+        try:
+            text = (root / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "xdist" in text or "numprocesses" in text:
+            return True
+    return False
+
+
+def _parallel(argv: list[str], files: list[str], *, suite_parallel: bool) -> list[str]:
+    """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when the
+    project runs its suite under xdist, xdist is installed and the command does not
+    choose already. A project that runs serially stays serial: xdist's workers buy
+    wall time with CPU (toolz's 12 files under -n auto cost 2.5x its serial full run)."""
     import importlib.util  # noqa: PLC0415  # only when a plan runs suites
 
     chooses = any(
         a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in argv
     )
-    if chooses or len(files) < PARALLEL_FROM or importlib.util.find_spec("xdist") is None:
+    if (
+        chooses
+        or not suite_parallel
+        or len(files) < PARALLEL_FROM
+        or importlib.util.find_spec("xdist") is None
+    ):
         return argv
     return [*argv, "-n", "auto"]
 
@@ -371,22 +492,13 @@ def _gates(project: Project) -> dict[str, Gate]:
     return {"lint": Gate(name="lint", command="nox -s lint", inputs=inputs)}
 
 
-def _map_data(
-    test_map: TestMap, path: str, static: list[str], rule: str
-) -> list[tuple[str, str, str]] | None:
-    """A data file the map saw read: its readers, plus the static choice's unvouched tests."""
+def _map_data(test_map: TestMap, path: str, static: list[str], rule: str) -> list[Pick] | None:
+    """A data file the map saw read: its readers by id, plus the static choice's unvouched tests."""
     readers = test_map.readers(path)
     if not readers:
         return None  # read by no recorded test: the static rule stands
-    unvouched = test_map.unvouched()
-    recorded = test_map.recorded_files()
-    chosen = [(t, "map", f"read {path} when the map was recorded") for t in sorted(readers)]
-    chosen += [
-        (t, rule, f"static, the map does not vouch: {unvouched.get(t, 'not recorded')}")
-        for t in static
-        if t not in readers and (t in unvouched or t not in recorded)
-    ]
-    return chosen
+    why = f"read {path} when the map was recorded"
+    return vouched_picks(test_map, {node: (f, why) for node, f in readers.items()}, static, rule)
 
 
 def _static_choice(
@@ -417,76 +529,34 @@ def _map_choice(
     rule: str,
     detail: str,
     static: list[str],
-) -> tuple[str, str, list[tuple[str, str, str]] | None, bool]:
-    """The map within the static choice: (rule, detail, (test, rule, why) or None: static
+) -> tuple[str, str, list[Pick] | None, bool]:
+    """The map within the static choice: (rule, detail, the picks or None: static
     stands, whether the map narrowed a function-level change)."""
     path, change = changed
     if rule == "import graph" and change != "deleted":
         verdict = function_changes(project.config.root, test_map.commit, path)
         explained = narrow(test_map, path, verdict, static)
-        detail = f"map: {len(explained)} of {len(static)} statically selected; " + (
+        files = {pick.file for pick in explained}
+        ids = sum(1 for pick in explained if pick.node is not None)
+        detail = f"map: {len(files)} of {len(static)} statically selected ({ids} test ids); " + (
             verdict.fallback or "changed " + ", ".join(sorted(verdict.functions))
         )
-        return rule, detail, explained, not verdict.fallback
+        # Code that ran at import is not narrowed: what it built, every importer uses.
+        narrowed = not verdict.fallback and not verdict.functions & test_map.outside(path)
+        return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):
         read = _map_data(test_map, path, static, rule)
         if read is not None:
-            readers = sum(1 for _, why_rule, _ in read if why_rule == "map")
-            return "map", f"read by {readers} recorded test files", read, False
+            readers = {pick.file for pick in read if pick.rule == "map"}
+            return "map", f"read by {len(readers)} recorded test files", read, False
     return rule, detail, None, False
 
 
-def make_plan(
-    project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
-) -> Plan:
-    """``test_map``: a recorded map valid for this configuration (narrows the
-    static choice); ``map_state`` says once which map was used, or why none."""
-    tests: dict[str, list[Reason]] = {}
-    full_reasons: list[Reason] = []
-    selections: list[Selection] = []
-    for path, change in sorted(changes.paths.items()):
-        rule, detail = _rule_for(path, project)
-        if rule in ("full", "unknown"):
-            full_reasons.append(Reason(rule, path, detail))
-        chosen, detail = _static_choice(project, path, change, rule, detail)
-        explained: list[tuple[str, str, str]] | None = None
-        narrowed = False
-        if test_map is not None:
-            rule, detail, explained, narrowed = _map_choice(
-                project, test_map, (path, change), rule=rule, detail=detail, static=chosen
-            )
-        if explained is not None:
-            chosen = [test for test, _, _ in explained]
-            for test, why_rule, why in explained:
-                tests.setdefault(test, []).append(Reason(why_rule, path, why))
-        else:
-            for test in chosen:
-                tests.setdefault(test, []).append(Reason(rule, path, detail))
-        if rule == "import graph":
-            # Fail open through computed imports: the graph cannot follow them.
-            extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
-            if narrowed and test_map is not None:
-                # The recording saw what a vouched test executed through a computed
-                # import too: the net is for the tests it cannot vouch for.
-                extra = [(t, why) for t, why in extra if not test_map.vouches(t)]
-            for test, why in extra:
-                tests.setdefault(test, []).append(Reason("computed import", path, why))
-            chosen = [*chosen, *(t for t, _ in extra)]
-        selections.append(Selection(path, change, rule, detail, chosen))
-    if changes.paths and not project.tests and not full_reasons:
-        # A project with tests never has "0 test files": if pytest's rules find
-        # none, the plan cannot tell what to skip, so everything runs.
-        full_reasons.append(
-            Reason(
-                "unknown",
-                "(test discovery)",
-                f"no test file found by {project.rules.describe()}: fail open",
-            )
-        )
+def _plan_gates(
+    project: Project, changes: Changes, full_reasons: list[Reason]
+) -> dict[str, tuple[Gate, list[Reason]]]:
+    """The gates the changed paths fire (every gate for the full set), one reason per path."""
     full = bool(full_reasons)
-    if full:
-        for test in project.tests:
-            tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
     gates: dict[str, tuple[Gate, list[Reason]]] = {}
     for name, gate in _gates(project).items():
         reasons = [
@@ -503,7 +573,12 @@ def make_plan(
             for reason in reasons:
                 seen.setdefault(reason.changed, reason)
             gates[name] = (gate, list(seen.values()))
-    involved = set(changes.paths) | set(tests)
+    return gates
+
+
+def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[AffectedBlindSpot]:
+    """What the graph cannot see around the changed and selected files."""
+    involved = set(changes.paths) | tests
     blind: list[AffectedBlindSpot] = [
         {"file": spot.file, "line": spot.line, "what": spot.what}
         for path in sorted(involved)
@@ -526,15 +601,97 @@ def make_plan(
         for path, why in sorted(project.graph.unparsable.items())
         if path in involved
     )
+    return blind
+
+
+def make_plan(
+    project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
+) -> Plan:
+    """``test_map``: a recorded map valid for this configuration (narrows the
+    static choice); ``map_state`` says once which map was used, or why none."""
+    tests: dict[str, list[Reason]] = {}
+    # The map's picks by test id; a file any rule selects whole runs whole.
+    nodes: dict[str, dict[str, list[Reason]]] = {}
+    whole: set[str] = set()
+    full_reasons: list[Reason] = []
+    selections: list[Selection] = []
+    for path, change in sorted(changes.paths.items()):
+        rule, detail = _rule_for(path, project)
+        if rule in ("full", "unknown"):
+            full_reasons.append(Reason(rule, path, detail))
+        chosen, detail = _static_choice(project, path, change, rule, detail)
+        explained: list[Pick] | None = None
+        narrowed = False
+        if test_map is not None:
+            rule, detail, explained, narrowed = _map_choice(
+                project, test_map, (path, change), rule=rule, detail=detail, static=chosen
+            )
+        if explained is not None:
+            # A recorded test file deleted since the recording has nothing left to run.
+            present = set(project.files)
+            explained = [pick for pick in explained if pick.file in present]
+            chosen = list(dict.fromkeys(pick.file for pick in explained))
+            fallback = [p.file for p in explained if p.node is None and p.rule == "import graph"]
+            chains = import_chains(project, path, fallback) if fallback else {}
+            for pick in explained:
+                why = f"{pick.why}; {chains[pick.file]}" if pick.file in chains else pick.why
+                reason = Reason(pick.rule, path, why)
+                if pick.node is None:
+                    whole.add(pick.file)
+                    tests.setdefault(pick.file, []).append(reason)
+                else:
+                    nodes.setdefault(pick.file, {}).setdefault(pick.node, []).append(reason)
+                    # The file's reasons say why it runs at all: one per changed path.
+                    if all(r.changed != path for r in tests.get(pick.file, [])):
+                        tests.setdefault(pick.file, []).append(reason)
+        else:
+            whole.update(chosen)
+            # The import graph names each test's own chain to the change.
+            chains = import_chains(project, path, chosen) if rule == "import graph" else {}
+            for test in chosen:
+                tests.setdefault(test, []).append(Reason(rule, path, chains.get(test, detail)))
+        if rule == "import graph":
+            # Fail open through computed imports: the graph cannot follow them.
+            extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
+            if narrowed and test_map is not None:
+                # The recording saw what a vouched test executed through a computed
+                # import too: the net is for the tests it cannot vouch for.
+                extra = [(t, why) for t, why in extra if not test_map.vouches(t)]
+            for test, why in extra:
+                tests.setdefault(test, []).append(Reason("computed import", path, why))
+            whole.update(t for t, _ in extra)
+            chosen = [*chosen, *(t for t, _ in extra)]
+        selections.append(Selection(path, change, rule, detail, chosen))
+    if changes.paths and not project.tests and not full_reasons:
+        # A project with tests never has "0 test files": if pytest's rules find
+        # none, the plan cannot tell what to skip, so everything runs.
+        full_reasons.append(
+            Reason(
+                "unknown",
+                "(test discovery)",
+                f"no test file found by {project.rules.describe()}: fail open",
+            )
+        )
+    full = bool(full_reasons)
+    if full:
+        whole.update(project.tests)
+        for test in project.tests:
+            tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
+    narrowed_nodes = {f: ids for f, ids in nodes.items() if f not in whole}
+    gates = _plan_gates(project, changes, full_reasons)
+    blind = _blind_spots(project, changes, set(tests))
     return Plan(
         base=changes.base,
         base_commit=changes.base_commit,
         selections=selections,
         tests=tests,
         full_reasons=full_reasons,
-        suites=_suite_runs(project, sorted(tests), full=full),
+        suites=_suite_runs(
+            project, sorted(tests), {f: sorted(ids) for f, ids in narrowed_nodes.items()}, full=full
+        ),
         gates=gates,
         blind_spots=blind,
         total_tests=len(project.tests),
         map_state=map_state,
+        nodes=narrowed_nodes,
     )

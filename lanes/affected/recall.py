@@ -2,12 +2,15 @@
 
 In a throw-away clone of the repository, plant a bug in N functions chosen by
 a fixed seed, one at a time: the function's body raises at its first line.
-For each plant, run the whole suite once and compare the test files that
-failed with the selector's plan for that one-file change. Recall is the share
-of failing test files the plan selected (goal: 100%); the saving is the share
-of the suite the plan did *not* select. A plant no test notices is counted
+For each plant, run the whole suite once and compare the tests that failed
+with the selector's plan for that one-file change, narrowed by the recorded
+map when there is one (``--map``, else ``envelopes/affected-map.json``):
+a failing test counts as selected when its file runs whole or its node id is
+selected. Recall is the share of failing tests the plan selected (goal:
+100%); the saving is the share of the suite's test files the plan did *not*
+select. A plant no test notices is counted
 separately: it says something about the suite, nothing about the selector.
-A failing test file outside the selection is confirmed before it counts as a
+A failing test outside the selection is confirmed before it counts as a
 miss: run alone, it must fail with the plant and pass without it (a test that
 flakes under load is listed as ``flaky``, not as a miss).
 """
@@ -25,10 +28,12 @@ from typing import TYPE_CHECKING
 from lanes.affected.changes import tracked_files
 from lanes.affected.lane import build_plan
 from lanes.affected.plan import Project
-from lanes.affected.selfcheck import failing_test_files
+from lanes.affected.record import default_map_path
+from lanes.affected.selfcheck import failing_tests
 from lanes.config import load_config
 
 if TYPE_CHECKING:
+    from lanes.affected.plan import Plan
     from lanes.config import Config
     from lanes.payloads.affected import AffectedPlant, AffectedRecall
 
@@ -69,7 +74,19 @@ def _plant(path: Path, line: int) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def measure_recall(config: Config, count: int) -> AffectedRecall:
+def _selects(plan: Plan, test: str) -> bool:
+    """A failing test is selected when its file runs whole, or by its id."""
+    file = test.split("::", 1)[0]
+    return file in plan.tests and (file not in plan.nodes or test in plan.nodes[file])
+
+
+def measure_recall(config: Config, count: int, map_file: Path | None = None) -> AffectedRecall:
+    """``map_file`` (else ``envelopes/affected-map.json`` when present): the recorded map
+    the plans use, as ``lanes affected`` would; recorded on the commit measured."""
+    if map_file is None and default_map_path(config).is_file():
+        map_file = default_map_path(config)
+    if map_file is not None:
+        map_file = map_file.resolve()
     with tempfile.TemporaryDirectory(prefix="lanes-affected-recall-") as tmp:
         clone = Path(tmp) / "clone"
         subprocess.run(
@@ -83,24 +100,25 @@ def measure_recall(config: Config, count: int) -> AffectedRecall:
         tests = set(all_tests)
         sites = plant_sites(clone, files, tests)
         # Tests that already fail (or flake) without a plant say nothing about the selector.
-        broken = failing_test_files(clone, *_PYTEST_ARGS)
+        broken = failing_tests(clone, *_PYTEST_ARGS)
         chosen = random.Random(SEED).sample(  # noqa: S311  # a reproducible choice, not a secret
             sites, min(count, len(sites))
         )
         plants: list[AffectedPlant] = []
+        map_state = ""
         for path, function, line in chosen:
             print(f"affected recall: {path}:{function}", file=sys.stderr, flush=True)
             _plant(clone / path, line)
-            plan = build_plan(cloned, "HEAD")
-            failing = failing_test_files(clone, *_PYTEST_ARGS) - broken
-            selected = set(plan.tests)
+            plan = build_plan(cloned, "HEAD", map_file)
+            map_state = plan.map_state
+            failing = failing_tests(clone, *_PYTEST_ARGS) - broken
             # A failure outside the selection is a miss only if the plant
             # causes it: it fails alone with the plant and passes alone without.
             # Anything else is a flaky test, which says nothing about the selector.
-            suspects = sorted(failing - selected)
-            still = failing_test_files(clone, *suspects) if suspects else set()
+            suspects = sorted(test for test in failing if not _selects(plan, test))
+            still = failing_tests(clone, *suspects) & set(suspects) if suspects else set()
             subprocess.run(["git", "checkout", "--", path], cwd=clone, check=True)
-            flaky_alone = failing_test_files(clone, *sorted(still)) if still else set()
+            flaky_alone = failing_tests(clone, *sorted(still)) if still else set()
             missed = still - flaky_alone
             plants.append(
                 {
@@ -109,7 +127,8 @@ def measure_recall(config: Config, count: int) -> AffectedRecall:
                     "failing": sorted(failing - (set(suspects) - missed)),
                     "missed": sorted(missed),
                     "flaky": sorted(set(suspects) - missed),
-                    "selected": len(selected),
+                    "selected": len(plan.tests),
+                    "node_ids": sum(len(ids) for ids in plan.nodes.values()),
                     "full": plan.full,
                 }
             )
@@ -119,6 +138,7 @@ def measure_recall(config: Config, count: int) -> AffectedRecall:
     failing_total = sum(len(p["failing"]) for p in noticed)
     return {
         "seed": SEED,
+        "map": map_state,
         "already_failing": sorted(broken),
         "plants": plants,
         "noticed": len(noticed),

@@ -18,9 +18,16 @@ Per test (setup, call and teardown together):
   data files, fixtures read from disk, templates.
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
   ``os.system``): what a child executes is not seen here, so the map will not
-  vouch for such a test and the static graph decides for it.
+  vouch for such a test and the static graph decides for it (``git`` excepted:
+  it runs none of the project's code).
 - the outcome: a test that did not pass may have stopped early, so the map does
   not vouch for it either.
+
+Code runs outside tests too, and the map must know it: what runs at import
+or collection (a module-level ``TABLE = build()``) is recorded as *outside*,
+so a change to it is judged module level; what a class-, module-,
+package- or session-scoped fixture executes when it is set up (inside the
+first test that uses it) is credited to every test that uses the fixture.
 """
 
 from __future__ import annotations
@@ -45,6 +52,24 @@ ENV_OUTPUT = "LANES_AFFECTED_RECORD"
 _SPAWN_EVENTS = frozenset(
     {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"}
 )
+# Programs that run none of the project's Python code: a test that only starts
+# these (a temporary git repository) is still vouched for. On lanekit most of
+# the tests that spawned a process spawned git and nothing else.
+_FOREIGN_PROGRAMS = frozenset({"git"})
+
+
+def _runs_project_code(event: str, args: tuple[Any, ...]) -> bool:
+    """Whether a spawn event may run Python code the recorder cannot see."""
+    first = args[0] if args else None
+    if event == "os.system" and isinstance(first, (str, bytes)):
+        first = first.split()[0] if first.split() else first
+    if isinstance(first, bytes):
+        first = os.fsdecode(first)
+    if isinstance(first, str | os.PathLike):
+        return os.path.basename(os.fspath(first)) not in _FOREIGN_PROGRAMS  # noqa: PTH119  # a str or a path-like, no Path needed
+    return True
+
+
 # A tool id of sys.monitoring's six: 3 is free in CPython's conventions (0 debugger,
 # 1 coverage, 2 profiler, 5 optimizer).
 _TOOL_ID = 3
@@ -58,6 +83,10 @@ class _Recorder:
         self.spawned = False
         self.active = False
         self.tests: list[dict[str, Any]] = []
+        # Code executed outside every test: imports, collection, session hooks.
+        self.outside: set[CodeType] = set()
+        # A shared fixture's setup code, credited to each test that uses it.
+        self.fixtures: dict[tuple[str, str], set[CodeType]] = {}
 
     # -- the hooks that run per event: as little work as possible
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
@@ -67,7 +96,7 @@ class _Recorder:
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
                 self.opened.add(path)
-        elif event in _SPAWN_EVENTS:
+        elif event in _SPAWN_EVENTS and _runs_project_code(event, args):
             self.spawned = True
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
@@ -77,8 +106,40 @@ class _Recorder:
         self.code.add(code)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
+    def begin(self) -> None:
+        """Trace from now on: collection and imports are seen as well as tests
+        (on 3.11 until the first test; from then on, tests only)."""
+        if sys.version_info < (3, 12):
+            threading.settrace(self.trace)  # returns None: no line events
+            sys.settrace(self.trace)  # returns None: no line events
+
+    def end(self) -> None:
+        if sys.version_info < (3, 12):
+            sys.settrace(None)
+            threading.settrace(None)
+        self.active = False
+        self.outside |= self.code
+        self.code = set()
+
+    def located(self, code: set[CodeType]) -> list[tuple[str, int]]:
+        """(file under the root, first line) of each code object, the rest dropped."""
+        # A module's own code is line 0: its first line may be a function's
+        # `def`, and the map must not take an import for a call.
+        return sorted(
+            {
+                (
+                    c.co_filename[len(self.root) :],
+                    0 if c.co_name == "<module>" else c.co_firstlineno,
+                )
+                for c in code
+                if c.co_filename.startswith(self.root)
+            }
+        )
+
     # -- per test
     def start(self) -> None:
+        # What ran since the last test (collection, imports, hooks) ran outside tests.
+        self.outside |= self.code
         self.code = set()
         self.opened = set()
         self.spawned = False
@@ -89,18 +150,15 @@ class _Recorder:
             threading.settrace(self.trace)  # returns None: no line events
             sys.settrace(self.trace)  # returns None: no line events
 
-    def stop(self, nodeid: str, path: str, outcome: str) -> None:
+    def stop(self, nodeid: str, path: str, outcome: str, shared: set[CodeType]) -> None:
         if sys.version_info < (3, 12):
+            # Between tests only pytest's own reporting runs: untraced, it costs
+            # nothing (traced, it doubled a 3.11 recording of boltons).
             sys.settrace(None)
             threading.settrace(None)
         self.active = False
-        code = sorted(
-            {
-                (c.co_filename[len(self.root) :], c.co_firstlineno)
-                for c in self.code
-                if c.co_filename.startswith(self.root)
-            }
-        )
+        code = self.located(self.code | shared)
+        self.code = set()
         # abspath, not resolve: normalised without following links, like co_filename.
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
         opened = sorted(os.path.relpath(p, self.root) for p in absolute if p.startswith(self.root))
@@ -119,12 +177,17 @@ class _Recorder:
 _recorder: _Recorder | None = None
 
 
-def pytest_configure(config: pytest.Config) -> None:
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    # Before the first conftest is imported (a plugin given with -p gets this
+    # hook): a package a conftest imports runs its module code here, and the
+    # map must see that code as run outside tests.
     global _recorder  # one recorder per recording session
-    if not os.environ.get(ENV_OUTPUT):
+    if not os.environ.get(ENV_OUTPUT) or _recorder is not None:
         return
-    _recorder = _Recorder(str(config.rootpath))
+    _recorder = _Recorder(str(early_config.rootpath))
     sys.addaudithook(_recorder.audit)
+    _recorder.begin()
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         monitoring.use_tool_id(_TOOL_ID, "lanes-affected")
@@ -147,7 +210,38 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         failed = [o for o in outcomes if o != "passed"]
         outcome = failed[0] if failed else "passed"
         path = os.path.relpath(str(item.path), recorder.root)
-        recorder.stop(item.nodeid, path, outcome)
+        recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
+
+
+def _shared_code(recorder: _Recorder, item: pytest.Item) -> set[CodeType]:
+    """What the shared fixtures this test uses executed when they were set up."""
+    info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the test's fixtures
+    if info is None:
+        return set()
+    shared: set[CodeType] = set()
+    for defs in info.name2fixturedefs.values():
+        for fixturedef in defs:
+            shared |= recorder.fixtures.get((fixturedef.baseid, fixturedef.argname), set())
+    return shared
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, None, None]:
+    recorder = _recorder
+    if recorder is None or fixturedef.scope == "function":
+        yield
+        return
+    # Set up once, used by many tests: its code is kept apart and credited to
+    # each of them (the first test sees it too).
+    before, recorder.code = recorder.code, set()
+    if sys.version_info >= (3, 12):
+        sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
+    try:
+        yield
+    finally:
+        key = (fixturedef.baseid, fixturedef.argname)
+        recorder.fixtures[key] = recorder.fixtures.get(key, set()) | recorder.code
+        recorder.code = before | recorder.code
 
 
 _OUTCOMES = pytest.StashKey[list[str]]()
@@ -170,6 +264,11 @@ def pytest_sessionfinish() -> None:
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         monitoring.set_events(_TOOL_ID, 0)
         monitoring.free_tool_id(_TOOL_ID)
-    recorder.active = False
-    document = {"root": recorder.root, "python": sys.version.split()[0], "tests": recorder.tests}
+    recorder.end()
+    document = {
+        "root": recorder.root,
+        "python": sys.version.split()[0],
+        "tests": recorder.tests,
+        "outside": recorder.located(recorder.outside),
+    }
     Path(target).write_text(json.dumps(document), encoding="utf-8")

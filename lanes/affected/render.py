@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from lanes.affected.dependents import Dependents
-    from lanes.affected.plan import Plan
+    from lanes.affected.plan import Plan, Reason
 
 __all__ = ["render_dependents", "render_plan"]
 
@@ -57,18 +57,11 @@ def render_plan(plan: Plan, *, limit: int) -> str:
         )
     else:
         share = f"{len(plan.tests)}/{plan.total_tests} test files"
+        if plan.nodes:
+            ids = sum(len(nodes) for nodes in plan.nodes.values())
+            share += f"; {len(plan.nodes)} of them narrowed by the map to {ids} tests"
         out.append(f"tests ({share}):")
-        out.extend(
-            _bounded(
-                (
-                    f"  {test}  <- {reasons[0].rule}: {reasons[0].changed}"
-                    + (f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else "")
-                    for test, reasons in sorted(plan.tests.items())
-                ),
-                limit,
-                "test files",
-            )
-        )
+        out.extend(_bounded(_test_lines(plan), limit, "selected tests"))
         if not plan.tests:
             # With a map, "none" means no recorded test executed the change.
             out.append(
@@ -101,6 +94,23 @@ def render_plan(plan: Plan, *, limit: int) -> str:
     return "\n".join(out)
 
 
+def _why(reasons: list[Reason]) -> str:
+    first = reasons[0]
+    more = f" (+{len(reasons) - 1} more)" if len(reasons) > 1 else ""
+    detail = f" ({first.detail})" if first.detail else ""
+    return f"{first.rule}: {first.changed}{detail}{more}"
+
+
+def _test_lines(plan: Plan) -> Iterator[str]:
+    """One line per selected test: a narrowed file's tests by id, any other file whole."""
+    for test, reasons in sorted(plan.tests.items()):
+        if test in plan.nodes:
+            for node, why in sorted(plan.nodes[test].items()):
+                yield f"  {node}  <- {_why(why)}"
+        else:
+            yield f"  {test}  <- {_why(reasons)}"
+
+
 def render_dependents(view: Dependents, *, limit: int) -> str:
     out = [
         (
@@ -121,6 +131,24 @@ def render_dependents(view: Dependents, *, limit: int) -> str:
     )
     out.append(f"tests a change would select ({len(view.tests)}):")
     out.extend(_bounded((f"  {t}" for t in view.tests), limit, "test files"))
+    if view.map_state:
+        out.append(f"map: {view.map_state}")
+    if view.executed:
+        files = {test.split("::", 1)[0] for test in view.executed}
+        out.append(
+            f"tests that executed its functions when the map was recorded ({len(view.executed)} "
+            f"tests in {len(files)} files; a change inside a function selects those that ran it):"
+        )
+        out.extend(
+            _bounded(
+                (
+                    f"  {test}  <- {', '.join(names)}"
+                    for test, names in sorted(view.executed.items())
+                ),
+                limit,
+                "tests",
+            )
+        )
     if view.mutation_modules:
         out.append("mutation registry: " + ", ".join(view.mutation_modules))
     return "\n".join(out)

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from lanes.payloads.affected import AffectedCheck, AffectedSelfCheck
     from lanes.payloads.planted import PlantedFault
 
-__all__ = ["FILES", "failing_test_files", "run_self_check"]
+__all__ = ["FILES", "failing_test_files", "failing_tests", "run_self_check"]
 
 FILES: dict[str, str] = {
     "pyproject.toml": '[project]\nname = "planted"\nversion = "0"\n\n'
@@ -70,12 +70,24 @@ def _git(root: Path, *args: str) -> None:
     )
 
 
+_FAILED_ID = re.compile(r"^(?:FAILED|ERROR) (\S+?)(?: - |$)", re.MULTILINE)
+
+
+def failing_tests(root: Path, *extra: str) -> set[str]:
+    """As :func:`failing_test_files`, the pytest node ids of the tests that failed or errored."""
+    return set(_FAILED_ID.findall(_summary(root, *extra)))
+
+
 def failing_test_files(root: Path, *extra: str) -> set[str]:
     """Run the whole suite (or the tests ``extra`` names) once and return the files of the tests that failed.
 
     The project's own code comes first on ``sys.path`` (``PYTHONPATH=root``), also in
     the subprocesses its tests start: an installed copy must not stand in for it.
     """
+    return set(_FAILED.findall(_summary(root, *extra)))
+
+
+def _summary(root: Path, *extra: str) -> str:
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")])),
@@ -91,7 +103,7 @@ def failing_test_files(root: Path, *extra: str) -> set[str]:
     # Only pytest's own summary: a failing test's captured output may quote a
     # nested pytest's FAILED lines (the self-check's planted project does).
     _, _, summary = proc.stdout.rpartition("short test summary info")
-    return set(_FAILED.findall(summary))
+    return summary
 
 
 def _selected(root: Path) -> tuple[set[str], bool]:

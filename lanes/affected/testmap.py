@@ -22,7 +22,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
 
 from lanes._atomic import write_atomic
 from lanes._jsondoc import failing_with, load_object
@@ -46,7 +46,8 @@ __all__ = [
 ]
 
 MAP_KIND: Final = "lanes-affected-map"
-MAP_VERSION: Final = 1
+# 2: ``outside``, the code run outside every test (at import, collection).
+MAP_VERSION: Final = 2
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -73,6 +74,8 @@ class TestMapDocument(TypedDict):
     nodes: list[tuple[str, str, int, int]]
     data: list[str]
     tests: list[MapTest]
+    # Indices of the nodes executed outside every test: at import or collection.
+    outside: list[int]
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,9 @@ class Node:
     qualname: str
     start: int
     end: int
+    # The first line of the body: lines from ``start`` to here are decorators and
+    # the signature, which run when the module is imported, not when it is called.
+    body: int = 0
 
 
 def function_nodes(source: bytes, path: str) -> list[Node]:
@@ -93,7 +99,8 @@ def function_nodes(source: bytes, path: str) -> list[Node]:
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 qualname = f"{prefix}{child.name}"
                 start = min([child.lineno, *(d.lineno for d in child.decorator_list)])
-                found.append(Node(path, qualname, start, child.end_lineno or child.lineno))
+                end = child.end_lineno or child.lineno
+                found.append(Node(path, qualname, start, end, child.body[0].lineno))
                 walk(child, f"{qualname}.<locals>.")
             elif isinstance(child, ast.ClassDef):
                 walk(child, f"{prefix}{child.name}.")
@@ -136,9 +143,9 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             nodes.append(node)
         return index[node]
 
-    for test in raw["tests"]:
+    def resolve(code: list[list[Any]]) -> set[int]:
         ids: set[int] = set()
-        for file, first in test["code"]:
+        for file, first in code:
             if file not in per_file:
                 try:
                     per_file[file] = function_nodes((root / file).read_bytes(), file)
@@ -149,6 +156,10 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 ids.add(node_id((file, MODULE, 0, 0)))
             else:
                 ids.add(node_id((file, holder.qualname, holder.start, holder.end)))
+        return ids
+
+    for test in raw["tests"]:
+        ids = resolve(test["code"])
         data = sorted({data_index.setdefault(p, len(data_index)) for p in test["opened"]})
         entry: MapTest = {
             "id": test["nodeid"],
@@ -170,6 +181,7 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "nodes": nodes,
         "data": sorted(data_index, key=data_index.__getitem__),
         "tests": tests,
+        "outside": sorted(resolve(raw.get("outside", []))),
     }
 
 
@@ -229,6 +241,9 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         nodes.append((node[0], node[1], node[2], node[3]))
     if not all(isinstance(p, str) for p in raw_data):
         raise _bad(path, "has a data entry that is not a path string")
+    outside = _int_list(document.get("outside"), len(nodes))
+    if outside is None:
+        raise _bad(path, "must hold 'outside', a list of node indices")
     tests: list[MapTest] = []
     for test in raw_tests:
         if not isinstance(test, dict):
@@ -257,12 +272,13 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         "nodes": nodes,
         "data": [str(p) for p in raw_data],
         "tests": tests,
+        "outside": outside,
     }
 
 
 @dataclass
 class TestMap:
-    """A validated map, indexed for selection by test file."""
+    """A validated map: what each recorded test (by pytest node id) executed and read."""
 
     path: Path
     document: TestMapDocument
@@ -286,28 +302,54 @@ class TestMap:
     def recorded_files(self) -> set[str]:
         return {test["file"] for test in self.document["tests"]}
 
-    def executed(self, file: str, qualnames: set[str]) -> dict[str, str]:
-        """Test file -> the first of ``qualnames`` (of ``file``) one of its tests executed."""
+    def outside(self, file: str) -> set[str]:
+        """The functions of ``file`` that ran outside every test (at import, collection)."""
+        nodes = self.document["nodes"]
+        return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
+
+    def unvouched_tests(self, test_file: str) -> dict[str, str]:
+        """Test id -> why the map does not vouch for it, for the tests of one file."""
+        return {
+            test["id"]: test["unvouched"]
+            for test in self.document["tests"]
+            if test["file"] == test_file and "unvouched" in test
+        }
+
+    def executed(self, file: str, qualnames: set[str]) -> dict[str, tuple[str, str]]:
+        """Test id -> (its test file, the first of ``qualnames`` of ``file`` it executed)."""
         nodes = self.document["nodes"]
         wanted = {
             i: nodes[i][1]
             for i in range(len(nodes))
             if nodes[i][0] == file and nodes[i][1] in qualnames
         }
-        found: dict[str, str] = {}
+        found: dict[str, tuple[str, str]] = {}
         for test in self.document["tests"]:
             hit = next((wanted[i] for i in test["nodes"] if i in wanted), None)
             if hit is not None:
-                found.setdefault(test["file"], hit)
+                found[test["id"]] = (test["file"], hit)
         return found
 
-    def readers(self, data_file: str) -> set[str]:
-        """Test files one of whose tests opened ``data_file``."""
+    def executed_in(self, file: str) -> dict[str, list[str]]:
+        """Test id -> the functions of ``file`` it executed (``<module>``: its module code)."""
+        nodes = self.document["nodes"]
+        wanted = {i for i in range(len(nodes)) if nodes[i][0] == file}
+        found: dict[str, list[str]] = {}
+        for test in self.document["tests"]:
+            names = sorted({nodes[i][1] for i in test["nodes"] if i in wanted})
+            if names:
+                found[test["id"]] = names
+        return found
+
+    def readers(self, data_file: str) -> dict[str, str]:
+        """Test id -> its test file, for the tests that opened ``data_file``."""
         try:
             index = self.document["data"].index(data_file)
         except ValueError:
-            return set()
-        return {test["file"] for test in self.document["tests"] if index in test["data"]}
+            return {}
+        return {
+            test["id"]: test["file"] for test in self.document["tests"] if index in test["data"]
+        }
 
 
 def read_map(path: Path) -> TestMap | None:

@@ -44,6 +44,7 @@ BENCHMARK_MODULES: Final[tuple[str, ...]] = (
     "lanes.bench.governor_plugin",
     "lanes.bench.governor_agent",
     "lanes.bench.timing",
+    "lanes.bench.affected",
 )
 
 # The benchmarks' name for the payload's closed set of verdicts.

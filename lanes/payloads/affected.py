@@ -20,10 +20,12 @@ __all__ = [
     "AffectedCounts",
     "AffectedData",
     "AffectedGate",
+    "AffectedNode",
     "AffectedPlan",
     "AffectedPlant",
     "AffectedReason",
     "AffectedRecall",
+    "AffectedRecord",
     "AffectedRun",
     "AffectedSelfCheck",
     "AffectedSuite",
@@ -49,11 +51,27 @@ class AffectedChange(TypedDict):
     tests: Annotated[int, Min(0), Doc("test files this path selected")]
 
 
+class AffectedNode(TypedDict):
+    """One test (a pytest node id) of a file the recorded map narrowed, and why it runs."""
+
+    id: str
+    reasons: list[AffectedReason]
+
+
 class AffectedTest(TypedDict):
     """A selected test file and every reason it was selected."""
 
     file: str
     reasons: list[AffectedReason]
+    nodes: NotRequired[
+        Annotated[
+            list[AffectedNode],
+            Doc(
+                "present when the recorded map narrowed the file: only these tests run, "
+                "each with its reason; absent: the whole file runs"
+            ),
+        ]
+    ]
 
 
 class AffectedSuite(TypedDict):
@@ -63,6 +81,12 @@ class AffectedSuite(TypedDict):
     command: list[str]
     files: list[str]
     full: bool
+    nodes: NotRequired[
+        Annotated[
+            list[str],
+            Doc("the test ids the command names in place of their narrowed files"),
+        ]
+    ]
 
 
 class AffectedGate(TypedDict):
@@ -82,11 +106,17 @@ class AffectedBlindSpot(TypedDict):
 
 
 class AffectedCounts(TypedDict):
-    """Selected test files against every test file."""
+    """Selected test files against every test file (a narrowed file counts once)."""
 
     selected: Annotated[int, Min(0)]
     total: Annotated[int, Min(0)]
     share: Annotated[float, Min(0), Max(1)]
+    narrowed_files: NotRequired[
+        Annotated[int, Min(0), Doc("selected files the map narrowed to some of their tests")]
+    ]
+    node_ids: NotRequired[
+        Annotated[int, Min(0), Doc("the test ids selected in those narrowed files")]
+    ]
 
 
 class AffectedPlan(TypedDict):
@@ -152,27 +182,43 @@ class AffectedSelfCheck(TypedDict):
 
 
 class AffectedPlant(TypedDict):
-    """One planted bug and the test files that noticed it."""
+    """One planted bug and the tests (pytest node ids) that noticed it."""
 
     file: str
     function: str
     failing: list[str]
-    missed: Annotated[list[str], Doc("failing test files the plan did not select")]
-    flaky: Annotated[list[str], Doc("failing test files that did not fail alone with the plant")]
-    selected: Annotated[int, Min(0)]
+    missed: Annotated[list[str], Doc("failing tests the plan did not select")]
+    flaky: Annotated[list[str], Doc("failing tests that did not fail alone with the plant")]
+    selected: Annotated[int, Min(0), Doc("selected test files")]
+    node_ids: NotRequired[
+        Annotated[int, Min(0), Doc("test ids selected in the files the map narrowed")]
+    ]
     full: bool
 
 
 class AffectedRecall(TypedDict):
-    """``--recall N``: bugs planted one at a time; the share of failing test files selected."""
+    """``--recall N``: bugs planted one at a time; the share of failing tests selected."""
 
     seed: int
+    map: NotRequired[Annotated[str, Doc("the recorded map the plans used, or why none")]]
     already_failing: list[str]
     plants: list[AffectedPlant]
     noticed: Annotated[int, Min(0)]
     missed: list[str]
     recall: Annotated[float | None, Min(0), Max(1)]
     mean_selected_share: Annotated[float | None, Min(0), Max(1)]
+
+
+class AffectedRecord(TypedDict):
+    """The map the lane recorded (``record_map = true``), or why it could not."""
+
+    path: str
+    tests: Annotated[int, Min(0)]
+    unvouched: Annotated[int, Min(0), Doc("tests the map does not vouch for (failed, spawned)")]
+    exit_code: Annotated[int, Doc("the recording run's pytest exit status")]
+    cpu_seconds: Annotated[float, Min(0)]
+    wall_seconds: Annotated[float, Min(0)]
+    skipped: NotRequired[Annotated[str, Doc("why no map was recorded (uncommitted changes)")]]
 
 
 class AffectedData(TypedDict):
@@ -183,3 +229,4 @@ class AffectedData(TypedDict):
     runs: NotRequired[list[AffectedRun]]
     self_check: NotRequired[AffectedSelfCheck]
     recall: NotRequired[AffectedRecall]
+    record: NotRequired[AffectedRecord]

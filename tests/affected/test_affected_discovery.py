@@ -216,9 +216,11 @@ def test_no_test_file_at_all_fails_open_and_says_why(
 def test_a_large_selection_runs_with_the_suites_parallelism(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # lanekit's environment has pytest-xdist: 8 selected files run with -n auto, 2 serially.
+    # lanekit's environment has pytest-xdist and the project runs under it:
+    # 8 selected files run with -n auto, 1 serially.
     files = {
-        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n'
+        '[project.optional-dependencies]\ntest = ["pytest-xdist"]\n',
         "pkg/__init__.py": "",
         "pkg/leaf.py": _LEAF,
         "pkg/other.py": _LEAF,
@@ -237,3 +239,24 @@ def test_a_large_selection_runs_with_the_suites_parallelism(
     (tmp_path / "pkg/other.py").write_text(_LEAF.replace("+ 1", "+ 2"))
     [run] = _plan(tmp_path, capsys, monkeypatch)["suites"]
     assert run["command"] == ["pytest", "tests/test_other.py"]
+
+
+def test_a_project_that_runs_serially_keeps_a_large_selection_serial(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # toolz names no xdist: its 12 selected files under -n auto cost 2.5x the CPU
+    # of its serial full run; a selection must never cost more than the full run.
+    files = {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n',
+        "pkg/__init__.py": "",
+        "pkg/leaf.py": _LEAF,
+    }
+    for i in range(8):
+        files[f"tests/test_{i}.py"] = (
+            "from pkg.leaf import f\n\n\ndef test_f() -> None:\n    assert f(1)\n"
+        )
+    make_repo(tmp_path, files, "base")
+    (tmp_path / "pkg/leaf.py").write_text(_LEAF.replace("+ 1", "+ 2"))
+    [run] = _plan(tmp_path, capsys, monkeypatch)["suites"]
+    assert run["command"][:2] == ["pytest", "tests/test_0.py"]
+    assert "-n" not in run["command"]

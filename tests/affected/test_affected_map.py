@@ -139,7 +139,7 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
     (recorded / "envelopes/affected-map.json").write_text(
         '{"kind": "lanes-affected-map", "version": 9}'
     )
-    with pytest.raises(UsageError, match="has version 9; this lanekit reads version 1") as caught:
+    with pytest.raises(UsageError, match="has version 9; this lanekit reads version 2") as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint
 
@@ -157,5 +157,5 @@ def test_a_change_no_recorded_test_executed_says_so(
     assert main(["affected"]) == 0
     out = capsys.readouterr().out
     assert "map: using envelopes/affected-map.json (commit " in out
-    assert "map: 0 of 2 statically selected; changed unused" in out
+    assert "map: 0 of 2 statically selected (0 test ids); changed unused" in out
     assert "none: no recorded test executed what changed, and no static rule adds one" in out

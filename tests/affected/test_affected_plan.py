@@ -161,7 +161,7 @@ def test_text_output_is_bounded_and_says_what_it_hid(
     assert main(["affected", "--limit", "2"]) == 0
     out = capsys.readouterr().out
     assert "tests (4/8 test files):" in out
-    assert "… and 2 more test files (--limit N or --json shows them)" in out
+    assert "… and 2 more selected tests (--limit N or --json shows them)" in out
 
 
 @pytest.mark.usefixtures("project")

@@ -1,0 +1,173 @@
+"""`lanes affected` with a recorded map against pytest-testmon, by test count.
+
+    python docs/measurements/affected_vs_testmon.py PROJECT PLANTS.json \
+        --lanes-python VENV/bin/python --testmon-python VENV2/bin/python
+
+PROJECT: a git repository of a real project at a clean commit, its test
+dependencies installed in both environments (lanekit in the first,
+pytest-testmon in the second). PLANTS.json: a list of one-line bugs
+``{"file", "old", "new"}`` (affected_toolz_plants.json and
+affected_boltons_plants.json beside this script: toolz 0.12.1 and boltons
+25.0.0, from `pip download --no-binary :all: --no-deps`).
+
+On the clean commit it times a plain full run, records the map
+(`lanes affected --record`) and builds testmon's database. Then per plant,
+one at a time: the tests that fail (a full run), the test ids `lanes affected`
+selects (a narrowed file counts its selected ids, any other selected file all
+its tests), the ids testmon selects, and the CPU of running lanes' selection.
+Prints one JSON line per plant and a SUMMARY line. Takes ~2 full suite runs
+per plant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import resource
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(
+    root: Path, argv: list[str], env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """The process and its CPU seconds (user + system, children included)."""
+    before = _cpu()
+    proc = subprocess.run(argv, cwd=root, capture_output=True, text=True, env=env, check=False)
+    return proc, round(_cpu() - before, 2)
+
+
+PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+# testmon keeps its state beside pytest's cache: it needs the cacheprovider.
+TESTMON_ARGS = ["--testmon", "-q", "-p", "no:randomly"]
+
+
+def measure_plant(
+    root: Path,
+    plant: dict[str, str],
+    *,
+    lanes: str,
+    testmon: str,
+    env: dict[str, str],
+    per_file: dict[str, set[str]],
+) -> dict[str, Any]:
+    """One plant: the failing tests, lanes' and testmon's selections, the selected run's CPU."""
+    pytest_args, testmon_args = PYTEST_ARGS, TESTMON_ARGS
+    path = root / plant["file"]
+    source = path.read_text()
+    if source.count(plant["old"]) != 1:
+        msg = f"plant not found exactly once: {plant}"
+        raise SystemExit(msg)
+    path.write_text(source.replace(plant["old"], plant["new"]))
+    try:
+        failed, _ = run(root, [lanes, "-m", "pytest", "-rf", *pytest_args], env)
+        failing = set(re.findall(r"^FAILED (\S+?)(?: - |$)", failed.stdout, re.MULTILINE))
+        planned, _ = run(root, [lanes, "-m", "lanes", "affected", "--json", "--base", "HEAD"], env)
+        plan = json.loads(planned.stdout)
+        selected: set[str] = set()
+        for test in plan["tests"]:
+            if "nodes" in test:
+                selected.update(node["id"] for node in test["nodes"])
+            else:
+                selected.update(per_file.get(test["file"], set()))
+        # The selection as `lanes affected --run` runs it (its own commands, no gate).
+        selected_cpu = 0.0
+        for suite in plan["suites"]:
+            argv = (
+                [lanes, "-m", *suite["command"]]
+                if suite["command"][0] == "pytest"
+                else suite["command"]
+            )
+            _, cpu = run(root, argv, env)
+            selected_cpu += cpu
+        listed, _ = run(root, [testmon, "-m", "pytest", "--collect-only", *testmon_args], env)
+        by_testmon = {line.strip() for line in listed.stdout.splitlines() if "::" in line}
+    finally:
+        path.write_text(source)
+    row: dict[str, Any] = {
+        "plant": f"{plant['file']}: {plant['new'].strip()[:50]}",
+        "failing": len(failing),
+        "lanes": len(selected),
+        "lanes_files": len(plan["tests"]),
+        "testmon": len(by_testmon),
+        "lanes_caught": failing <= selected,
+        "testmon_caught": failing <= by_testmon,
+        "missed_by_lanes": sorted(failing - selected),
+        "missed_by_testmon": sorted(failing - by_testmon),
+        "full": plan["full"],
+        "selected_run_cpu_s": round(selected_cpu, 2),
+    }
+    print(json.dumps(row), flush=True)
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("project", type=Path)
+    parser.add_argument("plants", type=Path)
+    parser.add_argument("--lanes-python", required=True)
+    parser.add_argument("--testmon-python", required=True)
+    ns = parser.parse_args()
+    root: Path = ns.project.resolve()
+    plants: list[dict[str, str]] = json.loads(ns.plants.read_text())
+    lanes, testmon = ns.lanes_python, ns.testmon_python
+    env = {**os.environ, "LANES_TEST_FORCE": "1"}
+    pytest_args, testmon_args = PYTEST_ARGS, TESTMON_ARGS
+
+    collected, _ = run(root, [lanes, "-m", "pytest", "--collect-only", *pytest_args], env)
+    all_ids = {line.strip() for line in collected.stdout.splitlines() if "::" in line}
+    per_file: dict[str, set[str]] = {}
+    for node in all_ids:
+        per_file.setdefault(node.split("::", 1)[0], set()).add(node)
+
+    full, full_cpu = run(root, [lanes, "-m", "pytest", *pytest_args], env)
+    started = time.monotonic()
+    record, record_cpu = run(root, [lanes, "-m", "lanes", "affected", "--record"], env)
+    record_wall = round(time.monotonic() - started, 2)
+    (root / ".testmondata").unlink(missing_ok=True)
+    built, testmon_cpu = run(root, [testmon, "-m", "pytest", *testmon_args], env)
+    setup = {
+        "tests": len(all_ids),
+        "test_files": len(per_file),
+        "full_run_cpu_s": full_cpu,
+        "record_cpu_s": record_cpu,
+        "record_wall_s": record_wall,
+        "testmon_db_cpu_s": testmon_cpu,
+        "record_note": record.stdout.strip().splitlines()[-1:] or record.stderr[-300:],
+        "full_run": full.stdout.strip().splitlines()[-1:],
+        "testmon_db_run": built.stdout.strip().splitlines()[-1:],
+    }
+    print("SETUP", json.dumps(setup), flush=True)
+
+    rows = [
+        measure_plant(root, plant, lanes=lanes, testmon=testmon, env=env, per_file=per_file)
+        for plant in plants
+    ]
+    noticed = [r for r in rows if r["failing"]]
+    summary = {
+        "plants": len(rows),
+        "noticed": len(noticed),
+        "mean_lanes_tests": round(sum(r["lanes"] for r in rows) / len(rows), 1),
+        "mean_testmon_tests": round(sum(r["testmon"] for r in rows) / len(rows), 1),
+        "mean_lanes_share": round(sum(r["lanes"] for r in rows) / len(rows) / len(all_ids), 4),
+        "mean_testmon_share": round(sum(r["testmon"] for r in rows) / len(rows) / len(all_ids), 4),
+        "every_failing_test_selected_by_lanes": all(r["lanes_caught"] for r in rows),
+        "every_failing_test_selected_by_testmon": all(r["testmon_caught"] for r in rows),
+        "max_selected_run_cpu_over_full": round(
+            max(r["selected_run_cpu_s"] for r in rows) / full_cpu, 3
+        ),
+    }
+    print("SUMMARY", json.dumps(summary), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -190,5 +190,51 @@ def test_another_versions_store_is_left_as_it_is(xdg: Path) -> None:
     path.write_text('{"format": "lanekit.economy", "version": 2}', encoding="utf-8")
     with pytest.raises(store.Unreadable, match="is economy store version 2, not 1") as caught:
         store.update_session("/p", "s", NOW, _seen)
-    assert not caught.value.corrupt
+    assert caught.value.corrupt is False
     assert path.read_text(encoding="utf-8") == '{"format": "lanekit.economy", "version": 2}'
+
+
+def test_a_new_session_starts_from_zero_and_is_stamped_now(xdg: Path) -> None:
+    del xdg
+    counters = store.update_session("/p", "s", NOW, lambda c: setattr(c, "full_runs", 1))
+    assert counters.to_dict() == {
+        "session": "s",
+        "full_runs": 1,
+        "filtered_runs": 0,
+        "fires": 0,
+        "first_fire": None,
+        "last_seen": NOW,
+    }
+
+
+def test_updates_hold_the_sidecar_lock_every_hook_shares(xdg: Path) -> None:
+    store.update_session("/p", "s", NOW, _seen)
+    assert sorted(p.name for p in (xdg / "lanekit").iterdir()) == [
+        "economy.json",
+        "economy.json.lock",
+    ]
+
+
+def test_a_store_that_is_not_json_is_set_aside_naming_the_file(xdg: Path) -> None:
+    path = Path(store.store_path())
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(store.Unreadable, match=str(path)) as caught:
+        store.update_session("/p", "s", NOW, _seen)
+    assert caught.value.corrupt
+    assert (xdg / "lanekit" / "economy.json.corrupt").read_text() == "{not json"
+
+
+@pytest.mark.parametrize("kind", ["directory", "too large"])
+def test_a_store_that_cannot_be_read_is_left_alone_with_the_reason(xdg: Path, kind: str) -> None:
+    path = Path(store.store_path())
+    path.parent.mkdir(parents=True)
+    if kind == "directory":
+        path.mkdir()
+    else:  # past the store's own cap, long before a hook would parse it
+        path.write_bytes(b" " * (store.MAX_STORE_BYTES + 1))
+    with pytest.raises(store.Unreadable, match=f"^cannot read {path}: ") as caught:
+        store.update_session("/p", "s", NOW, _seen)
+    assert caught.value.corrupt is False
+    assert path.exists()
+    assert not (xdg / "lanekit" / "economy.json.corrupt").exists()

@@ -44,14 +44,22 @@ def _probe(command: str) -> int:
     return int(out.stdout.strip().splitlines()[-1])
 
 
+def _ancestors() -> list[int]:
+    pid, chain = os.getpid(), []
+    while pid > 1:
+        chain.append(pid)
+        pid = int(Path(f"/proc/{pid}/stat").read_bytes().rpartition(b")")[2].split()[1])
+    return chain
+
+
 def _python(code: str = _PROBE) -> str:
     return f"'{sys.executable}' -c \"{code}\""
 
 
 @pytest.fixture
 def sleeper(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
-    # A child whose command name holds ") ", the case /proc/<pid>/stat makes hard.
-    odd = tmp_path / "we) ird"
+    # A child whose command name holds "(" and ") ", the case /proc/<pid>/stat makes hard.
+    odd = tmp_path / "(we) ird"
     shutil.copy(shutil.which("sleep") or "/bin/sleep", odd)
     child = subprocess.Popen([str(odd), "30"])
     try:
@@ -62,11 +70,14 @@ def sleeper(tmp_path: Path) -> Iterator[subprocess.Popen[bytes]]:
 
 
 def test_a_hook_behind_shells_names_the_process_that_started_them() -> None:
+    # In this process too: whatever started the test, the owner is one of its ancestors.
+    assert agent_pid({}) in _ancestors()
     # test -> sh -> bash -> python probe: the owner is this test process.
     assert _probe(f"bash -c '{_python()}; true'; true") == os.getpid()
 
 
 def test_the_walk_stops_at_the_first_process_that_is_not_a_shell() -> None:
+    assert agent_pid({}) in _ancestors()[1:]  # never this process itself
     # test -> sh -> python (an agent) -> sh -> probe: the owner is that agent.
     agent = (
         "import subprocess, sys, os; print(os.getpid(), flush=True); "
@@ -80,9 +91,9 @@ def test_the_walk_stops_at_the_first_process_that_is_not_a_shell() -> None:
     assert owner == agent_pid_printed
 
 
-@pytest.mark.parametrize("declared", ["4242", " 4242\n"])
-def test_an_agent_that_declares_its_pid_is_the_owner(declared: str) -> None:
-    assert agent_pid({"CLAUDE_PID": declared}) == 4242
+@pytest.mark.parametrize(("declared", "pid"), [("4242", 4242), (" 4242\n", 4242), ("2", 2)])
+def test_an_agent_that_declares_its_pid_is_the_owner(declared: str, pid: int) -> None:
+    assert agent_pid({"CLAUDE_PID": declared}) == pid
 
 
 @pytest.mark.parametrize("declared", ["", "0", "1", "-5", "12ab", "pid"])
@@ -105,12 +116,23 @@ def test_an_agent_process_is_not_a_shell(name: str) -> None:
 
 
 def test_the_parent_and_name_of_a_process_are_read(sleeper: subprocess.Popen[bytes]) -> None:
-    assert parent_of(sleeper.pid) == (os.getpid(), "we) ird")
+    assert parent_of(sleeper.pid) == (os.getpid(), "(we) ird")
 
 
 def test_ps_reads_the_same_parent_and_name_as_proc(sleeper: subprocess.Popen[bytes]) -> None:
     # The walk used where /proc is missing (macOS, the BSDs), run here against /proc.
-    assert _parent_from_ps(sleeper.pid) == parent_of(sleeper.pid) == (os.getpid(), "we) ird")
+    assert _parent_from_ps(sleeper.pid) == parent_of(sleeper.pid) == (os.getpid(), "(we) ird")
+
+
+def test_a_name_that_is_not_utf8_is_read_with_replacement(tmp_path: Path) -> None:
+    odd = os.path.join(os.fsencode(tmp_path), b"bad\xffname")
+    shutil.copy(shutil.which("sleep") or "/bin/sleep", odd)
+    child = subprocess.Popen([odd, b"30"])
+    try:
+        assert parent_of(child.pid) == (os.getpid(), "bad\ufffdname")
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_a_process_that_is_gone_has_no_parent() -> None:

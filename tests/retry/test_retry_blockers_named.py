@@ -94,7 +94,7 @@ def test_a_test_failing_twice_is_retried_once() -> None:
         _failure(f"{LISTED}::test_a", timeout=True, when="teardown"),
     )
     decision = decide(1, record, [LISTED])
-    assert decision.retry
+    assert (decision.retry, decision.blockers) == (True, ())
     assert decision.nodeids == (f"{LISTED}::test_a",)
     assert decision.because == "every failure (1) is a pytest-timeout timeout in a listed file"
 
@@ -102,3 +102,4 @@ def test_a_test_failing_twice_is_retried_once() -> None:
 def test_a_passing_attempt_says_so() -> None:
     decision = decide(0, None, [LISTED])
     assert (decision.retry, decision.because) == (False, "the first attempt passed")
+    assert (decision.nodeids, decision.blockers) == ((), ())

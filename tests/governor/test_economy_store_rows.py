@@ -72,7 +72,8 @@ def test_a_row_with_only_a_session_id_starts_at_zero() -> None:
 def test_whole_number_times_read_as_seconds() -> None:
     counters = store.SessionCounters.from_dict({"session": "s", "first_fire": 5, "last_seen": 7})
     assert (counters.first_fire, counters.last_seen) == (5.0, 7.0)
-    assert isinstance(counters.first_fire, float) and isinstance(counters.last_seen, float)
+    assert isinstance(counters.first_fire, float)
+    assert isinstance(counters.last_seen, float)
 
 
 @pytest.mark.parametrize(
@@ -127,7 +128,8 @@ def test_a_session_seen_again_moves_to_the_end(xdg: Path) -> None:
         store.update_session("/p", session, NOW + index, _seen)
     assert _sessions("/p") == ["b", "c", "a"]
     counters = store.read_session("/p", "a")
-    assert counters is not None and counters.last_seen == NOW + 3
+    assert counters is not None
+    assert counters.last_seen == NOW + 3
 
 
 def test_projects_are_written_in_a_stable_order(xdg: Path) -> None:
@@ -135,9 +137,10 @@ def test_projects_are_written_in_a_stable_order(xdg: Path) -> None:
     for index, root in enumerate(["/c", "/a", "/b"]):
         store.update_session(root, "s", NOW + index, _seen)
     document = _document()
-    assert document["format"] == "lanekit.economy" and document["version"] == 1
+    assert (document["format"], document["version"]) == ("lanekit.economy", 1)
     projects = document["projects"]
-    assert isinstance(projects, dict) and list(projects) == ["/a", "/b", "/c"]
+    assert isinstance(projects, dict)
+    assert list(projects) == ["/a", "/b", "/c"]
 
 
 def test_a_session_of_another_project_is_not_this_one(xdg: Path) -> None:
@@ -146,7 +149,8 @@ def test_a_session_of_another_project_is_not_this_one(xdg: Path) -> None:
     assert store.read_session("/b", "s") is None
     assert store.read_session("/a", "other") is None
     counters = store.read_session("/a", "s")
-    assert counters is not None and counters.full_runs == 2
+    assert counters is not None
+    assert counters.full_runs == 2
 
 
 def test_no_store_yet_reads_as_no_session(xdg: Path) -> None:

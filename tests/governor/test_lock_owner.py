@@ -14,13 +14,16 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 import lanes
 from lanes.governor.state.owner import _is_shell, _parent_from_ps, agent_pid, parent_of
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
 
@@ -125,9 +128,9 @@ def test_ps_reads_the_same_parent_and_name_as_proc(sleeper: subprocess.Popen[byt
 
 
 def test_a_name_that_is_not_utf8_is_read_with_replacement(tmp_path: Path) -> None:
-    odd = os.path.join(os.fsencode(tmp_path), b"bad\xffname")
+    odd = tmp_path / os.fsdecode(b"bad\xffname")
     shutil.copy(shutil.which("sleep") or "/bin/sleep", odd)
-    child = subprocess.Popen([odd, b"30"])
+    child = subprocess.Popen([odd, "30"])
     try:
         assert parent_of(child.pid) == (os.getpid(), "bad\ufffdname")
     finally:

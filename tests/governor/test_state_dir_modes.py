@@ -7,11 +7,14 @@ checkout under ``umask 002``); an absent path is not this check's business.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.governor.state.trust import distrust, distrust_state
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.mark.parametrize("mode", [0o777, 0o757, 0o703, 0o1777])

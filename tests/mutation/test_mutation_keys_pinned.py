@@ -104,7 +104,10 @@ def test_the_same_change_twice_is_numbered_in_mutmuts_order_not_by_name() -> Non
         HEADER + "@@ -4,2 +4,2 @@\n def scale(value, factor=2):\n"
         "-    return value * factor\n+    return value / factor"
     )
-    first, second = described["pkg.calc.x_scale__mutmut_9"], described["pkg.calc.x_scale__mutmut_10"]
+    first, second = (
+        described["pkg.calc.x_scale__mutmut_9"],
+        described["pkg.calc.x_scale__mutmut_10"],
+    )
     assert (first.key, first.line, first.diff) == ("pkg/calc.py::scale::71442ce203b1", 5, diff)
     assert (second.key, second.line, second.diff) == ("pkg/calc.py::scale::71442ce203b1~2", 5, diff)
     assert (first.original, first.replacement) == ("return value * factor", "return value / factor")
@@ -127,7 +130,11 @@ def test_a_change_over_several_lines_keeps_them_all() -> None:
 
 def test_a_method_is_shown_under_the_name_the_user_wrote() -> None:
     size = _described()["pkg.calc.xǁMeterǁsize__mutmut_1"]
-    assert (size.key, size.function, size.line) == ("pkg/calc.py::Meter.size::219f2463508b", "Meter.size", 16)
+    assert (size.key, size.function, size.line) == (
+        "pkg/calc.py::Meter.size::219f2463508b",
+        "Meter.size",
+        16,
+    )
     assert size.diff == (
         HEADER + "@@ -15,2 +15,2 @@\n     def size(self):\n-        return 0\n+        return 1"
     )
@@ -137,7 +144,9 @@ def test_a_function_the_source_no_longer_has_keeps_its_key_without_a_line() -> N
     # mutmut's file out of step with the source read: no line to point at, the
     # diff in the function's own lines, the key unchanged.
     original = ORIGINAL.replace("    def size(self):\n        return 0\n", "")
-    size = describe_mutants("pkg/calc.py", original, MUTATED, NAMES)["pkg.calc.xǁMeterǁsize__mutmut_1"]
+    size = describe_mutants("pkg/calc.py", original, MUTATED, NAMES)[
+        "pkg.calc.xǁMeterǁsize__mutmut_1"
+    ]
     assert (size.key, size.line) == ("pkg/calc.py::Meter.size::219f2463508b", None)
     assert size.diff == (
         HEADER + "@@ -1,2 +1,2 @@\n     def size(self):\n-        return 0\n+        return 1"

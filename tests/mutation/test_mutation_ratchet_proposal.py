@@ -122,7 +122,10 @@ def test_a_regression_keeps_last_weeks_entry_and_names_the_sweep(tmp_path: Path)
 @pytest.mark.parametrize(
     ("counts", "line"),
     [
-        ({"killed": 40, "survived": 3, "timeout": 1, "skipped": 0}, "killed 40, survived 3, timeout 1"),
+        (
+            {"killed": 40, "survived": 3, "timeout": 1, "skipped": 0},
+            "killed 40, survived 3, timeout 1",
+        ),
         ({"no tests": 2, "killed": 1}, "killed 1, no tests 2"),
         ({"killed": 0}, ""),
     ],

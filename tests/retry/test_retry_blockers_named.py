@@ -35,7 +35,10 @@ def test_each_blocker_names_what_blocked_the_retry() -> None:
     )
     decision = decide(1, record, [LISTED])
     assert decision.blockers == (
-        (Blocker.NOT_A_TIMEOUT, f"{LISTED}::test_a (setup) failed without a pytest-timeout timeout"),
+        (
+            Blocker.NOT_A_TIMEOUT,
+            f"{LISTED}::test_a (setup) failed without a pytest-timeout timeout",
+        ),
         (
             Blocker.UNLISTED_TIMEOUT,
             "tests/test_other.py::test_b (call) timed out in tests/test_other.py, which is not listed",
@@ -70,8 +73,10 @@ def test_a_run_without_its_record_says_it_never_finished() -> None:
     assert decision.blockers == (
         (
             Blocker.SESSION_ERROR,
-            "pytest exited 1 without finishing its session (no attempt record): "
-            "interrupted, crashed, or ended by pytest-timeout's thread method",
+            (
+                "pytest exited 1 without finishing its session (no attempt record): "
+                "interrupted, crashed, or ended by pytest-timeout's thread method"
+            ),
         ),
     )
 
@@ -81,8 +86,10 @@ def test_a_failed_exit_with_no_failed_test_is_unexplained() -> None:
     assert decision.blockers == (
         (
             Blocker.UNEXPLAINED_EXIT,
-            "pytest exited 1 with no failed test to explain it (a plugin failed the session: "
-            "a slow-test budget, coverage, warnings as errors…)",
+            (
+                "pytest exited 1 with no failed test to explain it (a plugin failed the session: "
+                "a slow-test budget, coverage, warnings as errors…)"
+            ),
         ),
     )
 

@@ -94,6 +94,30 @@ def test_the_walk_stops_at_the_first_process_that_is_not_a_shell() -> None:
     assert owner == agent_pid_printed
 
 
+def test_a_shell_adopted_by_init_is_the_owner() -> None:
+    # The agent is gone and its shell was adopted by pid 1: the walk stops at
+    # the shell, never naming init as the owner of a lock.
+    assert agent_pid({}) in _ancestors()
+    inner = (
+        # Wait (at most ~10 s) until the launching subshell has exited and init adopted us.
+        'i=0; while [ "$(cut -d" " -f4 /proc/$$/stat)" != 1 ] && [ $i -lt 200 ]; '
+        'do i=$((i+1)); sleep 0.05; done; "$LANES_TEST_PYTHON" -c "$LANES_TEST_PROBE"; true'
+    )
+    probe = (
+        "import os; from lanes.governor.state.owner import agent_pid, parent_of; "
+        "print(agent_pid(os.environ), os.getppid(), parent_of(os.getppid())[0])"
+    )
+    env = {**_probe_env(), "LANES_TEST_PYTHON": sys.executable, "LANES_TEST_PROBE": probe}
+    out = subprocess.run(
+        ["sh", "-c", '( sh -c "$1" & ); true', "sh", inner],
+        env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    owner, shell, adopter = (int(word) for word in out.stdout.split())
+    if adopter != 1:
+        pytest.skip(f"orphans are adopted by pid {adopter} here, not by init")
+    assert owner == shell
+
+
 @pytest.mark.parametrize(("declared", "pid"), [("4242", 4242), (" 4242\n", 4242), ("2", 2)])
 def test_an_agent_that_declares_its_pid_is_the_owner(declared: str, pid: int) -> None:
     assert agent_pid({"CLAUDE_PID": declared}) == pid

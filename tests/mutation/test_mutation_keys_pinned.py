@@ -28,6 +28,9 @@ class Meter:
 
     def size(self):
         return 0
+
+
+def one(): return 1
 """
 
 # mutants/pkg/calc.py in mutmut 3.8's layout (trampolines trimmed): the copy
@@ -66,6 +69,15 @@ class Meter:
         return 0
     def xǁMeterǁsize__mutmut_1(self):
         return 1
+    def xǁMeterǁread__mutmut_2(self, path):
+        return open(
+            path,
+            encoding="XXutf-8XX",
+            errors="strict",
+        ).read()
+def one(): return 1
+def x_one__mutmut_orig(): return 1
+def x_one__mutmut_1(): return 2
 """
 
 NAMES = (
@@ -74,6 +86,8 @@ NAMES = (
     "pkg.calc.x_scale__mutmut_9",
     "pkg.calc.xǁMeterǁread__mutmut_1",
     "pkg.calc.xǁMeterǁsize__mutmut_1",
+    "pkg.calc.xǁMeterǁread__mutmut_2",
+    "pkg.calc.x_one__mutmut_1",
 )
 HEADER = "--- a/pkg/calc.py\n+++ b/pkg/calc.py\n"
 
@@ -151,3 +165,18 @@ def test_a_function_the_source_no_longer_has_keeps_its_key_without_a_line() -> N
     assert size.diff == (
         HEADER + "@@ -1,2 +1,2 @@\n     def size(self):\n-        return 0\n+        return 1"
     )
+
+
+def test_lines_a_mutant_adds_are_all_kept() -> None:
+    read = _described()["pkg.calc.xǁMeterǁread__mutmut_2"]
+    assert (read.key, read.line) == ("pkg/calc.py::Meter.read::9d9fb0770ffe", 12)
+    assert (read.original, read.replacement) == (
+        'encoding="utf-8",',
+        'encoding="XXutf-8XX",\nerrors="strict",',
+    )
+
+
+def test_a_one_line_function_gets_a_one_line_hunk() -> None:
+    one = _described()["pkg.calc.x_one__mutmut_1"]
+    assert (one.key, one.line) == ("pkg/calc.py::one::2a4c36b3f962", 19)
+    assert one.diff == HEADER + "@@ -19 +19 @@\n-def one(): return 1\n+def one(): return 2"

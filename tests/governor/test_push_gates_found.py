@@ -59,6 +59,14 @@ def _hook(path: Path, *, executable: bool = True) -> None:
         ("[core]\n\tbare = false\n\thooksPathX = no\n", None),
         ("[core]\n\thooksPath =\n", None),
         ('[core]\n\thooksPath = ""\n', None),
+        ('[core]\n\thooksPath = "my hooks" # a "quoted" note\n', "my hooks"),
+        ("[core]\n\thooksPath = hooks # one # two\n", "hooks"),
+        ("[core]\n\thooksPath = a=b\n", "a=b"),
+        ('[core]\n\thooksPath = a"b\n', 'a"b'),
+        ("[core] # note [x]\n\thooksPath = h\n", "h"),
+        ("[core] hooksPath = a]b\n", "a]b"),
+        ("[core]hooksPath = x\n", "x"),
+        ("hooksPath = before-any-section\n[core]\n", None),
     ],
 )
 def test_core_hooks_path_is_read_as_git_reads_it(
@@ -67,6 +75,19 @@ def test_core_hooks_path_is_read_as_git_reads_it(
     config = tmp_path / "config"
     config.write_text(text, encoding="utf-8")
     assert _core_hooks_path(str(config)) == expected
+
+
+def test_a_config_that_is_not_utf8_is_still_read(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    config.write_bytes(b"[user]\n\tname = J\xf6rg\n[core]\n\thooksPath = .githooks\n")
+    assert _core_hooks_path(str(config)) == ".githooks"
+
+
+def test_a_config_is_read_only_to_its_first_mebibyte(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    padding = "# " + "x" * 1000 + "\n"
+    config.write_text("[core]\n" + padding * 1100 + "\thooksPath = far\n", encoding="utf-8")
+    assert _core_hooks_path(str(config)) is None
 
 
 def test_no_config_file_means_no_hooks_path(tmp_path: Path) -> None:
@@ -135,6 +156,16 @@ def test_five_workflows_are_named_and_the_rest_counted(project: Path) -> None:
     shown = ["a.yml", "b.yaml", "c.yml", "d.yml", "e.yml"]
     named = ", ".join(f".github/workflows/{name}" for name in shown)
     assert ci_systems(str(project)) == [f"GitHub Actions ({named} and 2 more)"]
+
+
+@pytest.mark.parametrize(("count", "more"), [(5, ""), (6, " and 1 more")])
+def test_up_to_five_workflows_are_all_named(project: Path, count: int, more: str) -> None:
+    workflows = project / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    for index in range(count):
+        (workflows / f"w{index}.yml").write_text("on: push\n", encoding="utf-8")
+    named = ", ".join(f".github/workflows/w{index}.yml" for index in range(5))
+    assert ci_systems(str(project)) == [f"GitHub Actions ({named}{more})"]
 
 
 def test_only_lanekits_own_workflows_are_no_ci(project: Path) -> None:

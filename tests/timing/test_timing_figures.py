@@ -91,18 +91,22 @@ def test_an_arm_summary_holds_every_figure_and_sample() -> None:
 
 
 def test_offenders_are_the_slowest_tests_files_and_fixtures() -> None:
+    # Names in the opposite order of their times, and ties, so only the times decide.
     run = _sample(
         100,
         tests={
-            "tests/a.py::t1": 0.5,
-            "tests/a.py::t2": 0.25,
-            "tests/b.py::t": 0.6,
-            "tests/c.py::t": 0.25,
+            "tests/z.py::t1": 0.5,
+            "tests/z.py::t2": 0.25,
+            "tests/y.py::t::sub": 0.6,
+            "tests/x.py::t": 0.25,
+            "tests/w.py::t": 0.25,
         },
         fixtures=[
-            {"name": "db", "scope": "session", "where": "conftest.py", "setups": 1, "total": 0.3, "max": 0.3},
-            {"name": "db", "scope": "session", "where": "conftest.py", "setups": 2, "total": 0.2, "max": 0.15},
-            {"name": "tmp", "scope": "function", "where": "tests/a.py", "setups": 4, "total": 0.5, "max": 0.2},
+            {"name": "z_db", "scope": "session", "where": "conftest.py", "setups": 1, "total": 0.4, "max": 0.4},
+            {"name": "z_db", "scope": "session", "where": "conftest.py", "setups": 2, "total": 0.3, "max": 0.15},
+            {"name": "y_tmp", "scope": "function", "where": "tests/z.py", "setups": 4, "total": 0.5, "max": 0.2},
+            {"name": "x_env", "scope": "function", "where": "tests/z.py", "setups": 9, "total": 0.5, "max": 0.1},
+            {"name": "w_app", "scope": "module", "where": "tests/w.py", "setups": 1, "total": 0.05, "max": 0.6},
         ],
         startup_ms=120,
         collection_ms=80,
@@ -110,21 +114,22 @@ def test_offenders_are_the_slowest_tests_files_and_fixtures() -> None:
     )  # fmt: skip
     assert offenders(run, 3) == {
         "tests": [
-            {"nodeid": "tests/b.py::t", "ms": 600},
-            {"nodeid": "tests/a.py::t1", "ms": 500},
-            {"nodeid": "tests/a.py::t2", "ms": 250},
+            {"nodeid": "tests/y.py::t::sub", "ms": 600},
+            {"nodeid": "tests/z.py::t1", "ms": 500},
+            {"nodeid": "tests/w.py::t", "ms": 250},
         ],
         "files": [
-            {"path": "tests/a.py", "ms": 750, "tests": 2},
-            {"path": "tests/b.py", "ms": 600, "tests": 1},
-            {"path": "tests/c.py", "ms": 250, "tests": 1},
+            {"path": "tests/z.py", "ms": 750, "tests": 2},
+            {"path": "tests/y.py", "ms": 600, "tests": 1},
+            {"path": "tests/w.py", "ms": 250, "tests": 1},
         ],
         "fixtures": [
-            {"name": "db", "scope": "session", "where": "conftest.py", "setups": 3, "total_ms": 500, "max_ms": 300},
-            {"name": "tmp", "scope": "function", "where": "tests/a.py", "setups": 4, "total_ms": 500, "max_ms": 200},
+            {"name": "z_db", "scope": "session", "where": "conftest.py", "setups": 3, "total_ms": 700, "max_ms": 400},
+            {"name": "x_env", "scope": "function", "where": "tests/z.py", "setups": 9, "total_ms": 500, "max_ms": 100},
+            {"name": "y_tmp", "scope": "function", "where": "tests/z.py", "setups": 4, "total_ms": 500, "max_ms": 200},
         ],
         "startup_ms": 120,
         "collection_ms": 80,
         "first_test_ms": 210,
     }  # fmt: skip
-    assert [t["nodeid"] for t in offenders(run, 1)["tests"]] == ["tests/b.py::t"]
+    assert [t["nodeid"] for t in offenders(run, 1)["tests"]] == ["tests/y.py::t::sub"]

@@ -10,7 +10,7 @@ loads the config, resolves the suites, starts the tree digest, judges what
 was collected (no sweep, no dedup: not the whole suite) and lets it run.
 
 Each round times three processes, alternating so that machine load hits all
-alike:
+alike (the two pytest arms swap places every other round):
 
 - ``python -c pass`` — the unit (one interpreter start);
 - ``pytest <one file>`` with no agent variable — the plugin loaded, inert;
@@ -20,12 +20,19 @@ The cost is ``(agent - inert) / interpreter`` per round; the goal is its
 median <= 1.0, **tracked** (``median_difference_starts``, the difference of
 the arms' medians over the interpreter's, is reported beside it) (a miss is reported, it does not fail the lane:
 wall time on a shared 2-core machine is the plugin's and git's together).
+``cpu_cost_starts_median`` is the same ratio in CPU time (each process with
+the children it reaped), which machine load does not stretch.
+
+A focused run like this one starts no git: only a run whose arguments may
+cover a whole configured suite pays for the tree digest
+(:meth:`lanes.governor.runner.session.RunGovernor._may_be_whole`).
 Reproduce: ``lanes bench --only governor-plugin-agent-cost``.
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -56,10 +63,21 @@ _DROPPED_PREFIXES: Final = ("LANES_", "CLAUDE", "CODEX_", "PYTEST_")
 _DROPPED: Final = ("MUTANT_UNDER_TEST", "PYTHONDONTWRITEBYTECODE")
 
 
-def _timed(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
+def _cpu() -> float:
+    """CPU seconds of every reaped child so far (pytest, and the git it reaped)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed(argv: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, float, int, str]:
+    """Wall and CPU seconds of one process (with its children), its exit
+    status and the tail of its output."""
+    cpu = _cpu()
     start = time.perf_counter()
     proc = subprocess.run(argv, capture_output=True, env=env, cwd=cwd, check=False, text=True)
-    return time.perf_counter() - start, proc.returncode, proc.stdout[-300:] + proc.stderr[-300:]
+    wall = time.perf_counter() - start
+    tail = proc.stdout[-300:] + proc.stderr[-300:]
+    return wall, _cpu() - cpu, proc.returncode, tail
 
 
 def _repo(scratch: Path) -> Path:
@@ -98,14 +116,22 @@ def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
             _timed(pytest_argv, env, repo)
             _timed(pytest_argv, agent_env, repo)
         costs: list[float] = []
+        cpu_costs: list[float] = []
         base_times: list[float] = []
         inert_times: list[float] = []
         agent_times: list[float] = []
         misbehaved = ""
-        for _ in range(max(ctx.iterations, 3)):
-            base, _, _ = _timed(baseline, env, repo)
-            inert, inert_code, inert_out = _timed(pytest_argv, env, repo)
-            agent, agent_code, agent_out = _timed(pytest_argv, agent_env, repo)
+        for round_ in range(max(ctx.iterations, 3)):
+            base, base_cpu, _, _ = _timed(baseline, env, repo)
+            # The two pytest arms swap places every round: a fixed order put
+            # a position effect (~20 ms CPU at load 17 on 2 cores, as large
+            # as the cost measured) into every pair.
+            if round_ % 2:
+                agent, agent_cpu, agent_code, agent_out = _timed(pytest_argv, agent_env, repo)
+                inert, inert_cpu, inert_code, inert_out = _timed(pytest_argv, env, repo)
+            else:
+                inert, inert_cpu, inert_code, inert_out = _timed(pytest_argv, env, repo)
+                agent, agent_cpu, agent_code, agent_out = _timed(pytest_argv, agent_env, repo)
             if inert_code != 0:
                 misbehaved = f"the inert run exited {inert_code}: {inert_out!r}"
             if agent_code != 0:
@@ -114,6 +140,8 @@ def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
             inert_times.append(inert)
             agent_times.append(agent)
             costs.append((agent - inert) / base)
+            if base_cpu > 0:
+                cpu_costs.append((agent_cpu - inert_cpu) / base_cpu)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     median, low, high = median_interval(costs)
@@ -133,6 +161,10 @@ def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
         # on a loaded machine: the difference of the medians, beside the
         # paired median the verdict reads, says the same more steadily.
         "median_difference_starts": round((agent_ms - inert_ms) / base_ms, 3),
+        # The same cost in CPU time (the processes and the git they reaped):
+        # what the plugin and git *do*, which a loaded machine's scheduling
+        # delays do not blur — the wall figures above stretch with load.
+        "cpu_cost_starts_median": (round(statistics.median(cpu_costs), 3) if cpu_costs else None),
     }
     if misbehaved:
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=misbehaved)

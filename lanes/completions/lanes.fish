@@ -50,8 +50,8 @@ function _shtab_lanes_using
   test "$_shtab_lanes_cmdpath" = "$argv"
 end
 
-set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow unpin' 'slow check' timing torture
-set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --max-wall-regression --merged --module --only --ops --out --out-html --out-md --output --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
+set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation plan' 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow propose' 'slow unpin' 'slow check' timing torture
+set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --max-wall-regression --merged --module --only --ops --out --out-html --out-md --output --plan --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
 
 complete -c lanes -e
 complete -c lanes -f
@@ -138,11 +138,19 @@ complete -c lanes -n '_shtab_lanes_using completion; and test $_shtab_lanes_npos
 complete -c lanes -n '_shtab_lanes_using; and test $_shtab_lanes_npos -eq 0' -a mutation -d 'Mutate the registry'"'"'s modules with mutmut (sharded across machines if you'
 complete -c lanes -n '_shtab_lanes_using mutation' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using mutation' -l self-check -d 'prove the lane can fail on a planted project (weak tests, a dropped shard, a broken suite)'
+complete -c lanes -n '_shtab_lanes_using mutation; and test $_shtab_lanes_npos -eq 0' -a plan -d 'Run mutmut'"'"'s generation and test mapping once per module and keep its files in'
+complete -c lanes -n '_shtab_lanes_using mutation plan' -s h -l help -d 'show this help message and exit'
+complete -c lanes -n '_shtab_lanes_using mutation plan' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
+complete -c lanes -n '_shtab_lanes_using mutation plan' -l output -x -d 'where the plan goes'
+complete -c lanes -n '_shtab_lanes_using mutation plan' -l module -x -d 'a registry module (repeatable; default: all)'
+complete -c lanes -n '_shtab_lanes_using mutation plan' -l max-children -x -d 'mutmut'"'"'s parallel workers (default: CPU count)'
+complete -c lanes -n '_shtab_lanes_using mutation plan' -l github-output -d 'also append the plan'"'"'s matrix= and count= to $GITHUB_OUTPUT'
 complete -c lanes -n '_shtab_lanes_using mutation; and test $_shtab_lanes_npos -eq 0' -a run -d 'mutate one shard of one or more modules; writes a shard envelope'
 complete -c lanes -n '_shtab_lanes_using mutation run' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using mutation run' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
 complete -c lanes -n '_shtab_lanes_using mutation run' -l module -x -d 'a registry module (repeatable; default: all)'
 complete -c lanes -n '_shtab_lanes_using mutation run' -l shard -x -d 'run shard I of N (default 1/1: every mutant)'
+complete -c lanes -n '_shtab_lanes_using mutation run' -l plan -x -d 'run from this plan (`lanes mutation plan`): no generation or mapping, shards balanced by cost'
 complete -c lanes -n '_shtab_lanes_using mutation run' -l out -x -d 'where the shard envelope goes (default envelopes/mutation/shards)'
 complete -c lanes -n '_shtab_lanes_using mutation run' -l max-children -x -d 'mutmut'"'"'s parallel workers (default: CPU count)'
 complete -c lanes -n '_shtab_lanes_using mutation; and test $_shtab_lanes_npos -eq 0' -a merge -d 'merge shard envelopes into module scores (fails on a missing shard)'
@@ -165,6 +173,7 @@ complete -c lanes -n '_shtab_lanes_using mutation matrix' -s h -l help -d 'show 
 complete -c lanes -n '_shtab_lanes_using mutation matrix' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
 complete -c lanes -n '_shtab_lanes_using mutation matrix' -l module -x -d 'only these modules'
 complete -c lanes -n '_shtab_lanes_using mutation matrix' -l whole -d 'one shard per module'
+complete -c lanes -n '_shtab_lanes_using mutation matrix' -l plan -x -d 'the plan'"'"'s shard counts instead of the registry'"'"'s'
 complete -c lanes -n '_shtab_lanes_using mutation matrix' -l count -d 'print the number of entries instead'
 complete -c lanes -n '_shtab_lanes_using mutation matrix' -l github-output -d 'also append matrix= and count= to $GITHUB_OUTPUT'
 complete -c lanes -n '_shtab_lanes_using mutation; and test $_shtab_lanes_npos -eq 0' -a affected -d 'the modules a diff touches (JSON), or the canary'
@@ -204,6 +213,12 @@ complete -c lanes -n '_shtab_lanes_using slow pin' -l tracking -x -d 'where spee
 complete -c lanes -n '_shtab_lanes_using slow pin' -l ceiling -x -d 'the test'"'"'s own budget (default: its last measurement — its slowest re-timing when it was re-timed — + 25%, rounded up)'
 complete -c lanes -n '_shtab_lanes_using slow pin' -l tier -x -d 'the test'"'"'s tier (default: as last measured, else the default)'
 complete -c lanes -n '_shtab_lanes_using slow pin' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
+complete -c lanes -n '_shtab_lanes_using slow; and test $_shtab_lanes_npos -eq 0' -a propose -d 'propose tier budgets from the last whole-suite run: 3 x each tier'"'"'s slowest'
+complete -c lanes -n '_shtab_lanes_using slow propose' -s h -l help -d 'show this help message and exit'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l envelope -x -d 'the measured run'"'"'s envelope (default: envelopes/slow.json)'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l write -d 'set the proposed budgets in pyproject.toml'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l allow-loosen -d 'also write a proposal above the tier'"'"'s current budget (default: print it only)'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
 complete -c lanes -n '_shtab_lanes_using slow; and test $_shtab_lanes_npos -eq 0' -a unpin -d 'remove a test'"'"'s pin'
 complete -c lanes -n '_shtab_lanes_using slow unpin' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using slow unpin' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'

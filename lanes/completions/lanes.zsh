@@ -61,6 +61,7 @@ _shtab_lanes_mutation_commands() {
     check:'ratchet the merged scores against the baseline'
     matrix:'the GitHub Actions matrix: one entry per (module, shard)'
     merge:'merge shard envelopes into module scores (fails on a missing shard)'
+    plan:'Run mutmut'"'"'s generation and test mapping once per module and keep its files in'
     run:'mutate one shard of one or more modules; writes a shard envelope'
   )
   _describe 'lanes mutation commands' _commands
@@ -78,6 +79,7 @@ _shtab_lanes_slow_commands() {
   local _commands=(
     check:'fail on new pins without reason and tracking, and on stale pins (arguments'
     pin:'allow one test past its tier budget, with a reason'
+    propose:'propose tier budgets from the last whole-suite run: 3 x each tier'"'"'s slowest'
     run:'run pytest under the ratchet and write envelopes/slow.json (arguments after --'
     unpin:'remove a test'"'"'s pin'
   )
@@ -297,6 +299,7 @@ _shtab_lanes_mutation_matrix_options=(
   "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
   "*--module[only these modules]:NAME:"
   "--whole[one shard per module]"
+  "--plan[the plan\'s shard counts instead of the registry\'s]:DIR:"
   "--count[print the number of entries instead]"
   "--github-output[also append matrix\= and count\= to \$GITHUB_OUTPUT]"
 )
@@ -314,11 +317,24 @@ _shtab_lanes_mutation_merge_options=(
 # guard to ensure default positional specs are added only once per session
 _shtab_lanes_mutation_merge_defaults_added=0
 
+_shtab_lanes_mutation_plan_options=(
+  "(- : *)"{-h,--help}"[show this help message and exit]"
+  "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
+  "--output[where the plan goes]:DIR:"
+  "*--module[a registry module (repeatable\; default\: all)]:NAME:"
+  "--max-children[mutmut\'s parallel workers (default\: CPU count)]:N:"
+  "--github-output[also append the plan\'s matrix\= and count\= to \$GITHUB_OUTPUT]"
+)
+
+# guard to ensure default positional specs are added only once per session
+_shtab_lanes_mutation_plan_defaults_added=0
+
 _shtab_lanes_mutation_run_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
   "*--module[a registry module (repeatable\; default\: all)]:NAME:"
   "--shard[run shard I of N (default 1\/1\: every mutant)]:I/N:"
+  "--plan[run from this plan (\`lanes mutation plan\`)\: no generation or mapping, shards balanced by cost]:DIR:"
   "--out[where the shard envelope goes (default envelopes\/mutation\/shards)]:DIR:"
   "--max-children[mutmut\'s parallel workers (default\: CPU count)]:N:"
 )
@@ -395,6 +411,17 @@ _shtab_lanes_slow_pin_options=(
 
 # guard to ensure default positional specs are added only once per session
 _shtab_lanes_slow_pin_defaults_added=0
+
+_shtab_lanes_slow_propose_options=(
+  "(- : *)"{-h,--help}"[show this help message and exit]"
+  "--envelope[the measured run\'s envelope (default\: envelopes\/slow.json)]:PATH:"
+  "--write[set the proposed budgets in pyproject.toml]"
+  "--allow-loosen[also write a proposal above the tier\'s current budget (default\: print it only)]"
+  "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
+)
+
+# guard to ensure default positional specs are added only once per session
+_shtab_lanes_slow_propose_defaults_added=0
 
 _shtab_lanes_slow_run_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
@@ -589,6 +616,7 @@ _shtab_lanes_mutation() {
         check) _arguments -C -s $_shtab_lanes_mutation_check_options ;;
         matrix) _arguments -C -s $_shtab_lanes_mutation_matrix_options ;;
         merge) _arguments -C -s $_shtab_lanes_mutation_merge_options ;;
+        plan) _arguments -C -s $_shtab_lanes_mutation_plan_options ;;
         run) _arguments -C -s $_shtab_lanes_mutation_run_options ;;
       esac
   esac
@@ -638,6 +666,7 @@ _shtab_lanes_slow() {
       case $line[1] in
         check) _arguments -C -s $_shtab_lanes_slow_check_options ;;
         pin) _arguments -C -s $_shtab_lanes_slow_pin_options ;;
+        propose) _arguments -C -s $_shtab_lanes_slow_propose_options ;;
         run) _arguments -C -s $_shtab_lanes_slow_run_options ;;
         unpin) _arguments -C -s $_shtab_lanes_slow_unpin_options ;;
       esac

@@ -199,7 +199,10 @@ def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classificati
     """
     from lanes.governor.policy import gate
 
-    code = gate.pre_tool_use(ctx, classification, payload)
+    decision = gate.pre_tool_use(ctx, classification, payload)
+    code = decision.exit_code
+    # An allowed decision may carry advice (a sweep outside any git work tree).
+    texts = [decision.message] if code == 0 and decision.message else []
     pytest_run = any(inv.runner == "pytest" for inv in classification.invocations)
     if code == 0 and pytest_run and ctx.state is not None:
         # Where the plugin cannot load, the hook is pytest's only gate: say
@@ -208,7 +211,9 @@ def _on_pre(ctx: HookContext, payload: HookPayload, classification: Classificati
 
         text = _guarded("plugin-note", advice, ctx.env, ctx.state.directory)
         if isinstance(text, str) and text:
-            _advise(payload.event, text)
+            texts.append(text)
+    if texts:
+        _advise(payload.event, "\n\n".join(texts))
     return code
 
 

@@ -31,6 +31,39 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     mutation.set_defaults(handler=_handle_bare)
     verbs = mutation.add_subparsers(dest="mutation_command", metavar="VERB")
 
+    plan = verbs.add_parser(
+        "plan",
+        help="generate the mutants and map the tests once; the shards run from the plan",
+        description=(
+            "Run mutmut's generation and test mapping once per module and keep its files in DIR "
+            "with plan.json (every mutant's key and estimated cost, each module's shard count: a "
+            "module below shard_threshold mutants is one shard). `run --plan DIR` shards then "
+            "run only their own mutants. Prints the shard matrix."
+        ),
+    )
+    add_config_option(plan)
+    plan.add_argument(
+        "--output", type=Path, required=True, metavar="DIR", help="where the plan goes"
+    )
+    plan.add_argument(
+        "--module",
+        action="append",
+        metavar="NAME",
+        help="a registry module (repeatable; default: all)",
+    )
+    plan.add_argument(
+        "--max-children",
+        type=whole_number(1),
+        metavar="N",
+        help="mutmut's parallel workers (default: CPU count)",
+    )
+    plan.add_argument(
+        "--github-output",
+        action="store_true",
+        help="also append the plan's matrix= and count= to $GITHUB_OUTPUT",
+    )
+    plan.set_defaults(handler=_verb("plan"))
+
     run = verbs.add_parser(
         "run", help="mutate one shard of one or more modules; writes a shard envelope"
     )
@@ -42,6 +75,12 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
         help="a registry module (repeatable; default: all)",
     )
     run.add_argument("--shard", metavar="I/N", help="run shard I of N (default 1/1: every mutant)")
+    run.add_argument(
+        "--plan",
+        type=Path,
+        metavar="DIR",
+        help="run from this plan (`lanes mutation plan`): no generation or mapping, shards balanced by cost",
+    )
     run.add_argument(
         "--out",
         type=Path,
@@ -118,6 +157,9 @@ def add_parser(sub: Any) -> None:  # noqa: ANN401  # argparse's private _SubPars
     add_config_option(matrix)
     matrix.add_argument("--module", action="append", metavar="NAME", help="only these modules")
     matrix.add_argument("--whole", action="store_true", help="one shard per module")
+    matrix.add_argument(
+        "--plan", type=Path, metavar="DIR", help="the plan's shard counts instead of the registry's"
+    )
     matrix.add_argument("--count", action="store_true", help="print the number of entries instead")
     matrix.add_argument(
         "--github-output",
@@ -150,7 +192,7 @@ def _handle_bare(ns: argparse.Namespace) -> int:
         import sys
 
         print(
-            "usage: lanes mutation {run,merge,check,baseline,matrix,affected} ... | --self-check",
+            "usage: lanes mutation {plan,run,merge,check,baseline,matrix,affected} ... | --self-check",
             file=sys.stderr,
         )
         return 2

@@ -14,14 +14,17 @@ from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
 from lanes.lane import drive
 from lanes.mutation.baseline import parse_baseline, write_baseline
-from lanes.mutation.lane import CheckLane, MergeLane, RunLane
+from lanes.mutation.lane import CheckLane, MergeLane, PlanLane, RunLane
 from lanes.mutation.plan import affected_modules, changed_files, matrix, select_modules
+from lanes.mutation.planfile import read_plan
+from lanes.mutation.planned import shard_members
 from lanes.mutation.ratchet import status_counts_line
+from lanes.mutation.shard import Shard
 
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["affected", "baseline", "check", "matrix_command", "merge", "run"]
+__all__ = ["affected", "baseline", "check", "matrix_command", "merge", "plan", "run"]
 
 _NEW_SURVIVORS_SHOWN = 10
 
@@ -37,6 +40,45 @@ def run(ns: argparse.Namespace) -> int:
         return drive(lane, ns, config=config, path=options.envelope)
     finally:
         print(f"mutation: shard envelope {options.envelope}", file=sys.stderr)
+        if options.envelope.is_file():
+            for shard in read_envelope(options.envelope)["data"].get("shards", []):
+                if shard["sharding"]["note"]:
+                    print(
+                        f"mutation: {shard['module']}: {shard['sharding']['note']}", file=sys.stderr
+                    )
+
+
+def plan(ns: argparse.Namespace) -> int:
+    """Generate and map every module once; print the matrix the shards of this plan make."""
+    config = load_config(ns.config)
+    if ns.github_output and not os.environ.get("GITHUB_OUTPUT"):
+        # Said before ten minutes of mutmut, not after.
+        msg = "--github-output needs the GITHUB_OUTPUT environment variable (set by GitHub Actions)"
+        raise UsageError(msg, hint="drop --github-output outside GitHub Actions")
+    lane = PlanLane()
+    options = lane.resolve(ns, config)
+    options.output.mkdir(parents=True, exist_ok=True)
+    code = drive(lane, ns, config=config, path=options.envelope)
+    if code != ExitCode.OK:
+        return code
+    _, document = read_plan(options.output)
+    for name, entry in document["modules"].items():
+        estimates = [
+            shard_members(entry, Shard(index, entry["shards"]))[1]
+            for index in range(1, entry["shards"] + 1)
+        ]
+        shown = ", ".join(f"{ms / 1000:.1f}" for ms in estimates)
+        print(
+            f"plan {name}: {entry['generated']} mutants, {entry['shards']} shard(s), "
+            f"estimated s per shard: {shown}"
+        )
+        if entry["note"]:
+            print(f"  {entry['note']}")
+    planned = {name: entry["shards"] for name, entry in document["modules"].items()}
+    modules = [config.mutation.modules[name] for name in planned]
+    _print_matrix(matrix(modules, planned=planned), count=False, github_output=ns.github_output)
+    print(f"mutation: plan {options.envelope}", file=sys.stderr)
+    return code
 
 
 def merge(ns: argparse.Namespace) -> int:
@@ -135,20 +177,37 @@ def baseline(ns: argparse.Namespace) -> int:
 
 def matrix_command(ns: argparse.Namespace) -> int:
     config = load_config(ns.config)
-    document = matrix(select_modules(config.mutation, ns.module or ()), whole=ns.whole)
+    modules = select_modules(config.mutation, ns.module or ())
+    planned = None
+    if ns.plan is not None:
+        _, document = read_plan(Path(ns.plan))
+        planned = {name: entry["shards"] for name, entry in document["modules"].items()}
+        unplanned = [module.name for module in modules if module.name not in planned]
+        if unplanned and ns.module:
+            msg = f"--module {unplanned[0]!r} is not in the plan {ns.plan!r}"
+            raise UsageError(msg, hint="plan it, or leave --module out to list the plan's modules")
+        modules = [module for module in modules if module.name in planned]
+    _print_matrix(
+        matrix(modules, whole=ns.whole, planned=planned),
+        count=ns.count,
+        github_output=ns.github_output,
+    )
+    return ExitCode.OK
+
+
+def _print_matrix(document: dict[str, Any], *, count: bool, github_output: bool) -> None:
     text = json.dumps(document, separators=(",", ":"))
-    if ns.count:
+    if count:
         print(len(document["include"]))
     else:
         print(text)
-    if ns.github_output:
+    if github_output:
         output = os.environ.get("GITHUB_OUTPUT")
         if not output:
             msg = "--github-output needs the GITHUB_OUTPUT environment variable (set by GitHub Actions)"
             raise UsageError(msg, hint="drop --github-output outside GitHub Actions")
         with Path(output).open("a", encoding="utf-8") as handle:
             handle.write(f"matrix={text}\ncount={len(document['include'])}\n")
-    return ExitCode.OK
 
 
 def affected(ns: argparse.Namespace) -> int:

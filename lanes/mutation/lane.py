@@ -1,8 +1,13 @@
-"""The mutation lane's three envelope-writing verbs: run (one shard), merge, check.
+"""The mutation lane's envelope-writing verbs: plan, run (one shard), merge, check.
 
+- ``plan`` writes ``<output>/plan.json`` (``data.kind = "plan"``) next to
+  mutmut's files: every module's mutants generated and its tests mapped once,
+  each mutant's key and estimated cost, each module's shard count.
 - ``run`` writes a *shard* envelope (``data.kind = "shard"``) per invocation
   under ``--out`` (default ``envelopes/mutation/shards/``): every mutant's
-  key, status, duration, diff, and the module's provenance.
+  key, status, duration, diff, and the module's provenance. With ``--plan``
+  it runs only its own mutants from the plan; without, it generates and maps
+  on its own and picks its mutants by hash.
 - ``merge`` reads shard envelopes and writes the *merged* envelope
   ``envelopes/mutation/merged.json``: module scores, or the problems that
   refused them.
@@ -31,6 +36,8 @@ from lanes.mutation.merge import (
     registry_paths,
 )
 from lanes.mutation.plan import select_modules
+from lanes.mutation.planfile import PLAN_FILE, PlanError, read_plan, tree_differences
+from lanes.mutation.planned import plan_module, run_planned_shard
 from lanes.mutation.provenance import mutmut_version
 from lanes.mutation.ratchet import ratchet
 from lanes.mutation.runner import find_mutmut, run_shard
@@ -48,10 +55,11 @@ if TYPE_CHECKING:
         MutationCheck,
         MutationCheckedModule,
         MutationMerged,
+        MutationPlan,
         MutationShardRun,
     )
 
-__all__ = ["CheckLane", "MergeLane", "RunLane", "merged_path", "report_dir"]
+__all__ = ["CheckLane", "MergeLane", "PlanLane", "RunLane", "merged_path", "report_dir"]
 
 
 def report_dir(config: Config) -> Path:
@@ -75,11 +83,23 @@ class RunOptions:
     shard: Shard
     out: Path
     max_children: int | None
+    plan_dir: Path | None = None
+    plan_id: str = ""
+    plan: MutationPlan | None = None
 
     @property
     def envelope(self) -> Path:
         names = "+".join(m.name for m in self.modules) if len(self.modules) <= 3 else "all"
         return self.out / f"shard-{names}-{self.shard.index}of{self.shard.count}.json"
+
+
+def _outputs(config: Config, *dirs: Path | None) -> list[Path]:
+    """The lane's own outputs, never part of the tree mutmut copies (nor of a plan's digest)."""
+    return [config.root / config.envelope_dir, *(d for d in dirs if d is not None)]
+
+
+def _absolute(path: Path) -> Path:
+    return path if path.is_absolute() else Path.cwd() / path
 
 
 class RunLane:
@@ -88,11 +108,35 @@ class RunLane:
     def resolve(self, ns: argparse.Namespace, config: Config) -> RunOptions:
         modules = select_modules(config.mutation, ns.module or ())
         out = Path(ns.out) if ns.out else report_dir(config) / "shards"
+        shard = parse_shard(ns.shard) if ns.shard else WHOLE
+        plan_dir = _absolute(Path(ns.plan)) if ns.plan else None
+        plan_id, plan = "", None
+        if plan_dir is not None:
+            # A plan that cannot serve this shard is a usage error: nothing ran.
+            plan_id, plan = read_plan(plan_dir)
+            for module in modules:
+                entry = plan["modules"].get(module.name)
+                if entry is None:
+                    msg = f"module {module.name!r} is not in the plan {str(plan_dir)!r} (it has {', '.join(sorted(plan['modules'])) or 'no module'})"
+                    raise UsageError(
+                        msg,
+                        hint=f"plan it: `lanes mutation plan --module {module.name} --output DIR`",
+                    )
+                if entry["shards"] != shard.count:
+                    why = f" ({entry['note']})" if entry["note"] else ""
+                    msg = f"--shard {shard} does not fit the plan: module {module.name!r} runs in {entry['shards']} shard(s){why}"
+                    raise UsageError(
+                        msg,
+                        hint=f"pass --shard I/{entry['shards']}, as `lanes mutation matrix --plan DIR` lists them",
+                    )
         return RunOptions(
             modules=modules,
-            shard=parse_shard(ns.shard) if ns.shard else WHOLE,
-            out=out if out.is_absolute() else Path.cwd() / out,
+            shard=shard,
+            out=_absolute(out),
             max_children=ns.max_children,
+            plan_dir=plan_dir,
+            plan_id=plan_id,
+            plan=plan,
         )
 
     def config_hash(self, options: RunOptions, config: Config) -> str:
@@ -103,23 +147,106 @@ class RunLane:
 
     def run(self, options: RunOptions, config: Config, run: LaneRun) -> None:
         payload: MutationShardRun = {"kind": "shard", "shard": str(options.shard), "shards": []}
+        exclude = _outputs(config, options.out, options.plan_dir)
         try:
             version = mutmut_version()
             if version is not None:
                 run.tools["mutmut"] = version
             find_mutmut()  # mutmut missing: an error with the install command, in the envelope
             for module in options.modules:
-                result = run_shard(
-                    config.root,
-                    module,
-                    options.shard,
-                    timeout_multiplier=config.mutation.timeout_multiplier,
-                    max_children=options.max_children,
-                )
+                if options.plan is not None and options.plan_dir is not None:
+                    result = run_planned_shard(
+                        config.root,
+                        module,
+                        options.shard,
+                        plan_dir=options.plan_dir,
+                        plan_id=options.plan_id,
+                        plan=options.plan,
+                        timeout_multiplier=config.mutation.timeout_multiplier,
+                        max_children=options.max_children,
+                        exclude=exclude,
+                    )
+                else:
+                    result = run_shard(
+                        config.root,
+                        module,
+                        options.shard,
+                        timeout_multiplier=config.mutation.timeout_multiplier,
+                        shard_threshold=config.mutation.shard_threshold,
+                        max_children=options.max_children,
+                        exclude=exclude,
+                    )
                 payload["shards"].append(result.to_dict())
         finally:
             # A crashed shard's envelope still says which modules it finished
             # (the merge refuses it for its stage, never for its shape).
+            run.publish(payload)
+        run.verdict(passed=True)
+
+
+# --------------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class PlanOptions:
+    modules: list[MutationModule]
+    output: Path
+    max_children: int | None
+
+    @property
+    def envelope(self) -> Path:
+        return self.output / PLAN_FILE
+
+
+class PlanLane:
+    """``lanes mutation plan``: generate and map every module once; the shards run from it."""
+
+    name: ClassVar[str] = "mutation"
+
+    def resolve(self, ns: argparse.Namespace, config: Config) -> PlanOptions:
+        return PlanOptions(
+            modules=select_modules(config.mutation, ns.module or ()),
+            output=_absolute(Path(ns.output)),
+            max_children=ns.max_children,
+        )
+
+    def config_hash(self, options: PlanOptions, config: Config) -> str:
+        return _registry_hash(config)
+
+    def seed(self, options: PlanOptions) -> Seed:
+        return None
+
+    def run(self, options: PlanOptions, config: Config, run: LaneRun) -> None:
+        threshold = config.mutation.shard_threshold
+        payload: MutationPlan = {
+            "kind": "plan",
+            "shard_threshold": threshold,
+            "tree": {},
+            "modules": {},
+        }
+        exclude = _outputs(config, options.output)
+        try:
+            version = mutmut_version()
+            if version is not None:
+                run.tools["mutmut"] = version
+            find_mutmut()
+            for module in options.modules:
+                entry, tree = plan_module(
+                    config.root,
+                    module,
+                    options.output,
+                    timeout_multiplier=config.mutation.timeout_multiplier,
+                    shard_threshold=threshold,
+                    max_children=options.max_children,
+                    exclude=exclude,
+                )
+                if payload["modules"] and tree != payload["tree"]:
+                    msg = f"the project changed while it was planned (module {module.name!r}): {tree_differences(payload['tree'], tree)}"
+                    raise PlanError(msg, hint="plan again on a tree nobody edits meanwhile")
+                payload["tree"] = tree
+                payload["modules"][module.name] = entry
+        finally:
+            # A plan that stopped half-way is written too, and refused by every shard.
             run.publish(payload)
         run.verdict(passed=True)
 

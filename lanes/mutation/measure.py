@@ -14,6 +14,13 @@ forked) — on a shared machine the CPU figure is the one to trust.
   against one unsharded run: the speed-up N runners get
   (one run / the slowest shard), the CPU all shards spend together against
   one run, and the generation + test-mapping call every shard repeats.
+
+``--project DIR --module NAME`` measures a plan on a real module instead (the
+module as DIR's ``[tool.lanes.mutation]`` registers it): per round, one
+unsharded run against a plan and its N shards each run alone, the order
+alternating; the CPU of plan + shards over the unsharded run's, each
+shard's wall clock over the unsharded run's, and whether the merged
+statuses equal the unsharded run's (they must).
 """
 
 from __future__ import annotations
@@ -26,9 +33,12 @@ import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lanes.config import load_config
+from lanes.mutation.planned import plan_module, run_planned_shard
 from lanes.mutation.runner import find_mutmut, run_shard
 from lanes.mutation.selfcheck import plant
 from lanes.mutation.shard import Shard
@@ -36,6 +46,7 @@ from lanes.mutation.workcopy import copy_tree, mutmut_settings, write_mutmut_set
 
 if TYPE_CHECKING:
     from lanes.mutation.settings import MutationModule
+    from lanes.payloads.mutation import MutationPlan
 
 __all__ = ["main"]
 
@@ -92,11 +103,140 @@ def _overhead(bare: list[_Sample], lane: list[_Sample], what: str) -> dict[str, 
     }
 
 
+def _ratio(a: float, b: float) -> float:
+    return round(a / b, 3)
+
+
+@dataclass(frozen=True)
+class _Subject:
+    """A real project's registry module, measured with its own settings."""
+
+    project: Path
+    module: MutationModule
+    timeout_multiplier: float
+    outputs: list[Path]  # the lane's outputs: never part of the copied tree
+    children: int
+
+
+def _whole(subject: _Subject) -> tuple[_Sample, dict[str, str]]:
+    with _Sample() as sample:
+        result = run_shard(
+            subject.project,
+            subject.module,
+            Shard(1, 1),
+            timeout_multiplier=subject.timeout_multiplier,
+            max_children=subject.children,
+            exclude=subject.outputs,
+        )
+    return sample, {m.key: m.status.value for m in result.mutants}
+
+
+def _plan_and_shards(
+    subject: _Subject, shards: int
+) -> tuple[_Sample, list[_Sample], dict[str, str], list[int]]:
+    """The plan and each shard timed alone; the statuses all shards found, each shard's size."""
+    with tempfile.TemporaryDirectory(prefix="lanes-measure-plan-") as tmp:
+        plan_dir = Path(tmp)
+        with _Sample() as plan_sample:
+            entry, tree = plan_module(
+                subject.project,
+                subject.module,
+                plan_dir,
+                timeout_multiplier=subject.timeout_multiplier,
+                shard_threshold=1,
+                max_children=subject.children,
+                exclude=subject.outputs,
+            )
+        plan: MutationPlan = {
+            "kind": "plan",
+            "shard_threshold": 1,
+            "tree": tree,
+            "modules": {subject.module.name: entry},
+        }
+        samples: list[_Sample] = []
+        statuses: dict[str, str] = {}
+        sizes: list[int] = []
+        for number in range(1, shards + 1):
+            with _Sample() as sample:
+                result = run_planned_shard(
+                    subject.project,
+                    subject.module,
+                    Shard(number, shards),
+                    plan_dir=plan_dir,
+                    plan_id="measure",
+                    plan=plan,
+                    timeout_multiplier=subject.timeout_multiplier,
+                    max_children=subject.children,
+                    exclude=[*subject.outputs, plan_dir],
+                )
+            sample.phases = {**result.phases_ms, "estimated": result.sharding["estimated_ms"]}
+            samples.append(sample)
+            sizes.append(len(result.mutants))
+            statuses.update({m.key: m.status.value for m in result.mutants})
+    return plan_sample, samples, statuses, sizes
+
+
+def _planned(project: Path, name: str, shards: int, rounds: int, children: int) -> dict[str, Any]:
+    """Rounds of (one unsharded run, a plan and its shards), alternating which goes first."""
+    config = load_config(project / "pyproject.toml")
+    subject = _Subject(
+        project=project,
+        module=config.mutation.modules[name],
+        timeout_multiplier=config.mutation.timeout_multiplier,
+        outputs=[project / config.envelope_dir],
+        children=children,
+    )
+    found: list[dict[str, Any]] = []
+    for index in range(rounds):
+        if index % 2:
+            plan, parts, split, sizes = _plan_and_shards(subject, shards)
+            one, statuses = _whole(subject)
+        else:
+            one, statuses = _whole(subject)
+            plan, parts, split, sizes = _plan_and_shards(subject, shards)
+        slowest = max(s.wall for s in parts)
+        found.append({
+            "mutants": len(statuses),
+            "shard_sizes": sizes,
+            "same_statuses": split == statuses,
+            # Any mutant the two disagree on, with (unsharded, sharded) statuses.
+            "differences": {
+                key: [statuses.get(key), split.get(key)]
+                for key in sorted(statuses.keys() | split.keys())
+                if statuses.get(key) != split.get(key)
+            },
+            "survived": sum(1 for v in statuses.values() if v == "survived"),
+            "whole_wall_s": round(one.wall, 1),
+            "whole_cpu_s": round(one.cpu, 1),
+            "plan_wall_s": round(plan.wall, 1),
+            "plan_cpu_s": round(plan.cpu, 1),
+            "shard_wall_s": [round(s.wall, 1) for s in parts],
+            "shard_cpu_s": [round(s.cpu, 1) for s in parts],
+            "shard_estimated_and_mutate_ms": [
+                (s.phases["estimated"], s.phases.get("mutate", 0)) for s in parts
+            ],
+            "cpu_plan_and_shards_over_whole": _ratio(plan.cpu + sum(s.cpu for s in parts), one.cpu),
+            "slowest_shard_wall_over_whole": _ratio(slowest, one.wall),
+            "slowest_shard_cpu_over_whole": _ratio(max(s.cpu for s in parts), one.cpu),
+            "plan_plus_slowest_shard_wall_over_whole": _ratio(plan.wall + slowest, one.wall),
+        })  # fmt: skip
+        print(json.dumps(found[-1]), flush=True)  # a long measurement shows each round
+    return {"module": name, "shards": shards, "max_children": children, "rounds": found}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lanes.mutation.measure")
     parser.add_argument("--pairs", type=int, default=5)
     parser.add_argument("--shards", type=int, default=2)
+    parser.add_argument("--project", type=Path, help="measure a plan on this project's module")
+    parser.add_argument("--module", help="the registry module of --project")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-children", type=int, default=1)
     ns = parser.parse_args(argv)
+    if ns.project is not None:
+        report = _planned(ns.project, ns.module, ns.shards, ns.rounds, ns.max_children)
+        print(json.dumps(report, indent=2))
+        return 0
     executable, version = find_mutmut()
     with tempfile.TemporaryDirectory(prefix="lanes-measure-") as tmp:
         root = Path(tmp) / "project"

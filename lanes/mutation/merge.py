@@ -17,6 +17,10 @@ A merge fails, naming each problem, when a shard is
 - malformed: a shard spec that is not ``I/N`` with ``1 <= I <= N <= MAX_SHARDS``
   (``1/100000000000`` once made the merge enumerate every index).
 
+- from different plans: the shards of a module chose their mutants by
+  different rules (a plan's cost balance, a hash) or from different plans,
+  so their sets need not add up.
+
 Completeness is also checked from the inside: every shard of a module reports
 how many mutants mutmut generated for the whole module, and the shards' mutant
 keys must be disjoint and add up to exactly that number.
@@ -279,6 +283,13 @@ def _merge_module(
             "registry, configuration or source (their provenance differs)"
         )
         return None
+    plans = {(s["sharding"]["strategy"], s["sharding"]["plan"]) for _, s in ordered}
+    if len(plans) != 1:
+        problems.append(
+            f"module {name!r}: foreign shard: the shards chose their mutants differently "
+            f"(strategy and plan: {sorted(plans, key=str)}); every shard of a sweep runs from one plan"
+        )
+        return None
     mutants: dict[str, MutantRecord] = {}
     for path, shard in ordered:
         for raw in shard["mutants"]:
@@ -300,12 +311,16 @@ def _merge_module(
         for phase, ms in shard.get("phases_ms", {}).items():
             phases[phase] = phases.get(phase, 0) + int(ms)
     durations = [sum(int(ms) for ms in s.get("phases_ms", {}).values()) for _, s in ordered]
+    # The plan's generation and mapping, paid once for every shard: counted once.
+    plan_ms = int(ordered[0][1]["sharding"]["plan_ms"])
+    if plan_ms:
+        phases["plan"] = plan_ms
     return MergedModule(
         name=name,
         shards=[str(s["shard"]) for _, s in ordered],
         provenance=dict(ordered[0][1]["provenance"]),
         mutants=sorted(mutants.values(), key=lambda m: m.key),
-        duration_ms=sum(durations),
+        duration_ms=sum(durations) + plan_ms,
         slowest_shard_ms=max(durations),
         phases_ms=phases,
     )

@@ -1,7 +1,8 @@
 """What to mutate in CI: the shard matrix, and the modules a diff touches.
 
 ``matrix`` is the GitHub Actions ``strategy.matrix`` value, one entry per
-(module, shard): ``{"include": [{"module": "lock", "shard": "1/2"}, ...]}``.
+(module, shard): ``{"include": [{"module": "lock", "shard": "1/2"}, ...]}``,
+with the registry's shard counts or a plan's (:mod:`lanes.mutation.planned`).
 ``affected`` reads ``git diff --name-only BASE`` and keeps the modules whose
 ``paths`` or ``tests`` the diff touches; when nothing of a module changed but
 the lane's own inputs did (pyproject.toml, where the registry lives, the
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from lanes.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
 
     from lanes.config import Config
@@ -56,11 +57,22 @@ def canary_of(settings: MutationConfig) -> str:
     return settings.canary or next(iter(settings.modules))
 
 
-def matrix(modules: Iterable[MutationModule], *, whole: bool = False) -> dict[str, Any]:
-    """One entry per (module, shard); ``whole`` runs each module as one shard."""
+def matrix(
+    modules: Iterable[MutationModule],
+    *,
+    whole: bool = False,
+    planned: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
+    """One entry per (module, shard); ``whole`` runs each module as one shard.
+
+    ``planned`` (module name -> shards, from a plan) overrides the registry's
+    count: a plan knows how many mutants a module has, and runs one below
+    ``shard_threshold`` as one shard.
+    """
     include: list[dict[str, str]] = []
     for module in modules:
-        count = 1 if whole else module.shards
+        count = module.shards if planned is None else planned[module.name]
+        count = 1 if whole else count
         include.extend(
             {"module": module.name, "shard": f"{index}/{count}"} for index in range(1, count + 1)
         )

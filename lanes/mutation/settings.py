@@ -48,6 +48,7 @@ class MutationConfig(Section):
     required_stable_runs = Int(2, minimum=0, doc="consecutive runs a score must hold before it graduates into the baseline")
     canary = Str("", derived="the first module", doc="the module run when only lanekit's own tooling (config, registry) changed")
     timeout_multiplier = Number(5.0, minimum=0.0, doc="a mutant's time limit, as a multiple of its tests' clean run")
+    shard_threshold = Int(100, minimum=1, doc="a module with fewer mutants runs as one shard, whatever its `shards` says (each shard pays mutmut's start-up, test collection and clean run)")
     baseline = Str("baselines/mutation.json", doc="the mutation baseline file (scores, provenance)")
     modules = Table(MutationModule, doc="the registry: modules under mutation ([tool.lanes.mutation.modules.<name>])")
     # fmt: on

@@ -80,23 +80,49 @@ def _walk_files(root: Path) -> list[str]:
     return found
 
 
-def copy_tree(root: Path, target: Path) -> int:
-    """Copy the project at ``root`` into the empty directory ``target``; return the file count."""
+def copy_tree(root: Path, target: Path, *, exclude: Iterable[Path] = ()) -> dict[str, str]:
+    """Copy the project at ``root`` into the empty directory ``target``.
+
+    Returns what was copied: each file's path (from ``root``, POSIX) and the
+    SHA-256 of its bytes — the tree a mutation plan is checked against. The
+    directories in ``exclude`` (a plan, shard envelopes: the lane's own
+    outputs, which appear between the plan and its shards) are left out.
+    """
     names = _git_files(root)
     if names is None:
         names = _walk_files(root)
-    copied = 0
-    for name in names:
+    skipped = [_relative(root, path) for path in exclude]
+    copied: dict[str, str] = {}
+    for name in sorted(names):
         if name.split("/", 1)[0] == "mutants":
             continue  # a stale mutmut tree of the user's must not seed the copy
+        if any(name == part or name.startswith(part + "/") for part in skipped if part):
+            continue
         source = root / name
         if not source.is_file():  # deleted but still tracked, or a submodule
             continue
         destination = target / name
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, destination, follow_symlinks=False)
-        copied += 1
+        if source.is_symlink():
+            # Copied as the link it is (never followed); its digest is its target's name.
+            shutil.copy2(source, destination, follow_symlinks=False)
+            copied[name] = "link:" + str(source.readlink())
+            continue
+        data = source.read_bytes()
+        destination.write_bytes(data)
+        shutil.copystat(
+            source, destination
+        )  # mutmut compares mtimes (a mutant newer than its source)
+        copied[name] = hashlib.sha256(data).hexdigest()
     return copied
+
+
+def _relative(root: Path, path: Path) -> str | None:
+    """``path`` as a POSIX path under ``root``, or None when it lies outside."""
+    try:
+        return path.absolute().relative_to(root.absolute()).as_posix().strip("/") or None
+    except ValueError:
+        return None
 
 
 def source_digest(root: Path, paths: Iterable[str]) -> str:

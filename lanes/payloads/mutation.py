@@ -1,6 +1,8 @@
 """The mutation lane's payload: one type per envelope kind, told apart by ``kind``.
 
-``lanes mutation run`` writes a :class:`MutationShardRun` per shard,
+``lanes mutation plan`` writes a :class:`MutationPlan` (``plan.json`` in the
+plan's directory, next to mutmut's files), ``lanes mutation run`` writes a
+:class:`MutationShardRun` per shard,
 ``merge`` a :class:`MutationMerged`, ``check`` the lane's verdict
 (:class:`MutationCheck`, ``envelopes/mutation.json``) and ``--self-check`` a
 :class:`MutationSelfCheck`. :data:`MutationData` is their union, the type the
@@ -25,10 +27,14 @@ __all__ = [
     "MutationMergedModule",
     "MutationModuleShard",
     "MutationMutant",
+    "MutationPlan",
+    "MutationPlanModule",
+    "MutationPlanMutant",
     "MutationPlantedCheck",
     "MutationProvenance",
     "MutationSelfCheck",
     "MutationShardRun",
+    "MutationSharding",
     "MutationStatus",
     "MutationSurvivor",
     "MutationVerdict",
@@ -117,6 +123,19 @@ class MutationSurvivor(TypedDict):
     tests_total: _Count
 
 
+class MutationSharding(TypedDict):
+    """How a shard's mutants were chosen. strategy: whole (one shard holds every mutant), hash
+    (SHA-256 of the key, without a plan: each shard generated and mapped on its own) or cost
+    (balanced by estimated cost from a plan). note says why the shard count differs from the
+    registry's (a module below shard_threshold is not sharded)."""
+
+    strategy: Literal["whole", "hash", "cost"]
+    plan: Annotated[str | None, Doc("the run_id of the plan the shard ran from")]
+    plan_ms: Annotated[int, Min(0), Doc("the plan's generate-and-map time for the module")]
+    estimated_ms: Annotated[int, Min(0), Doc("this shard's estimated cost, from the plan")]
+    note: str
+
+
 class MutationModuleShard(TypedDict):
     """One shard of one registry module: its provenance and every mutant it ran."""
 
@@ -126,8 +145,49 @@ class MutationModuleShard(TypedDict):
     generated: Annotated[
         int, Min(0), Doc("mutants mutmut generated for the whole module (every shard)")
     ]
-    phases_ms: Annotated[dict[str, _Count], Doc("copy, generate (sharded only), mutate, read")]
+    phases_ms: Annotated[
+        dict[str, _Count],
+        Doc("copy, generate (hash shards only), restore (from a plan), mutate, read"),
+    ]
+    sharding: MutationSharding
     mutants: list[MutationMutant]
+
+
+class MutationPlanMutant(TypedDict):
+    """A mutant of the plan: mutmut's name, the lane's key, its estimated cost."""
+
+    name: str
+    key: str
+    cost_ms: _Count
+
+
+class MutationPlanModule(TypedDict):
+    """One module of a plan: mutmut's generated mutants and test map, made once for every shard."""
+
+    provenance: MutationProvenance
+    registry_shards: Annotated[int, Min(1), Doc("the shards the registry asks for")]
+    shards: Annotated[int, Min(1), Doc("the shards the module runs in")]
+    note: str
+    generated: _Count
+    phases_ms: Annotated[dict[str, _Count], Doc("copy, generate (mutmut's generation and mapping)")]
+    files: Annotated[
+        dict[str, Annotated[str, Pattern("^sha256:[0-9a-f]{64}$")]],
+        Doc("mutmut's files under the module's mutants/ directory in the plan -> their digest"),
+    ]
+    mutants: list[MutationPlanMutant]
+
+
+class MutationPlan(TypedDict):
+    """lanes mutation plan (<plan dir>/plan.json): every module's mutants, keys, estimated costs
+    and shard count, and the digests a shard checks before it trusts the plan: the project's
+    files (tree) and mutmut's files of each module."""
+
+    kind: Literal["plan"]
+    shard_threshold: Annotated[int, Min(1)]
+    tree: Annotated[
+        dict[str, str], Doc("every file the shards copy (from the project root) -> its digest")
+    ]
+    modules: dict[str, MutationPlanModule]
 
 
 class MutationShardRun(TypedDict):
@@ -263,9 +323,9 @@ class MutationSelfCheck(TypedDict):
 
 
 MutationData = Annotated[
-    MutationShardRun | MutationMerged | MutationCheck | MutationSelfCheck,
+    MutationPlan | MutationShardRun | MutationMerged | MutationCheck | MutationSelfCheck,
     Doc(
-        "The mutation lane (lanes mutation). kind says which verb wrote it: shard (run), "
+        "The mutation lane (lanes mutation). kind says which verb wrote it: plan, shard (run), "
         "merged (merge), check (the lane's verdict, envelopes/mutation.json), self-check. "
         "Scores are Stryker's: (killed + timeout) / (total - skipped - caught by type check "
         "- segfault - equivalent), null when no mutant is valid."

@@ -274,8 +274,11 @@ def check_decision(
                 f"{suite!r} is green, but the ledger it read has {entry!r}",
             )
         return
-    # The lock the decision was based on: the last one this client read.
-    holder = lock_record(client.last_lock_text) if decision.kind == "held" else None
+    # The lock the decision was based on: the last one this client read. A
+    # block by the kernel lock's probe comes after the client took (and gave
+    # back) its own JSON lock: the last text it read is then its own record.
+    judged = decision.kind == "held" and decision.step == "lock"
+    holder = lock_record(client.last_lock_text) if judged else None
     if holder is None:
         return
     started = holder.get("started_ts")

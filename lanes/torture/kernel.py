@@ -151,9 +151,17 @@ class GovernorKernel:
         match decision.step:
             case "dedup":
                 kind = "dedup"
-            case "lock":
+            case "lock" | "runner-lock":
                 kind = "held"
-            case "sweep" | "sweep-audit" | "allow" | "error" | "state-distrusted" | "lock-skipped":
+            case (
+                "sweep"
+                | "sweep-audit"
+                | "outside-git"
+                | "allow"
+                | "error"
+                | "state-distrusted"
+                | "lock-skipped"
+            ):
                 kind = "other"
             case unknown:
                 assert_never(unknown)

@@ -37,3 +37,4 @@ def test_it_measures_a_governed_partial_run_against_an_inert_one(tmp_path: Path)
         assert value > 0
     assert isinstance(figures["cost_starts_median"], float)
     assert isinstance(figures["median_difference_starts"], float)
+    assert isinstance(figures["cpu_cost_starts_median"], float)

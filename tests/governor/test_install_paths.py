@@ -1,4 +1,4 @@
-"""``lanes governor install`` and the paths around it: a symlinked settings file stays a link, ``--absolute`` writes the
+"""``lanes governor install`` and the paths around it: a symlinked settings file or agent directory is refused, ``--absolute`` writes the
 installed script's path (replacing a bare registration, never doubling it),
 a missing ``lanes`` on PATH is warned about, a FIFO is refused."""
 
@@ -9,12 +9,10 @@ import os
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+import pytest
 
 from lanes.cli import main
-
-if TYPE_CHECKING:
-    import pytest
 
 
 def _install(root: Path, *extra: str) -> int:
@@ -31,9 +29,11 @@ def _commands(path: Path) -> list[str]:
     ]
 
 
-def test_a_symlinked_settings_file_stays_a_link_and_its_target_is_updated(
+def test_a_symlinked_settings_file_is_refused_and_left_alone(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # A link can point anywhere the user can write: install writes agent
+    # settings inside the project only, and says what to do instead.
     shared = tmp_path / "dotfiles" / "claude-settings.json"
     shared.parent.mkdir()
     shared.write_text('{"model": "opus"}\n', encoding="utf-8")
@@ -41,12 +41,30 @@ def test_a_symlinked_settings_file_stays_a_link_and_its_target_is_updated(
     (project / ".claude").mkdir(parents=True)
     link = project / ".claude" / "settings.json"
     link.symlink_to(shared)
-    assert _install(project) == 0
-    capsys.readouterr()
+    assert _install(project) == 2
+    err = capsys.readouterr().err
+    assert f"{str(link)!r} is a symlink (to {str(shared)!r})" in err
+    assert "replace" in err  # the hint
     assert link.is_symlink()
-    document = json.loads(shared.read_text(encoding="utf-8"))
-    assert document["model"] == "opus"
-    assert _commands(shared) == ["lanes hook"] * 3
+    assert shared.read_text(encoding="utf-8") == '{"model": "opus"}\n'
+
+
+@pytest.mark.parametrize("agent_dir", [".claude", ".codex"])
+def test_a_symlinked_agent_directory_is_refused_before_any_write(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], agent_dir: str
+) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / agent_dir).symlink_to(elsewhere, target_is_directory=True)
+    assert _install(project, "--codex") == 2
+    err = capsys.readouterr().err
+    assert f"{str(project / agent_dir)!r} is a symlink" in err
+    assert list(elsewhere.iterdir()) == []
+    # All or nothing: the other agent's file was not written either.
+    assert not (project / ".claude" / "settings.json").is_file() or agent_dir == ".claude"
+    assert not (project / ".codex").is_dir() or agent_dir == ".codex"
 
 
 def test_absolute_writes_the_installed_script_and_replaces_a_bare_registration(

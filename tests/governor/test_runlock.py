@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
@@ -19,9 +19,6 @@ from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.runlock import acquire, probe
 from tests.governor.governor_helpers import Project
 from tests.governor.runner_helpers import AGENT_VARIABLES, REASON, write_project
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 ENV = OSEnvironment()
 HOLDER = {"suite": "unit", "agent": "claude", "pid": 4242, "started_ts": 1.0, "host": "h"}
@@ -178,7 +175,9 @@ def test_the_hook_refuses_a_heavy_run_while_a_pytest_holds_the_kernel_lock(
     lock, _ = acquire(ENV, StatePaths(project.state).flock, {**HOLDER, "command": "pytest"})
     assert lock is not None
     decision = project.pre("pytest", environ=approved)
-    assert (decision.action, decision.step) == ("block", "lock")
+    assert (decision.action, decision.step) == ("block", "runner-lock")
     assert "run lock held by a running pytest: claude (pid 4242" in decision.message
+    # The JSON lock it took before the probe was given back.
+    assert not Path(StatePaths(project.state).lock).exists()
     lock.release()
     assert project.pre("pytest", environ=approved).action == "allow"

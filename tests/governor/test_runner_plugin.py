@@ -195,6 +195,24 @@ def test_a_narrowed_run_never_records_a_suite_pass(
     assert ledger(agent) == {}
 
 
+def test_an_ignore_outside_the_suite_leaves_it_whole(
+    pytester: pytest.Pytester, agent: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Real projects ignore setup.py in addopts (wcwidth: `--ignore=setup.py
+    # --ignore=.tox`): the suite still runs whole, is recorded and deduped.
+    pyproject = agent / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        + '\n[tool.pytest.ini_options]\naddopts = "--ignore=setup.py --ignore=.tox"\n'
+    )
+    git(agent, "commit", "-qam", "addopts")
+    monkeypatch.setenv("LANES_FULL_SWEEP_OK", "1")
+    monkeypatch.setenv("LANES_OVERRIDE_REASON", REASON)
+    assert run(pytester, "tests/unit").ret == 0
+    assert ledger(agent)["unit"]["status"] == "PASS"
+    assert run(pytester, "tests/unit").ret == RunnerExit.DEDUP
+
+
 def test_enforce_off_leaves_agents_alone(pytester: pytest.Pytester, agent: Path) -> None:
     pyproject = agent / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + '\n[tool.lanes.governor]\nenforce = "off"\n')

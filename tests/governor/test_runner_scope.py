@@ -67,3 +67,17 @@ def test_suite_files_follows_pytests_patterns_and_skips(tmp_path: Path) -> None:
     (tmp_path / "tests" / "env" / "pyvenv.cfg").write_text("")
     found = suite_files([str(tmp_path / "tests")], ["test_*.py", "*_test.py"], [".*", "venv"])
     assert {p.rsplit("/", 1)[1] for p in found} == {"test_a.py", "b_test.py"}
+
+
+def test_an_ignore_narrows_only_the_suites_it_touches() -> None:
+    # `addopts = --ignore=setup.py`, common in real projects, leaves tests/
+    # whole; an ignore inside the suite (or of the suite's root) does not.
+    selected = sorted(FILES)
+    for ignored, whole in (
+        (["/p/setup.py", "/p/.tox"], True),
+        (["/p/tests/test_3.py"], False),
+        (["/p"], False),
+    ):
+        collected = Collected(selected=selected, deselected=[], args=["/p"], ignored=ignored)
+        scope = judge(SUITE, collected, _files([]), share_percent=90, min_files=3)
+        assert scope.whole is whole, (ignored, scope)

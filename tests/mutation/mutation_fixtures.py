@@ -123,6 +123,13 @@ def shard_data(
         "provenance": Provenance.from_dict({**PROVENANCE, **provenance}).to_dict(),
         "generated": generated,
         "phases_ms": {"copy": 5, "mutate": 100, "read": 1},
+        "sharding": {
+            "strategy": "hash" if shard != "1/1" else "whole",
+            "plan": None,
+            "plan_ms": 0,
+            "estimated_ms": 0,
+            "note": "",
+        },
         "mutants": mutants,
     }
 

@@ -1,4 +1,4 @@
-"""weekly-mutation.yml: thin, least-privilege, and wired matrix -> shards -> merge (checked as text)."""
+"""weekly-mutation.yml: thin, least-privilege, and wired plan -> shards -> merge (checked as text)."""
 
 from __future__ import annotations
 
@@ -29,11 +29,18 @@ def test_thin_every_step_is_nox() -> None:
         assert command == "python -m pip install nox" or command.startswith("nox -s "), command
 
 
-def test_shards_feed_a_merge_that_expects_all_of_them() -> None:
-    assert "nox -s mutation -- matrix --github-output" in TEXT
-    assert "matrix: ${{ fromJSON(needs.matrix.outputs.matrix) }}" in TEXT
-    assert 'nox -s mutation -- run --module "${MODULE}" --shard "${SHARD}"' in TEXT
-    assert "EXPECT_SHARDS: ${{ needs.matrix.outputs.count }}" in TEXT
+def test_a_plan_feeds_shards_that_feed_a_merge_that_expects_all_of_them() -> None:
+    assert "nox -s mutation -- plan --output plan --github-output" in TEXT
+    assert "matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}" in TEXT
+    # The shards download the plan job's artifact and run from it.
+    assert TEXT.count("name: mutation-plan-${{ github.run_id }}") == 2
+    assert TEXT.index("upload-artifact") < TEXT.index("download-artifact")
+    assert (
+        'nox -s mutation -- run --module "${MODULE}" --shard "${SHARD}" --plan plan --out shards'
+        in TEXT
+    )
+    assert "EXPECT_SHARDS: ${{ needs.plan.outputs.count }}" in TEXT
+    assert "needs: [plan, shard]" in TEXT
     assert 'merge --expect-shards "${EXPECT_SHARDS}"' in TEXT
     assert TEXT.index("-- merge ") < TEXT.index("nox -s mutation -- check")
     names = re.findall(r"name: (mutation-[\w-]+-\$\{\{.+)", TEXT)

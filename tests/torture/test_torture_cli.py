@@ -67,8 +67,12 @@ def test_seed_replay_prints_the_same_signature_twice(
 def test_self_check_catches_every_planted_bug(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # 8 seeds: guardless-ignores-holder is caught by about 1 seed in 12 (its
+    # first is seed 6 since the hook probes the kernel lock a second time,
+    # seed 4 before: the added scheduling points move it), so 4 seeds caught
+    # it by the seeds' luck, not by the check's strength.
     assert (
-        main(["torture", "--runs", "1", "--ops", "40", "--self-check", "--self-check-runs", "4"])
+        main(["torture", "--runs", "1", "--ops", "40", "--self-check", "--self-check-runs", "8"])
         == 0
     )
     out = capsys.readouterr().out

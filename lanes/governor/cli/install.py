@@ -17,6 +17,14 @@ no ``Bash`` group of that event already runs the same command, keeps every
 other key and hook of the file in its order, and refuses (never overwrites) a
 file that is not a JSON object.
 
+It writes inside the project only: a symlinked ``.claude/`` or ``.codex/``, or
+a symlinked settings file, is refused before anything is read or written (a
+link can carry the write to any file the user can write — a dotfiles
+repository, another project, a file that is not agent settings at all), and
+the write itself opens every directory below the project root without
+following links (:func:`lanes._atomic.write_atomic_under`), so a link swapped
+in after the check cannot carry it either.
+
 The command is ``lanes hook``, resolved through PATH like any project-local
 hook: measured cheaper than ``python -m lanes hook`` (``runpy`` alone costs
 about half an interpreter start). Claude Code's ``if`` condition (v2.1.85+) is
@@ -37,14 +45,21 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from lanes._atomic import write_atomic
+from lanes._atomic import OutsideTreeError, write_atomic_under
 from lanes._jsondoc import failing_with, loads_object, read_bytes
 from lanes.errors import ConfigError
 
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["CLAUDE_EVENTS", "CODEX_EVENTS", "load_agent_settings", "merge_hooks", "run_install"]
+__all__ = [
+    "CLAUDE_EVENTS",
+    "CODEX_EVENTS",
+    "check_target",
+    "load_agent_settings",
+    "merge_hooks",
+    "run_install",
+]
 
 CLAUDE_EVENTS: Final = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 CODEX_EVENTS: Final = ("PreToolUse", "PostToolUse")
@@ -66,16 +81,42 @@ def _malformed(path: Path, what: str) -> ConfigError:
     return ConfigError(f"{path} {what}", hint=_hint(path))
 
 
+def _refuse_link(path: Path, link: Path) -> ConfigError:
+    msg = (
+        f"{path} is not written: {str(link)!r} is a symlink (to {str(link.readlink())!r}), "
+        "and lanekit writes agent settings only inside the project"
+    )
+    return ConfigError(
+        msg,
+        hint=(
+            f"replace {link} by a real {'file' if link == path else 'directory'} "
+            "(copy what it points to), or add the hook registration to the linked "
+            "file by hand; then run `lanes governor install` again"
+        ),
+    )
+
+
+def check_target(root: Path, path: Path) -> None:
+    """Refuse a settings path that a symlink would carry out of ``root``: a
+    linked directory between ``root`` and the file, or a linked file."""
+    current = root
+    for part in path.relative_to(root).parts:
+        current = current / part
+        if current.is_symlink():
+            raise _refuse_link(path, current)
+
+
 def load_agent_settings(path: Path) -> dict[str, Any]:
     """The agent settings file as a JSON object; {} when absent or blank.
 
     Read strictly (:mod:`lanes._jsondoc`): a FIFO or device at the path is
-    refused without blocking. A symlinked settings file is followed (a team
-    may keep it in a dotfiles repository); :func:`_install_file` writes
-    through the link to its target, so the link stays a link.
+    refused without blocking, and so is a symlink (:func:`check_target`
+    names it first for ``lanes governor install``).
     """
+    if path.is_symlink():
+        raise _refuse_link(path, path)
     try:
-        data = read_bytes(path, follow_symlinks=True, max_bytes=_MAX_SETTINGS_BYTES)
+        data = read_bytes(path, follow_symlinks=False, max_bytes=_MAX_SETTINGS_BYTES)
     except OSError as exc:
         raise _malformed(path, f"cannot be read: {exc}") from None
     if data is None or not data.strip():
@@ -142,15 +183,21 @@ def merge_hooks(
     return added
 
 
-def _install_file(path: Path, events: tuple[str, ...], command: str) -> list[str]:
+def _install_file(root: Path, path: Path, events: tuple[str, ...], command: str) -> list[str]:
     document = load_agent_settings(path)
     added = merge_hooks(document, events, command, path)
     if added:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        # Through a symlink to its target: replacing the link with a plain
-        # file would silently fork a settings file the team shares.
-        target = Path(os.path.realpath(path)) if path.is_symlink() else path
-        write_atomic(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+        try:
+            write_atomic_under(root, path, text)
+        except OutsideTreeError as exc:
+            # A directory turned into a link between the check and the write.
+            msg = f"{path} is not written: {exc.strerror or exc}"
+            raise ConfigError(
+                msg,
+                hint="make the directories under the project real directories, then run "
+                "`lanes governor install` again",
+            ) from None
     return added
 
 
@@ -207,12 +254,13 @@ def run_install(ns: argparse.Namespace) -> int:
     ]
     if ns.codex:
         targets.append((root / ".codex" / "hooks.json", CODEX_EVENTS, codex_command))
-    # Read and check every file before writing any, so a malformed second file
-    # never leaves the first half-installed.
+    # Read and check every file before writing any, so a malformed (or
+    # linked) second file never leaves the first half-installed.
     for path, _events, _command in targets:
+        check_target(root, path)
         load_agent_settings(path)
     for path, events, command in targets:
-        added = _install_file(path, events, command)
+        added = _install_file(root, path, events, command)
         shown = path.relative_to(root)
         if added:
             print(f"{shown}: registered `{command}` for {', '.join(added)} (matcher {MATCHER})")

@@ -10,12 +10,16 @@ Decision order (docs/how-to/governor.md, "The gate"):
    15 characters are given (environment or inline prefix). An override that
    is then allowed (steps 2-3 did not block it) is appended to
    ``<state>/audit.jsonl``; if that append fails, the command is blocked and
-   the lock it took released.
+   the lock it took released. Outside a git work tree (no repository, no
+   ``LANES_STATE_DIR``) there is no ledger, tree or lock to protect and no
+   suite to sweep: the command runs, with advice instead of the block.
 2. **Dedup.** A command that runs a suite with a fresh PASS on this exact tree
    is blocked; ``LANES_TEST_FORCE=1`` skips this step.
 3. **Run lock** for suites with ``lock = true`` and allowed full sweeps: a
    governed pytest holding the kernel lock (``<state>/test-run.flock``)
-   refuses it at once; else the JSON lock is taken.
+   refuses it at once; else the JSON lock is taken, and the kernel lock is
+   probed once more (a pytest that took it meanwhile refuses it too, and the
+   JSON lock is given back).
 4. Allow.
 
 Steps 2-3 fail open: an internal error there allows the command and writes a
@@ -49,17 +53,20 @@ if TYPE_CHECKING:
         "allow",  # no rule objected: nothing in play, or no lock needed
         "sweep",  # blocked: a full sweep without an audited override
         "sweep-audit",  # blocked: the override could not be audited
+        "outside-git",  # allowed with advice: a sweep outside any git work tree
         "error",  # allowed: steps 2-3 failed open (debug log)
         "state-distrusted",  # allowed: the state dir is not ours alone; ignored
         "dedup",  # blocked: the suite has a fresh PASS on this tree
         "lock-skipped",  # allowed unlocked: no session id, or no guard and no live holder
         "lock",  # allowed holding the run lock, or blocked by its live holder
+        "runner-lock",  # blocked: a governed pytest holds the kernel run lock
     ]
 
     from lanes.governor.classify.model import Classification
     from lanes.governor.context import HookContext
     from lanes.governor.payload import HookPayload
     from lanes.governor.state import lock as lock_mod
+    from lanes.governor.state.runlock import Holder
 
 __all__ = [
     "MIN_REASON",
@@ -72,6 +79,14 @@ __all__ = [
 ]
 
 FULL_SWEEP_SUITE = "(full sweep)"
+# The advice that replaces the sweep block outside any git work tree: a
+# scratch directory has no ledger, tree or lock, and no suite a sweep could
+# waste — blocking there only stopped experiments.
+_OUTSIDE_GIT = (
+    "lanes governor: not in a git work tree, so this full test run is not gated, "
+    "deduplicated or locked here. Inside a project, mid-task, run the tests for what "
+    "you changed; the full suite runs once before push and in CI."
+)
 # Stored in the lock and the ledger: long enough that two sessions never
 # share it (self-reclaim trusts it); messages show the last four characters.
 _TAIL = 12
@@ -211,6 +226,8 @@ def decide_pre(
         ctx.environ,
     )
     if verdict.message is not None:
+        if ctx.repo is None and ctx.state is None:
+            return Decision("allow", _OUTSIDE_GIT, step="outside-git")
         return Decision("block", verdict.message, step="sweep")
     sweep_allowed = bool(verdict.reasons)
     try:
@@ -298,13 +315,7 @@ def _dedup_and_lock(
 
     runner = probe(env, files.flock)
     if runner is not None:
-        return Decision(
-            "block",
-            f"run lock held by a running pytest: {runner.describe(env.now())}. It frees the "
-            "moment that run ends. Do something else meanwhile and retry; "
-            "`lanes governor status` shows the holder.",
-            step="lock",
-        )
+        return _runner_holds(runner, env.now())
     # Imported only here: a dedup hit, the common answer to a re-run, never
     # reaches the lock.
     from lanes.governor.state import lock as lock_mod
@@ -328,10 +339,27 @@ def _dedup_and_lock(
         return Decision("allow", step="lock-skipped")
     if not result.acquired:
         return Decision("block", _lock_message(result.holder, env.now(), ttl), step="lock")
+    # Probed again with the JSON lock taken, as the plugin reads the JSON lock
+    # only with the kernel lock held: of two heavy runs racing across the
+    # layers, at least one sees the other (lanes.governor.runner.json_lock).
+    runner = probe(env, files.flock)
+    if runner is not None:
+        _release(ctx, Decision("allow", lock=result.record))
+        return _runner_holds(runner, env.now())
     if result.why not in ("free", "own-session"):
         debug_log("lock-broken", why=result.why)
     _note_start(ctx, payload, matches)
     return Decision("allow", step="lock", lock=result.record)
+
+
+def _runner_holds(runner: Holder, now: float) -> Decision:
+    return Decision(
+        "block",
+        f"run lock held by a running pytest: {runner.describe(now)}. It frees the "
+        "moment that run ends. Do something else meanwhile and retry; "
+        "`lanes governor status` shows the holder.",
+        step="runner-lock",
+    )
 
 
 def _note_start(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch]) -> None:
@@ -347,9 +375,13 @@ def _note_start(ctx: HookContext, payload: HookPayload, matches: list[SuiteMatch
     note_start(ctx.env, path, tree, [m.name for m in matches])
 
 
-def pre_tool_use(ctx: HookContext, classification: Classification, payload: HookPayload) -> int:
-    """The hook's PreToolUse for a command that runs tests: exit status; a block
-    reason goes to stderr. Suites are resolved here, once for the event."""
+def pre_tool_use(
+    ctx: HookContext, classification: Classification, payload: HookPayload
+) -> Decision:
+    """The hook's PreToolUse for a command that runs tests: a block reason goes
+    to stderr (the decision's ``exit_code`` is the hook's); an allowed
+    decision's message is advice for the hook to give. Suites are resolved
+    here, once for the event."""
     import sys
 
     ctx.prepare_state()
@@ -357,4 +389,4 @@ def pre_tool_use(ctx: HookContext, classification: Classification, payload: Hook
     decision = decide_pre(ctx, classification, payload, matches)
     if decision.action == "block":
         sys.stderr.write(decision.message.rstrip("\n") + "\n")
-    return decision.exit_code
+    return decision

@@ -10,7 +10,8 @@ Per suite:
 
 - **whole**: the run's collection arguments cover every path of the suite,
   nothing narrowed it (no ``-k``, the suite's own ``-m`` and no other, no
-  ``--ignore``/``--deselect``/``--lf`` selection, no collection error) and no
+  ``--ignore`` inside it, no ``--ignore-glob``/``--deselect``/``--lf``
+  selection, no collection error) and no
   item of the suite was deselected;
 - **share**: the part of the suite that runs — of its *items* when the whole
   suite was collected (``-k 'not test_x'`` deselects one of 500: 99.8 %), else
@@ -64,6 +65,11 @@ class SuiteSpec:
     def holds(self, path: str) -> bool:
         return any(_under(path, root) for root in self.paths)
 
+    def covered_by(self, args: Sequence[str]) -> bool:
+        """Whether collection arguments ``args`` (absolute, normalised) reach
+        every path of the suite: a run can be the whole suite only then."""
+        return all(any(_under(root, arg) for arg in args) for root in self.paths)
+
     def __repr__(self) -> str:
         return f"SuiteSpec({self.name!r}, {self.paths!r}, markers={self.markers!r})"
 
@@ -75,7 +81,7 @@ class Collected:
     reason the run is narrowed (``--ignore``, ``--lf`` with failures, a
     collection error ...)."""
 
-    __slots__ = ("args", "deselected", "keyword", "markexpr", "narrowed", "selected")
+    __slots__ = ("args", "deselected", "ignored", "keyword", "markexpr", "narrowed", "selected")
 
     def __init__(
         self,
@@ -86,6 +92,7 @@ class Collected:
         markexpr: str = "",
         keyword: str = "",
         narrowed: Sequence[str] = (),
+        ignored: Sequence[str] = (),
     ) -> None:
         self.selected = tuple(selected)
         self.deselected = tuple(deselected)
@@ -93,6 +100,9 @@ class Collected:
         self.markexpr = markexpr.strip()
         self.keyword = keyword.strip()
         self.narrowed = tuple(narrowed)
+        # --ignore paths (absolute): they narrow only the suites they touch —
+        # a project's `addopts = --ignore=setup.py` leaves tests/ whole.
+        self.ignored = tuple(os.path.normpath(p) for p in ignored)
 
 
 class Scope:
@@ -211,7 +221,7 @@ def judge(
     selected = [path for path in collected.selected if spec.holds(path)]
     deselected = sum(1 for path in collected.deselected if spec.holds(path))
     files_run = len(set(selected))
-    covered = all(any(_under(root, arg) for arg in collected.args) for root in spec.paths)
+    covered = spec.covered_by(collected.args)
     partial: list[str] = []
     if not covered:
         partial.append("its collection arguments do not cover every path of the suite")
@@ -221,6 +231,13 @@ def judge(
         partial.append(f"-m {collected.markexpr!r} (the suite's: {spec.markers or 'none'!r})")
     if deselected:
         partial.append(f"{deselected} of its items deselected")
+    touched = [
+        path
+        for path in collected.ignored
+        if spec.holds(path) or any(_under(root, path) for root in spec.paths)
+    ]
+    if touched:
+        partial.append(f"--ignore {' '.join(touched)}")
     partial.extend(collected.narrowed)
     if covered and (selected or deselected):
         share = len(selected) / (len(selected) + deselected)

@@ -27,7 +27,8 @@ tree that changed during the run. Entries carry ``source: "runner"``, and the
 hook's post event leaves a suite alone that the runner recorded for the same
 run (:mod:`lanes.governor.policy.record`): one run, one record.
 
-Steps 2-3 and the record fail open, as in the hook.
+Steps 2-3 and the record fail open, as in the hook. Outside any git work
+tree (and without ``LANES_STATE_DIR``) the plugin does not govern at all.
 """
 
 from __future__ import annotations
@@ -40,13 +41,10 @@ import time
 import pytest
 
 from lanes.governor.context import HookContext, StatePaths
-from lanes.governor.policy.gate import ago, session_tail
 from lanes.governor.policy.suites import suite_selection
-from lanes.governor.policy.sweep import MIN_REASON
 from lanes.governor.runner.exits import RunnerExit
 from lanes.governor.runner.scope import TEST_ROOT, Collected, Scope, SuiteSpec, judge, suite_files
 from lanes.governor.settings import GovernorSettings
-from lanes.governor.state import ledger as ledger_mod
 from lanes.governor.state.debug import debug_log
 from lanes.governor.state.trust import distrust_state
 
@@ -59,6 +57,11 @@ if TYPE_CHECKING:
     from lanes.governor.state.runlock import KernelLock
 
 __all__ = ["RunGovernor", "session_id"]
+
+# Imported where used, not here: the gate's module (the shell classifier behind
+# it), the sweep rule and the ledger are needed only by a run that sweeps or
+# may be a whole suite, and an agent's every focused pytest run pays each
+# module it loads (the bench's governor-plugin-agent-cost).
 
 # A hook's audit line for the same override this recent stands for the run's.
 _AUDIT_WINDOW = 600.0
@@ -148,17 +151,29 @@ class RunGovernor:
 
     @classmethod
     def start(cls, config: pytest.Config, agent: str) -> RunGovernor | None:
-        """The governor of this session, or None when ``enforce = "off"``."""
+        """The governor of this session; None when ``enforce = "off"`` or
+        outside any git work tree (no repository and no ``LANES_STATE_DIR``:
+        no ledger, tree or lock, and no suite a sweep could waste — the hook
+        lets such a run through too, with advice)."""
         ctx = _context(str(config.rootpath), agent)
+        if ctx.repo is None and ctx.state is None:
+            return None
         settings, governor = _governor_settings(ctx)
         if governor.enforce == "off":
             return None
+        run = cls(config, ctx, settings, governor)
         if ctx.state is not None and settings is not None and settings.suites:
-            # git runs on the other core while pytest collects.
             ctx.prepare_state()
-            ctx.start_tree()
+            try:
+                early = run._may_be_whole()
+            except Exception as exc:  # noqa: BLE001  # only a head start: a whole suite computes the tree later
+                debug_log("runner-early-tree", error=f"{type(exc).__name__}: {exc}")
+                early = False
+            if early:
+                # git runs on the other core while pytest collects.
+                ctx.start_tree()
             _note_plugin_ran(ctx)
-        return cls(config, ctx, settings, governor)
+        return run
 
     # ---------------------------------------------------------------- hooks
 
@@ -222,6 +237,23 @@ class RunGovernor:
             specs.append(SuiteSpec(TEST_ROOT, test_root))
         return specs
 
+    def _may_be_whole(self) -> bool:
+        """Whether this run could turn out to be a whole configured suite,
+        judged from its arguments before collection.
+
+        Only a whole suite is deduplicated or recorded, and both key on the
+        tree digest: git over the whole work tree, the plugin's dearest step
+        (on a 5,000-file repository more than an interpreter start). A run
+        whose arguments do not cover every path of some configured suite, or
+        that names tests with ``-k``, can never be whole (the rule of
+        :func:`~lanes.governor.runner.scope.judge`), so it never starts git;
+        one that may be whole starts it now, to overlap with collection, and
+        a whole suite found later without it computes it then."""
+        if getattr(self.config.option, "keyword", ""):
+            return False
+        args = self._collected((), ()).args
+        return any(spec.suite is not None and spec.covered_by(args) for spec in self._specs())
+
     def _test_root(self) -> list[str]:
         root = str(self.config.rootpath)
         testpaths = self.config.getini("testpaths")
@@ -234,10 +266,11 @@ class RunGovernor:
         args = [os.path.join(invoked, arg.split("::")[0]) for arg in config.args]
         option = config.option
         narrowed: list[str] = []
-        for flag, name in (("--ignore", "ignore"), ("--ignore-glob", "ignore_glob")):
-            values = getattr(option, name, None)
-            if values:
-                narrowed.append(f"{flag} {' '.join(map(str, values))}")
+        # pytest resolves --ignore against the invocation directory.
+        ignored = [os.path.join(invoked, str(p)) for p in getattr(option, "ignore", None) or ()]
+        globs = getattr(option, "ignore_glob", None)
+        if globs:
+            narrowed.append(f"--ignore-glob {' '.join(map(str, globs))}")
         if getattr(option, "deselect", None):
             narrowed.append("--deselect")
         if any("::" in arg for arg in config.args):
@@ -255,6 +288,7 @@ class RunGovernor:
             markexpr=str(getattr(option, "markexpr", "") or ""),
             keyword=str(getattr(option, "keyword", "") or ""),
             narrowed=narrowed,
+            ignored=ignored,
         )
 
     def _decide(self, selected: Sequence[str], deselected: Sequence[str]) -> None:
@@ -301,6 +335,8 @@ class RunGovernor:
 
     def _gate(self, sweeps: list[Scope]) -> str:
         """The override's reason; stops the run when there is no valid override."""
+        from lanes.governor.policy.sweep import MIN_REASON
+
         environ = self.ctx.environ
         flag = environ.get("LANES_FULL_SWEEP_OK")
         reason = (environ.get("LANES_OVERRIDE_REASON") or "").strip()
@@ -309,6 +345,8 @@ class RunGovernor:
         return reason
 
     def _sweep_message(self, sweeps: list[Scope], flag: str | None, reason: str) -> str:
+        from lanes.governor.policy.sweep import MIN_REASON
+
         scope = sweeps[0]
         why = (
             "it runs the whole suite"
@@ -425,6 +463,9 @@ class RunGovernor:
             self._tree = self.ctx.tree
         # 2. Dedup: whole suites only, unless forced.
         if whole and self.ctx.environ.get("LANES_TEST_FORCE") != "1":
+            from lanes.governor.policy.gate import ago
+            from lanes.governor.state import ledger as ledger_mod
+
             entries = ledger_mod.read(self.ctx.env, state.ledger)
             now = time.time()
             for scope in whole:
@@ -450,6 +491,7 @@ class RunGovernor:
             self._take_lock(state, heavy)
 
     def _take_lock(self, state: StatePaths, suites: list[str]) -> None:
+        from lanes.governor.policy.gate import session_tail
         from lanes.governor.state.runlock import acquire
 
         holder = {
@@ -470,6 +512,20 @@ class RunGovernor:
                 "and retry; `lanes governor status` shows the holder.",
             )
         self._lock = lock
+        # Then the hook's JSON lock: a heavy run pytest does not hold (npm
+        # test, cargo test ...). Read only now, with the kernel lock held
+        # (the ordering argument is in lanes.governor.runner.json_lock).
+        from lanes.governor.runner.json_lock import foreign_holder, refusal
+
+        ttl = float(self.governor.lock_ttl)
+        other = foreign_holder(
+            self.ctx.env, state.lock, ttl=ttl, session_tail=str(holder["session"])
+        )
+        if other is not None:
+            self._lock = None
+            if lock is not None:
+                lock.release()
+            self._stop(RunnerExit.LOCKED, refusal(other, time.time(), ttl))
 
     # --------------------------------------------------------------- record
 
@@ -478,6 +534,9 @@ class RunGovernor:
         whole = [s for s in self._scopes if s.whole and s.spec.suite is not None]
         if state is None or not whole or self._tree is None:
             return
+        from lanes.governor.policy.gate import session_tail
+        from lanes.governor.state import ledger as ledger_mod
+
         if exitstatus == 0 and self._errors == 0:
             status: ledger_mod.Outcome = "PASS"
         elif exitstatus == pytest.ExitCode.TESTS_FAILED or self._errors:

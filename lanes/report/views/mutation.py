@@ -18,6 +18,7 @@ from lanes.report.views._blocks import (
     Facts,
     Finding,
     ms,
+    path_text,
     table,
     text,
 )
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         MutationCheckedModule,
         MutationData,
         MutationMerged,
+        MutationPlan,
         MutationSelfCheck,
         MutationShardRun,
     )
@@ -153,8 +155,8 @@ def _check(data: MutationCheck) -> Detail:
         Facts(
             (
                 ("modules", str(len(modules))),
-                ("baseline", text(data.get("baseline_path"))),
-                ("merged from", text(data["merged_from"])),
+                ("baseline", path_text(data.get("baseline_path"))),
+                ("merged from", path_text(data["merged_from"])),
             )
         )
     ]
@@ -296,7 +298,33 @@ def _shard(data: MutationShardRun) -> Detail:
     return Detail(blocks=tuple(blocks))
 
 
+def _plan(data: MutationPlan) -> Detail:
+    modules = list(data["modules"].items())
+    blocks: list[Block] = [_step_facts("plan", None, None, len(modules))]
+    if modules:
+        blocks.append(
+            table(
+                "Plan",
+                ("module", "mutants", "shards", "registry shards", "why"),
+                [
+                    (
+                        name,
+                        text(m["generated"]),
+                        text(m["shards"]),
+                        text(m["registry_shards"]),
+                        text(m["note"]),
+                    )
+                    for name, m in modules
+                ],
+                code=(0,),
+            )
+        )
+    return Detail(blocks=tuple(blocks))
+
+
 def mutation_view(data: MutationData) -> Detail:
+    if data["kind"] == "plan":
+        return _plan(data)
     if data["kind"] == "self-check":
         return _self_check(data)
     if data["kind"] == "merged":

@@ -40,6 +40,7 @@ re-timing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -67,7 +68,9 @@ CHILD_SLACK: Final = 300.0
 because on a loaded machine a child's start-up alone took a minute."""
 DEADLINE_FACTOR: Final = 10.0
 """A pass over the offenders may take this many times what they took in the suite run."""
-_RERUN: Final = "rerun"  # pytest-rerunfailures' outcome for an attempt it reruns
+# pytest-rerunfailures' outcome for an attempt it reruns. Typed str: pytest's own
+# outcomes are a Literal that does not include it.
+_RERUN: str = "rerun"
 
 
 class Plan(TypedDict):
@@ -140,7 +143,9 @@ def retime(
         plan_path = Path(tmp) / "plan.json"
         plan_path.write_text(json.dumps(plan), encoding="utf-8")
         deadline = CHILD_SLACK + DEADLINE_FACTOR * samples * sum(j.seconds for j in offenders)
-        try:
+        # A killed child: what it did not measure has no sample, and those
+        # failures stand (a slow child is not evidence of a slow test).
+        with contextlib.suppress(subprocess.TimeoutExpired):
             subprocess.run(
                 _command(config, plan_path, nodeids),
                 cwd=config.rootpath,
@@ -150,10 +155,6 @@ def retime(
                 check=False,
                 env=measuring_environment(),
             )
-        except subprocess.TimeoutExpired:
-            # What the killed child did not measure has no sample: those
-            # failures stand (a slow child is not evidence of a slow test).
-            pass
         measured = _measured(out)
     return {nodeid: measured[nodeid] for nodeid in nodeids if measured.get(nodeid)}
 

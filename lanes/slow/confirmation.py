@@ -239,7 +239,7 @@ class Retimer:
     def _sample(self, item: pytest.Item, nextitem: pytest.Item | None) -> None:
         self._reports.clear()
         shared_before = len(self._stopwatch.shared_setups)
-        item.ihook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
         nodeid = item.nodeid
         mine = [r for r in self._reports if r.nodeid == nodeid and type(r) is pytest.TestReport]
         calls = [r for r in mine if r.when == "call" and r.outcome != _RERUN]

@@ -192,6 +192,27 @@ def test_every_retiming_runs_in_one_child_process(project: pytest.Pytester) -> N
     assert suite not in retimed
 
 
+@pytest.mark.integration
+def test_a_killed_retiming_child_keeps_the_passes_it_finished(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 0.6 s in the suite and in the first pass, then it hangs: the child is
+    # killed at its deadline (here 8 s), and the sample of the pass it
+    # finished still counts (it is written after each pass).
+    from lanes.slow import confirmation  # noqa: PLC0415  # the module whose deadline is shortened
+
+    monkeypatch.setattr(confirmation, "CHILD_SLACK", 8.0)
+    monkeypatch.setattr(confirmation, "DEADLINE_FACTOR", 0.0)
+    _paced(project, 0.6, 0.6, 60)
+    out = project.path / "slow.json"
+    result = _run(project, "--deselect", SLOW, f"--slow-json={out}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    (offender,) = read_json(out)["offenders"]
+    assert offender["nodeid"] == PACED
+    assert len(offender["samples_ms"]) == 1
+    assert offender["samples_ms"][0] > 180
+
+
 # Its duration on each run, in order: the suite's run first, then each
 # re-timing (a counter file beside the test).
 PACED_TEST = """

@@ -13,8 +13,11 @@
 #   P   python -m pytest toolz/tests                      the plain run
 #   N   ... --slow-ratchet                                the confirmed FAIL (this checkout)
 #   B   ... --slow-ratchet                                the same, BEFORE_CHECKOUT's lanekit
-# Prints each run's wall-clock seconds, then per arm the ratio to the plain
-# run of the same round: median [min-max].
+# Prints each run's wall-clock and CPU seconds (user + system of the whole
+# process tree, confirmation child included), then per arm the ratios to the
+# plain run of the same round: median [min-max]. On a loaded machine the wall
+# ratio flatters (the load stretches the plain run, not the planted sleep);
+# the CPU ratio does not move with the load.
 set -euo pipefail
 
 lanekit=$(cd "$(dirname "$0")/../.." && pwd)
@@ -41,7 +44,10 @@ printf '[tool.lanes.slow]\nfail_factor = 2.0\n[tool.lanes.slow.tiers.unit]\nbudg
     >pyproject.toml
 
 plain=(-m pytest toolz/tests -q -p no:cacheprovider)
-t() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
+t() {  # t COMMAND...: "WALL CPU" in seconds
+    /usr/bin/time -f "%e %U %S" -o ../time.out "$@" >/dev/null 2>&1 || true
+    awk '{ printf "%s %.2f\n", $1, $2 + $3 }' ../time.out
+}
 run() {  # run ARM
     case $1 in
         P) t ../venv/bin/python "${plain[@]}" ;;
@@ -63,11 +69,13 @@ python3 - ../times.txt <<'PY'
 import statistics, sys
 runs = {}
 for line in open(sys.argv[1]):
-    round_, arm, seconds = line.split()
-    runs.setdefault(round_, {})[arm] = float(seconds)
-plain = [r["P"] for r in runs.values()]
-print(f"P: median {statistics.median(plain):.2f} s [{min(plain):.2f}-{max(plain):.2f}]")
-for arm in sorted({a for r in runs.values() for a in r} - {"P"}):
-    ratios = sorted(r[arm] / r["P"] for r in runs.values())
-    print(f"{arm}/P: median {statistics.median(ratios):.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
+    round_, arm, wall, cpu = line.split()
+    runs.setdefault(round_, {})[arm] = (float(wall), float(cpu))
+for index, what in enumerate(("wall", "CPU")):
+    plain = [r["P"][index] for r in runs.values()]
+    print(f"P {what}: median {statistics.median(plain):.2f} s [{min(plain):.2f}-{max(plain):.2f}]")
+    for arm in sorted({a for r in runs.values() for a in r} - {"P"}):
+        ratios = sorted(r[arm][index] / r["P"][index] for r in runs.values())
+        median = statistics.median(ratios)
+        print(f"{arm}/P {what}: median {median:.2f}x [{ratios[0]:.2f}-{ratios[-1]:.2f}]")
 PY

@@ -58,6 +58,10 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "lanes slow pin tests/test_x.py::test_big --reason 'parses 50 MB' --tracking '#42'",
     ),
     "slow unpin": ("lanes slow unpin tests/test_x.py::test_big",),
+    "slow propose": (
+        "lanes slow propose               # tier budgets from the last nox -s slow run",
+        "lanes slow propose --write       # set them in pyproject.toml",
+    ),
     "slow check": (
         "lanes slow check                 # pins without reason or tracking, stale pins",
     ),
@@ -91,6 +95,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "slow": (
         "lanes slow run                   # the suite under the slow-test ratchet",
         "lanes slow run -- tests/unit -k parser",
+        "lanes slow propose --write       # budgets sized from that run",
         "lanes slow pin tests/test_x.py::test_big --reason 'parses 50 MB' --tracking '#42'",
     ),
     "timing": (

@@ -14,6 +14,11 @@ Checks: a bug in ``leaf`` selects exactly ``test_leaf`` and ``test_mid``, and
 every test file that really fails under it (a real pytest run) is among them;
 a conftest change selects its subtree; a ``pyproject.toml`` change selects
 everything; a README change selects nothing.
+
+Planted fault (:mod:`lanes.payloads.planted`): a selector that follows only
+direct imports — wrong but plausible, and on this project it answers
+``test_leaf`` alone, missing ``test_mid`` (which reaches ``leaf`` through
+``mid``). The selector must answer both, and the fault must be told apart.
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lanes._planted import announce, judge
 from lanes.affected.lane import build_plan
 from lanes.config import load_config
 
 if TYPE_CHECKING:
     from lanes.payloads.affected import AffectedCheck, AffectedSelfCheck
+    from lanes.payloads.planted import PlantedFault
 
 __all__ = ["FILES", "failing_test_files", "run_self_check"]
 
@@ -128,6 +135,17 @@ def run_self_check() -> AffectedSelfCheck:
             ["tests/test_leaf.py", "tests/test_mid.py"],
             sorted(selected),
         )
+        # The planted fault's answer: the selection cut to the files that
+        # import pkg.leaf themselves.
+        planted: list[PlantedFault] = [
+            judge(
+                "a selector that follows only direct imports "
+                "(tests/test_mid.py reaches pkg/leaf.py through pkg/mid.py)",
+                expected="tests/test_leaf.py, tests/test_mid.py",
+                real=", ".join(sorted(selected)),
+                planted=", ".join(sorted(t for t in selected if "pkg.leaf" in FILES.get(t, ""))),
+            )
+        ]
         failing = failing_test_files(root)
         check("every failing test file is selected", sorted(failing), sorted(failing & selected))
         check("the planted bug fails something", True, bool(failing))
@@ -146,4 +164,9 @@ def run_self_check() -> AffectedSelfCheck:
         (root / "README.md").write_text("# planted, documented\n")
         selected, full = _selected(root)
         check("a README change selects nothing", [], sorted(selected))
-    return {"passed": all(c["passed"] for c in checks), "checks": checks}
+    announce("affected", planted)
+    return {
+        "passed": all(c["passed"] for c in checks) and all(p["caught"] for p in planted),
+        "checks": checks,
+        "planted": planted,
+    }

@@ -50,7 +50,7 @@ function _shtab_lanes_using
   test "$_shtab_lanes_cmdpath" = "$argv"
 end
 
-set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow unpin' 'slow check' timing torture
+set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow propose' 'slow unpin' 'slow check' timing torture
 set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --max-wall-regression --merged --module --only --ops --out --out-html --out-md --output --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
 
 complete -c lanes -e
@@ -204,6 +204,12 @@ complete -c lanes -n '_shtab_lanes_using slow pin' -l tracking -x -d 'where spee
 complete -c lanes -n '_shtab_lanes_using slow pin' -l ceiling -x -d 'the test'"'"'s own budget (default: its last measurement — its slowest re-timing when it was re-timed — + 25%, rounded up)'
 complete -c lanes -n '_shtab_lanes_using slow pin' -l tier -x -d 'the test'"'"'s tier (default: as last measured, else the default)'
 complete -c lanes -n '_shtab_lanes_using slow pin' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
+complete -c lanes -n '_shtab_lanes_using slow; and test $_shtab_lanes_npos -eq 0' -a propose -d 'propose tier budgets from the last whole-suite run: 3 x each tier'"'"'s slowest'
+complete -c lanes -n '_shtab_lanes_using slow propose' -s h -l help -d 'show this help message and exit'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l envelope -x -d 'the measured run'"'"'s envelope (default: envelopes/slow.json)'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l write -d 'set the proposed budgets in pyproject.toml'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l allow-loosen -d 'also write a proposal above the tier'"'"'s current budget (default: print it only)'
+complete -c lanes -n '_shtab_lanes_using slow propose' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
 complete -c lanes -n '_shtab_lanes_using slow; and test $_shtab_lanes_npos -eq 0' -a unpin -d 'remove a test'"'"'s pin'
 complete -c lanes -n '_shtab_lanes_using slow unpin' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using slow unpin' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'

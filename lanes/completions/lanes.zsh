@@ -78,6 +78,7 @@ _shtab_lanes_slow_commands() {
   local _commands=(
     check:'fail on new pins without reason and tracking, and on stale pins (arguments'
     pin:'allow one test past its tier budget, with a reason'
+    propose:'propose tier budgets from the last whole-suite run: 3 x each tier'"'"'s slowest'
     run:'run pytest under the ratchet and write envelopes/slow.json (arguments after --'
     unpin:'remove a test'"'"'s pin'
   )
@@ -396,6 +397,17 @@ _shtab_lanes_slow_pin_options=(
 # guard to ensure default positional specs are added only once per session
 _shtab_lanes_slow_pin_defaults_added=0
 
+_shtab_lanes_slow_propose_options=(
+  "(- : *)"{-h,--help}"[show this help message and exit]"
+  "--envelope[the measured run\'s envelope (default\: envelopes\/slow.json)]:PATH:"
+  "--write[set the proposed budgets in pyproject.toml]"
+  "--allow-loosen[also write a proposal above the tier\'s current budget (default\: print it only)]"
+  "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
+)
+
+# guard to ensure default positional specs are added only once per session
+_shtab_lanes_slow_propose_defaults_added=0
+
 _shtab_lanes_slow_run_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--envelope[envelope path (default\: envelopes\/slow.json)]:PATH:"
@@ -638,6 +650,7 @@ _shtab_lanes_slow() {
       case $line[1] in
         check) _arguments -C -s $_shtab_lanes_slow_check_options ;;
         pin) _arguments -C -s $_shtab_lanes_slow_pin_options ;;
+        propose) _arguments -C -s $_shtab_lanes_slow_propose_options ;;
         run) _arguments -C -s $_shtab_lanes_slow_run_options ;;
         unpin) _arguments -C -s $_shtab_lanes_slow_unpin_options ;;
       esac

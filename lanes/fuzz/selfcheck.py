@@ -6,6 +6,14 @@ blank hint, a hang — and a well-behaved control target must *not* be reported,
 so the self-check proves both halves: failures are caught, clean rejections
 are not failures. They live here, in the harness package, and never in
 production code.
+
+Two of them stand for wrong-but-plausible faults of the lane's own judgement
+(:mod:`lanes.payloads.planted`), not only for broken input: ``blank-hint``
+(a hint of spaces) is what a watchdog testing the hint for truth instead of
+content would pass, and ``must-accept`` (a clean, hinted rejection from a
+target declared ``may_reject=False``, as the command classifier is) is what a
+watchdog judging type and hint but forgetting ``may_reject`` would pass. Each
+must be reported as its kind, or the self-check fails.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ __all__ = [
     "SELF_CHECK_TARGETS",
     "blank_hint",
     "inputs",
+    "rejects_what_it_must_accept",
     "untyped_throw",
     "wedged",
     "well_behaved",
@@ -71,11 +80,17 @@ def well_behaved(text: str) -> None:
         raise UsageError(msg, hint="pass a word made of letters")
 
 
-def _target(name: str, function: str) -> Target:
+def rejects_what_it_must_accept(text: str) -> None:
+    """A clean typed rejection, with a hint, from a target that must accept everything."""
+    well_behaved(text)
+
+
+def _target(name: str, function: str, *, may_reject: bool = True) -> Target:
     return Target(
         name=name,
         callable=f"lanes.fuzz.selfcheck:{function}",
         strategy="lanes.fuzz.selfcheck:inputs",
+        may_reject=may_reject,
         budget=SELF_CHECK_BUDGET,
         origin="lanes.fuzz.selfcheck",
     )
@@ -85,6 +100,7 @@ SELF_CHECK_TARGETS: Final = (
     _target("untyped-throw", "untyped_throw"),
     _target("blank-hint", "blank_hint"),
     _target("wedged", "wedged"),
+    _target("must-accept", "rejects_what_it_must_accept", may_reject=False),
     _target("well-behaved", "well_behaved"),
 )
 
@@ -93,5 +109,6 @@ EXPECTED: Final[dict[str, str | None]] = {
     "untyped-throw": "untyped",
     "blank-hint": "empty-hint",
     "wedged": "stall",
+    "must-accept": "unexpected-rejection",
     "well-behaved": None,
 }

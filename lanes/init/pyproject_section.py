@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from lanes.config import parse_config
 from lanes.errors import ConfigError
+from lanes.slow.budget_text import SEED_NOTE
 
 if TYPE_CHECKING:
     from lanes.init.detect import Project
@@ -58,12 +59,14 @@ def render_section(project: Project) -> str:
         "[tool.lanes.slow]",
         "fail_factor = 2.0       # a test past 2 x its tier budget fails the slow lane",
         "",
+        "# The budgets below are seeds, not your suite's: after `nox -s slow`,",
+        "# `lanes slow propose --write` sizes each tier to 3 x its slowest test.",
         "[tool.lanes.slow.tiers.unit]",
-        "budget = 2.5            # seconds per test",
+        f"budget = 2.5            # seconds per test {SEED_NOTE}",
         "",
     ]
     if integration:
-        lines += ["[tool.lanes.slow.tiers.integration]", "budget = 15.0"]
+        lines += ["[tool.lanes.slow.tiers.integration]", f"budget = 15.0           # {SEED_NOTE}"]
         if slow_markers:
             lines.append(f"markers = {_toml_list(slow_markers)}")
         lines.append("")

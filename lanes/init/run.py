@@ -149,6 +149,7 @@ def _print_change(change: FileChange, out: TextIO) -> None:
 
 
 def _next_commands(project: Project, out: TextIO) -> None:
+    """What to run next; the slow budgets init wrote are seeds until a measured run sizes them."""
     envelopes = envelope_dir(project)
     targets = project.pyproject.get("tool", {}).get("lanes", {}).get("fuzz", {}).get("targets")
     fuzz_note = (
@@ -157,6 +158,13 @@ def _next_commands(project: Project, out: TextIO) -> None:
     print("\nnext:", file=out)
     print(
         f"  nox -s slow      # your suite under the slow-test ratchet: {envelopes}/slow.json",
+        file=out,
+    )
+    # The budgets init wrote are seeds: a suite whose slowest test takes 0.6 s
+    # would let a test grow to 2 s unnoticed under the 2.5 s unit seed.
+    print(
+        "  lanes slow propose --write   # size the seeded budgets to that run: "
+        "3 x each tier's slowest test",
         file=out,
     )
     print(f"  nox -s fuzz      # {fuzz_note}", file=out)

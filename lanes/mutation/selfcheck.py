@@ -8,7 +8,13 @@ check passes only if, running the real lane (real mutmut, real envelopes):
    ratchet against that baseline names a gating regression;
 3. a merge with one of the two shards dropped is refused;
 4. a suite that fails before any mutation ends the run with
-   ``stage: "error"``, never a score.
+   ``stage: "error"``, never a score;
+5. a wrong-but-plausible fault planted in the lane's own logic
+   (:mod:`lanes.payloads.planted`) is caught: mutant keys whose hash takes in
+   the changed line's index inside its function. A docstring added to the
+   planted function above a mutated line must leave the mutant's key (and so
+   its history and its entry in the equivalents list) as it was; under the
+   planted fault the key changes.
 """
 
 from __future__ import annotations
@@ -21,11 +27,13 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from lanes._planted import judge
 from lanes.config import load_config, parse_config
 from lanes.envelope import lane_run, read_envelope
 from lanes.exitcodes import ExitCode, exit_rule
 from lanes.lane import drive
 from lanes.mutation.baseline import Baseline
+from lanes.mutation.keys import MutantSource, describe_mutants
 from lanes.mutation.lane import RunLane
 from lanes.mutation.merge import merge_shards, registry_paths
 from lanes.mutation.ratchet import ratchet
@@ -34,8 +42,9 @@ from lanes.mutation.runner import MutmutRunError, find_mutmut
 if TYPE_CHECKING:
     from lanes.config import Config
     from lanes.payloads.mutation import MutationPlantedCheck, MutationSelfCheck
+    from lanes.payloads.planted import PlantedFault
 
-__all__ = ["PLANTED_MODULE", "self_check"]
+__all__ = ["PLANTED_MODULE", "planted_key_fault", "self_check"]
 
 PLANTED_MODULE: Final = """\
 def price(quantity, unit):
@@ -85,6 +94,48 @@ def test_price():
     assert price(3, 3) == 10
 """
 _WEAK_SCORE_CEILING: Final = 0.2
+_CHECKS: Final = 5  # the numbered checks of the module docstring
+
+# The mutant the key check describes: mutmut's comparison-operator mutation.
+_MUTANT_NAME: Final = "pkg.planted.x_price__mutmut_1"
+_PRICE_DEF: Final = "def price(quantity, unit):\n"
+_PRICE_DOC: Final = '    """The price of ``quantity`` units, five off past ten."""\n'
+
+
+def _mutmut_copies(source: str) -> str:
+    """``price`` of ``source`` laid out as mutmut 3 writes its mutants file: the
+    original as ``x_price__mutmut_orig`` and the mutant ``>`` -> ``>=``."""
+    function = source[source.index(_PRICE_DEF) : source.index("\n\n\n")] + "\n"
+    orig = function.replace("def price(", "def x_price__mutmut_orig(", 1)
+    mutant = function.replace("def price(", "def x_price__mutmut_1(", 1)
+    return orig + mutant.replace("if quantity > 10:", "if quantity >= 10:", 1)
+
+
+def _described(source: str) -> MutantSource:
+    return describe_mutants("pkg/planted.py", source, _mutmut_copies(source), [_MUTANT_NAME])[
+        _MUTANT_NAME
+    ]
+
+
+def _with_line_index(mutant: MutantSource, source: str) -> str:
+    """The planted fault: the key also hashes the changed line's index in its function."""
+    index = (mutant.line or 0) - (source.splitlines().index(_PRICE_DEF.rstrip("\n")) + 1)
+    return f"{mutant.key}@{index}"
+
+
+def planted_key_fault() -> PlantedFault:
+    """Keys before and after a docstring is added above the mutated line, real and planted."""
+    documented = PLANTED_MODULE.replace(_PRICE_DEF, _PRICE_DEF + _PRICE_DOC, 1)
+    before, after = _described(PLANTED_MODULE), _described(documented)
+    real = "same key" if before.key == after.key else "the key changed"
+    faulty = (_with_line_index(before, PLANTED_MODULE), _with_line_index(after, documented))
+    return judge(
+        "mutant keys that hash the changed line's index inside its function "
+        "(a docstring added above the change re-keys the mutant)",
+        expected="same key",
+        real=real,
+        planted="same key" if faulty[0] == faulty[1] else "the key changed",
+    )
 
 
 def plant(root: Path, tests: str = _REAL_TESTS) -> Config:
@@ -191,6 +242,13 @@ def _sweep(config: Config, checks: list[MutationPlantedCheck], work: Path) -> No
         ok=code == ExitCode.CRASH and stage == "error" and not has_score,
         observed=f"exit {int(code)}, stage {stage!r}, scored {has_score}",
     )
+    key_fault = planted_key_fault()
+    _record(
+        checks,
+        f"planted fault caught: {key_fault['fault']}",
+        ok=key_fault["caught"],
+        observed=f"the lane: {key_fault['real']}; the planted fault: {key_fault['planted']}",
+    )
 
 
 def self_check(ns: argparse.Namespace) -> int:
@@ -215,9 +273,7 @@ def self_check(ns: argparse.Namespace) -> int:
             # A self-check that crashes still shows the checks it finished.
             payload: MutationSelfCheck = {"kind": "self-check", "checks": checks}
             run.publish(payload)
-        run.verdict(
-            passed=len(checks) == 4 and all(check["ok"] for check in checks)
-        )  # the four checks above
+        run.verdict(passed=len(checks) == _CHECKS and all(check["ok"] for check in checks))
     passed = bool(run.passed)
     print(f"self-check: {'pass' if passed else 'FAIL'} ({path})", file=sys.stderr)
     return ExitCode.OK if passed else ExitCode.FAIL

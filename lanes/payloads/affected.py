@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, NotRequired, TypedDict
 
 from lanes.payloads.constraints import Doc, Max, Min
+from lanes.payloads.planted import PlantedFault  # noqa: TC001  # the schema generator resolves annotations at runtime
 
 __all__ = [
     "AffectedBlindSpot",
@@ -144,6 +145,10 @@ class AffectedSelfCheck(TypedDict):
 
     passed: bool
     checks: list[AffectedCheck]
+    planted: Annotated[
+        list[PlantedFault],
+        Doc("faults planted in the selector's own rules; each must be caught"),
+    ]
 
 
 class AffectedPlant(TypedDict):

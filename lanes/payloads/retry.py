@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, TypedDict
 
 from lanes.payloads.constraints import Doc, Min, MinLength
+from lanes.payloads.planted import PlantedFault  # noqa: TC001  # the schema generator resolves annotations at runtime
 
 __all__ = [
     "RetryBlocker",
@@ -74,6 +75,10 @@ class RetrySelfCheck(TypedDict):
     passed: bool
     expected: dict[str, object]
     observed: dict[str, object]
+    planted: Annotated[
+        list[PlantedFault],
+        Doc("faults planted in the policy's own logic (interrupted runs); each must be caught"),
+    ]
 
 
 class RetryPolicy(TypedDict):

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, TypedDict
 
 from lanes.payloads.constraints import Doc, Min, MinLength, Pattern
+from lanes.payloads.planted import PlantedFault  # noqa: TC001  # the schema generator resolves annotations at runtime
 
 __all__ = [
     "SlowCounts",
@@ -173,6 +174,10 @@ class SlowSelfCheck(TypedDict):
     passed: bool
     expected: SlowSelfCheckOutcome
     observed: SlowSelfCheckOutcome
+    planted: Annotated[
+        list[PlantedFault],
+        Doc("faults planted in the ratchet's own logic (partial marking); each must be caught"),
+    ]
 
 
 class SlowRatchet(TypedDict):

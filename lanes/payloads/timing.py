@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Literal, NotRequired, TypedDict
 
 from lanes.payloads.constraints import Doc, Min, MinItems, MoreThan
+from lanes.payloads.planted import PlantedFault  # noqa: TC001  # the schema generator resolves annotations at runtime
 
 __all__ = [
     "TimingArm",
@@ -315,6 +316,10 @@ class TimingSelfCheck(TypedDict):
     passed: bool
     summary: str
     checks: list[TimingCheck]
+    planted: Annotated[
+        list[PlantedFault],
+        Doc("faults planted in the lane's own figures; each must be caught"),
+    ]
     slower: TimingComparison
     fewer: TimingComparison
 

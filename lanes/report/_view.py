@@ -7,7 +7,6 @@ the template environment's job (HTML autoescape, Markdown finalize).
 
 from __future__ import annotations
 
-import contextlib
 import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from lanes.envelope import nesting_exceeds
 from lanes.report._history import absent_lanes, freshness, lane_history
 from lanes.report.views import lane_detail, side_kind
+from lanes.report.views._blocks import shown_path
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -121,22 +121,6 @@ class ReportView:
         return tuple(lane for lane in self.lanes if not lane.current)
 
 
-def shown_path(path: Path | None) -> str:
-    """``path`` as the report shows it: relative to the working directory, never the machine's.
-
-    An absolute path names the machine (a home directory, a runner's
-    workspace): the report travels as an artifact, so it shows the path from
-    the project, or only the last two parts of one outside it.
-    """
-    if path is None:
-        return ""
-    if not path.is_absolute():
-        return path.as_posix()
-    with contextlib.suppress(ValueError, OSError):
-        return path.relative_to(Path.cwd()).as_posix() or "."
-    return "…/" + "/".join(path.parts[-2:])
-
-
 def format_duration(ms: int) -> str:
     if ms < 1000:
         return f"{ms} ms"
@@ -213,6 +197,11 @@ def _flatten(value: object, name: str, depth: int) -> Iterator[tuple[str, str]]:
         yield name, _cut(f"[{shown}]{more}")
     elif isinstance(value, dict):
         yield name, "{}" if not value else _compact(value)
+    elif isinstance(value, str) and value.startswith("/") and "\n" not in value:
+        # A lane may record a file it read by its absolute path (the mutation
+        # lane's merged_from): the report travels as an artifact and never
+        # shows the machine's directories.
+        yield name, _cut(shown_path(Path(value)))
     else:
         yield name, _cut(_scalar(value))
 
@@ -372,12 +361,24 @@ def build_view(
             f"{len(old)} envelope(s) of another commit or run are listed as stale and do not "
             f"decide its verdict ({', '.join(old)}): re-run those lanes, or remove their files"
         )
+        # A green headline over a red lane of the last commit reads as "all
+        # well" to a reader who skips the stale list: name the red ones.
+        red = [
+            lane.label for lane in lanes if not lane.current and lane.status in ("fail", "error")
+        ]
+        if red:
+            notes.append(
+                f"{len(red)} stale envelope(s) failed or crashed ({', '.join(red)}): this "
+                "verdict does not cover them; re-run those lanes to know how they do now"
+            )
     else:
         current_run = ""
     stale = [lane.label for lane in lanes if lane.stale and lane.current]
     if stale:
         notes.append(f"stale evidence (older than the lane's cadence): {', '.join(stale)}")
-    replays = len(lanes) - len(counted)
+    # Only replays: a stale envelope also decides nothing, but it has its own
+    # note (counting it here called four stale lanes "replay envelopes").
+    replays = sum(1 for lane in lanes if lane.side == "replay" and lane.current)
     if replays:
         notes.append(
             f"{replays} replay envelope(s) of single cases or seeds are listed under side runs; "

@@ -10,7 +10,9 @@ enabled), :mod:`~lanes.slow.session` (the enabled plugin's hooks),
 envelope views), :mod:`~lanes.slow.run` (``lanes slow run``: the envelope),
 :mod:`~lanes.slow.selfcheck` (proof the ratchet can fail),
 :mod:`~lanes.slow.edit` (``pin``/``unpin``), :mod:`~lanes.slow.check` (``lanes
-slow check``), :mod:`~lanes.slow._cli` (parsers).
+slow check``), :mod:`~lanes.slow.propose` (``lanes slow propose``: budgets from
+a measured run) and :mod:`~lanes.slow.budget_text` (setting them in
+pyproject.toml), :mod:`~lanes.slow._cli` (parsers).
 
 Importing this package imports nothing from pytest: ``lanes slow`` commands
 must stay cheap.

@@ -1,7 +1,7 @@
-"""``lanes slow run|pin|unpin|check``: parsers only.
+"""``lanes slow run|pin|propose|unpin|check``: parsers only.
 
-The work lives in :mod:`lanes.slow.run`, :mod:`lanes.slow.edit` and
-:mod:`lanes.slow.check`, imported only when that action runs.
+The work lives in :mod:`lanes.slow.run`, :mod:`lanes.slow.edit`,
+:mod:`lanes.slow.propose` and :mod:`lanes.slow.check`, imported only when that action runs.
 """
 
 from __future__ import annotations
@@ -70,6 +70,28 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     add_config_option(pin)
     pin.set_defaults(handler=_pin)
 
+    propose = actions.add_parser(
+        "propose",
+        help="propose tier budgets from the last whole-suite run: 3 x each tier's slowest "
+        "test, never below 0.25 s (--write sets them in pyproject.toml)",
+    )
+    propose.add_argument(
+        "--envelope",
+        type=Path,
+        metavar="PATH",
+        help="the measured run's envelope (default: envelopes/slow.json)",
+    )
+    propose.add_argument(
+        "--write", action="store_true", help="set the proposed budgets in pyproject.toml"
+    )
+    propose.add_argument(
+        "--allow-loosen",
+        action="store_true",
+        help="also write a proposal above the tier's current budget (default: print it only)",
+    )
+    add_config_option(propose)
+    propose.set_defaults(handler=_propose)
+
     unpin = actions.add_parser("unpin", help="remove a test's pin")
     unpin.add_argument("nodeid", metavar="NODEID")
     add_config_option(unpin)
@@ -101,6 +123,12 @@ def _pin(ns: argparse.Namespace) -> int:
     from lanes.slow.edit import run_pin
 
     return run_pin(ns)
+
+
+def _propose(ns: argparse.Namespace) -> int:
+    from lanes.slow.propose import run_propose
+
+    return run_propose(ns)
 
 
 def _unpin(ns: argparse.Namespace) -> int:

@@ -224,7 +224,8 @@ class TightenHint:
         return (
             f"tier {self.tier!r}: its slowest test takes {self.slowest:.3g} s, "
             f"{self.share:.0%} of its {self.budget:g} s budget — a budget nobody approaches "
-            f"protects nothing; consider budget = {self.suggestion:g}"
+            f"protects nothing; consider budget = {self.suggestion:g} "
+            "(lanes slow propose --write sets it)"
         )
 
 
@@ -478,12 +479,14 @@ def _tier_stats(
 # The tighten advice must not ratchet a budget toward scheduler jitter: 2x the
 # slowest test of one run went 2.5 -> 0.13 -> 0.065 s over three runs. Three
 # guards: a floor (a busy CI runner delays a trivial test by a tenth of a
-# second or more), headroom (the slowest test of one run uses a quarter of the
-# suggestion, so the next run's jitter does not band it), and hysteresis (a
-# hint only when it at least halves the budget, so a run a little faster than
-# the last does not ask for another cut).
+# second or more), headroom (the slowest test of one run uses a third of the
+# suggestion, so a runner three times slower still leaves it within), and
+# hysteresis (a hint only when it at least halves the budget, so a run a
+# little faster than the last does not ask for another cut). `lanes slow
+# propose` sizes budgets by the same rule, so the two never suggest different
+# numbers from one run.
 TIGHTEN_FLOOR: Final = 0.25
-TIGHTEN_HEADROOM: Final = 4.0
+TIGHTEN_HEADROOM: Final = 3.0
 
 
 def _tighten(slow: SlowConfig, stats: Iterable[TierStats]) -> tuple[TightenHint, ...]:

@@ -9,6 +9,12 @@ baseline (through the real writer and reader), then changed twice:
 - *one test fewer*: a test is deleted. The lane must report ``collected``
   dropping by one.
 
+It also plants a wrong-but-plausible fault in the lane's own figures
+(:mod:`lanes.payloads.planted`): an xdist run's peak memory taken as the
+largest process's peak (``max()``) instead of the sum of every process's own
+peak. On an xdist run of a controller and two workers the lane must give the
+sum and the planted fault the largest alone, or the self-check fails.
+
 The CPU work is counted in process time, not slept, so a busy machine slows
 the run but not the figure the gate judges. The self-check passes only when
 every expectation is observed; the lane fails otherwise.
@@ -20,13 +26,16 @@ import shlex
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
+from lanes._planted import announce, judge
 from lanes.config import Suite
 from lanes.timing.baseline import compare, host_fingerprint, read_baseline, record_baseline
+from lanes.timing.measure import ProcessFigures, Sample
 from lanes.timing.suite import SuitePlan, measure_suite
 
 if TYPE_CHECKING:
+    from lanes.payloads.planted import PlantedFault
     from lanes.payloads.timing import TimingCheck, TimingMeasurement, TimingSelfCheck
 
 __all__ = ["MAX_REGRESSION", "run_self_check", "write_planted"]
@@ -93,6 +102,39 @@ def _check(name: str, expected: str, observed: str) -> TimingCheck:
     }
 
 
+class _LargestPeakSample(Sample):
+    """The planted fault: an xdist run's peak memory as its largest process's peak."""
+
+    @property
+    def peak_rss_kib(self) -> int:
+        if len(self.processes) <= 1:
+            return self.tree_peak_rss_kib
+        return max(process.peak_rss_kib for process in self.processes)
+
+
+def _planted_xdist_peak() -> PlantedFault:
+    # A controller and two workers, each reporting its own peak (KiB) as the
+    # probe does; all three hold their memory through the run.
+    processes = [
+        ProcessFigures(role="controller", peak_rss_kib=40_960, cpu_ms=300),
+        ProcessFigures(role="gw0", peak_rss_kib=102_400, cpu_ms=1_200),
+        ProcessFigures(role="gw1", peak_rss_kib=92_160, cpu_ms=1_100),
+    ]
+    fields: dict[str, Any] = {
+        "arm": "xdist", "argv": ["pytest", "-n", "2"], "exit_code": 0, "wall_ms": 1_000,
+        "cpu_ms": 2_600, "user_ms": 2_400, "system_ms": 200, "tree_peak_rss_kib": 102_400,
+        "processes": processes,
+    }  # fmt: skip
+    expected = sum(process.peak_rss_kib for process in processes)
+    return judge(
+        "an xdist run's peak memory taken as the largest process's peak (max), "
+        "not the sum of each process's own peak",
+        expected=f"{expected} KiB",
+        real=f"{Sample(**fields).peak_rss_kib} KiB",
+        planted=f"{_LargestPeakSample(**fields).peak_rss_kib} KiB",
+    )
+
+
 def run_self_check() -> TimingSelfCheck:
     """Measure, record, regress, compare; the envelope's ``self_check`` block."""
     print("timing: self-check on a planted project ...", file=sys.stderr, flush=True)
@@ -125,14 +167,18 @@ def run_self_check() -> TimingSelfCheck:
         _check("peak memory", "regressed", flags.get("peak_rss_kib", slower["status"])),
         _check("collected", "dropped by 1", collected),
     ]
-    passed = all(check["passed"] for check in checks)
+    planted = [_planted_xdist_peak()]
+    announce("timing", planted)
+    passed = all(check["passed"] for check in checks) and all(p["caught"] for p in planted)
     summary = "; ".join(
-        f"{c['name']}: expected {c['expected']}, observed {c['observed']}" for c in checks
+        [f"{c['name']}: expected {c['expected']}, observed {c['observed']}" for c in checks]
+        + [f"planted {p['fault']}: {'caught' if p['caught'] else 'NOT caught'}" for p in planted]
     )
     return {
         "passed": passed,
         "summary": summary,
         "checks": checks,
+        "planted": planted,
         "slower": slower,
         "fewer": fewer,
     }

@@ -228,3 +228,10 @@ def test_self_check_passes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> N
     assert main(["affected", "--self-check"]) == 0
     envelope = read_envelope(tmp_path / "envelopes/affected.json")
     assert all(check["passed"] for check in envelope["data"]["self_check"]["checks"])
+    [plant] = envelope["data"]["self_check"]["planted"]
+    assert plant["fault"].startswith("a selector that follows only direct imports")
+    assert (plant["real"], plant["planted"], plant["caught"]) == (
+        "tests/test_leaf.py, tests/test_mid.py",
+        "tests/test_leaf.py",
+        True,
+    )

@@ -202,6 +202,7 @@ def test_self_check_passes_only_by_catching_every_broken_target(tmp_path: Path) 
         "untyped-throw": ["untyped"],
         "blank-hint": ["empty-hint"],
         "wedged": ["stall"],
+        "must-accept": ["unexpected-rejection"],
         "well-behaved": [],
     }
     # The self-check never writes over the real run's envelope.

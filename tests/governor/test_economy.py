@@ -361,6 +361,24 @@ def test_the_store_is_bounded_in_projects_and_sessions(project: Path, xdg: Path)
     assert f"/p/{store.MAX_PROJECTS + 4}" in document["projects"]
 
 
+def test_past_the_session_bound_the_least_recently_seen_session_goes(
+    project: Path, xdg: Path
+) -> None:
+    # One agent more than the bound: the one that ran just now keeps counting
+    # towards its nudge; the one seen longest ago is the one forgotten.
+    del xdg
+    now = 1_800_000_000.0
+    for index in range(store.MAX_SESSIONS + 1):
+        store.update_session(str(project), f"s{index}", now + index, _count_full)
+    newest = f"s{store.MAX_SESSIONS}"
+    store.update_session(str(project), newest, now + 1_000.0, _count_full)
+    counters = store.read_session(str(project), newest)
+    assert counters is not None
+    assert counters.full_runs == 2
+    assert store.read_session(str(project), "s0") is None
+    assert store.read_session(str(project), "s1") is not None
+
+
 def test_a_corrupt_store_fails_open_and_is_set_aside(project: Path, xdg: Path) -> None:
     path = xdg / "lanekit" / "economy.json"
     path.parent.mkdir(parents=True)

@@ -205,3 +205,20 @@ def test_a_run_the_pytest_plugin_stopped_records_nothing(project: Project, code:
 
 def test_the_hooks_runner_stops_are_the_plugins_exit_statuses() -> None:
     assert set(RUNNER_STOPS) == {int(code) for code in RunnerExit}
+
+
+INTEG = "pytest tests/integ -m 'not slow'"
+
+
+def test_two_commands_of_one_session_each_keep_their_own_start_note(project: Project) -> None:
+    # The unit suite runs in the background on the clean tree; the agent then
+    # edits and starts the integ suite. The unit run never saw the edit, so
+    # its PASS must not vouch for the edited tree (it would if the two runs
+    # shared one note: the second start would overwrite the first).
+    project.pre("pytest tests/unit -q")
+    (project.root / "tests/unit/test_a.py").write_text("def test_a():\n    assert 0\n", "utf-8")
+    assert project.pre(INTEG).action == "allow"
+    assert len(list(Path(project.state).glob("run-*.json"))) == 2
+    assert project.post("pytest tests/unit -q").recorded == {}
+    assert project.post(INTEG).recorded == {"integ": "PASS"}
+    assert list(Path(project.state).glob("run-*.json")) == []

@@ -53,6 +53,21 @@ def test_a_world_writable_ledger_is_not_trusted(project: Project) -> None:
     assert project.pre(UNIT).step == "state-distrusted"
 
 
+@pytest.mark.parametrize(
+    ("mode", "step"),
+    [
+        (0o757, "state-distrusted"),  # others may write, the group may not: still hostile
+        (0o775, "dedup"),  # a shared group's directory: trusted, the PASS still counts
+    ],
+)
+def test_the_state_dir_is_distrusted_when_others_can_write_it_not_the_group(
+    project: Project, mode: int, step: str
+) -> None:
+    _green(project)
+    Path(project.state).chmod(mode)  # the setup under test
+    assert project.pre(UNIT).step == step
+
+
 def test_an_override_in_an_untrusted_state_dir_is_refused_with_the_reason(
     project: Project,
 ) -> None:

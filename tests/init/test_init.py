@@ -126,9 +126,13 @@ def test_init_writes_every_piece_and_a_loadable_config(
         assert written in out
     assert f".claude/settings.json: registered `{LANES_SCRIPT} hook`" in out
     assert ".github/dependabot.yml" in out
-    # The next three commands, as printed.
-    assert out.rstrip().splitlines()[-3:] == [
+    # The next commands, as printed: the seeded budgets are sized from the first run.
+    assert out.rstrip().splitlines()[-4:] == [
         "  nox -s slow      # your suite under the slow-test ratchet: envelopes/slow.json",
+        (
+            "  lanes slow propose --write   # size the seeded budgets to that run: "
+            "3 x each tier's slowest test"
+        ),
         "  nox -s fuzz      # after declaring a parser in [tool.lanes.fuzz.targets]",
         "  lanes report     # envelopes/summary.md and envelopes/index.html",
     ]

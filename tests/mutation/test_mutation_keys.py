@@ -37,6 +37,18 @@ def test_key_survives_renumbering_and_lines_added_above() -> None:
     assert after["pkg.calc.x_clamp__mutmut_3"] == before["pkg.calc.x_clamp__mutmut_2"]
 
 
+def test_key_survives_lines_added_inside_the_function_above_the_change() -> None:
+    # A docstring added to clamp moves the mutated comparison down a line
+    # within the function: the change is the same, so the key (and the
+    # mutant's history under it) must be too.
+    signature = "(value, low, high):\n"
+    documented = signature + '    """Keep value within [low, high]."""\n'
+    before = _keys(ORIGINAL, MUTATED)
+    after = _keys(ORIGINAL.replace(signature, documented), MUTATED.replace(signature, documented))
+    for name in ("pkg.calc.x_clamp__mutmut_1", "pkg.calc.x_clamp__mutmut_2"):
+        assert after[name] == before[name], name
+
+
 def test_identical_changes_in_one_function_are_numbered_in_mutmut_order() -> None:
     twice = MUTATED.replace("return n + 2", "return n - 1")
     keys = _keys(ORIGINAL, twice)

@@ -51,6 +51,15 @@ DATA: AffectedData = {
                 "passed": True,
             }
         ],
+        "planted": [
+            {
+                "fault": "direct imports only",
+                "expected": "t/a.py, t/b.py",
+                "real": "t/a.py, t/b.py",
+                "planted": "t/a.py",
+                "caught": True,
+            }
+        ],
     },
 }
 
@@ -71,7 +80,15 @@ def test_the_view_answers_what_was_selected_why_and_what_ran() -> None:
     # The skipped gate is shown as a warning, never as a failure of the run.
     assert ran.status == ("fail", "warn")
     check = tables["Self-check on a project whose answer is known"]
-    assert check.rows == (("conftest selects its subtree", "t/a.py", "t/a.py"),)
+    assert check.rows == (
+        ("conftest selects its subtree", "t/a.py", "t/a.py"),
+        (
+            "planted fault: direct imports only",
+            "t/a.py, t/b.py",
+            "t/a.py, t/b.py (the fault: t/a.py)",
+        ),
+    )
+    assert check.status == ("pass", "pass")
     assert [f.name for f in detail.findings if f.failed] == ["suite unit"]
     assert detail.figures == {"selected share": 1.0}
 

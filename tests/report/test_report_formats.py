@@ -14,7 +14,7 @@ from lanes.cli import main
 from lanes.report._collect import collect
 from lanes.report._formats import github_annotations
 from lanes.report._view import build_view
-from lanes.report.render import SUMMARY_LIMIT, build_report, fit_markdown
+from lanes.report.render import SUMMARY_LIMIT, build_report, fit_markdown, render_markdown
 from tests.report.lane_payloads import (
     bench_data,
     fuzz_data,
@@ -186,6 +186,20 @@ def test_past_even_the_overview_the_summary_is_cut_at_a_line_and_marked(tmp_path
     assert cut.rstrip().endswith("has everything.")
     assert "**Truncated:** the summary was cut" in cut
     assert all(line.count("|") != 1 for line in cut.splitlines())  # no half table row
+
+
+def test_the_summary_cap_counts_utf_8_bytes_not_characters(tmp_path: Path) -> None:
+    # GitHub's job-summary limit is in bytes: a summary of non-ASCII text (a
+    # lane's values, the status marks) can fit in characters and not
+    # in bytes, and must then be cut like any other.
+    first = write_lane(tmp_path, "custom", "fail", {"note": "Größenprüfung " * 20})
+    view = build_view(collect(first.parent), directory="envelopes")
+    full = render_markdown(view)
+    limit = len(full)  # room for every character, not for every byte
+    assert len(full.encode()) > limit
+    cut = fit_markdown(view, limit=limit)
+    assert len(cut.encode()) <= limit
+    assert "**Truncated:**" in cut
 
 
 @pytest.mark.integration

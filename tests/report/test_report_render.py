@@ -13,6 +13,7 @@ from lanes.config import parse_config
 from lanes.envelope import lane_run
 from lanes.report._view import data_rows, format_duration
 from lanes.report.render import build_report, markdown_escape
+from tests.report.lane_payloads import mutation_check_data
 from tests.report.report_fixtures import HOSTILE, write_invalid, write_lane
 
 if TYPE_CHECKING:
@@ -155,6 +156,28 @@ def test_no_absolute_path_of_the_machine_is_shown(
     )
 
 
+def test_a_path_a_lane_recorded_absolutely_is_shown_from_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Regression (a user's project, tried as a new user): `nox -s mutation`
+    # records where it merged its shards by absolute path, and the report
+    # showed "merged from: /tmp/<...>/envelopes/mutation/merged.json".
+    project = tmp_path / "project"
+    data = mutation_check_data()
+    data["merged_from"] = str(project / "envelopes" / "mutation" / "merged.json")
+    data["baseline_path"] = str(project / "baselines" / "mutation.json")
+    write_lane(project, "mutation", "fail", data)
+    monkeypatch.chdir(project)
+    directory = project / "envelopes"
+    report = build_report(
+        directory, out_md=directory / "summary.md", out_html=directory / "index.html"
+    )
+    for output in (report.markdown, report.html):
+        assert str(tmp_path) not in output
+        assert "envelopes/mutation/merged.json" in output
+        assert "baselines/mutation.json" in output
+
+
 def test_the_report_ignores_its_own_outputs_and_temp_files(tmp_path: Path) -> None:
     write_lane(tmp_path, "alpha", "pass")
     (tmp_path / "envelopes" / ".alpha.json.123.1.tmp").write_text("{", encoding="utf-8")
@@ -196,6 +219,14 @@ def test_a_stale_red_envelope_of_another_commit_does_not_decide_the_headline(
     assert f"this report is about commit {new[:12]}, the newest envelope's" in report.markdown
     assert "**Stale envelopes** (another commit or run than commit bbbbbbbbbbbb" in report.markdown
     assert "### ❌ alpha [stale]: fail" in report.markdown
+    # A stale envelope is no replay (the note called every stale lane one).
+    assert "replay envelope" not in report.markdown
+    # The green headline does not hide the red stale lane (a user's dirty-tree
+    # run after a failing slow lane turned the headline green with no word of it).
+    assert (
+        "1 stale envelope(s) failed or crashed (alpha): this verdict does not cover them; "
+        "re-run those lanes to know how they do now"
+    ) in report.markdown
     assert "<h2>Stale envelopes (another commit or run)</h2>" in report.html
     assert [lane.label for lane in report.view.main] == ["beta"]
     assert [lane.label for lane in report.view.other_runs] == ["alpha"]

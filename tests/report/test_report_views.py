@@ -26,6 +26,8 @@ from tests.report.report_fixtures import HOSTILE, write_lane
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from lanes.payloads.planted import PlantedFault
+    from lanes.payloads.slow import SlowSelfCheckOutcome
     from lanes.report.render import Report
 
 
@@ -105,6 +107,55 @@ def test_a_users_fuzz_report_has_no_verdict_on_lanekits_own_watchdog_goal(
     assert "MISS" not in report.markdown
     assert "goal" not in report.markdown
     assert 'class="callout miss"' not in report.html
+
+
+@pytest.mark.parametrize(
+    ("real", "caught", "line"),
+    [
+        (
+            "partial: stopped early",
+            True,
+            (
+                "self-check: planted fault caught: forgets an early stop (expected partial: "
+                "stopped early; the ratchet: partial: stopped early; the planted fault: not partial)"
+            ),
+        ),
+        (
+            "not partial",
+            False,
+            (
+                "self-check: planted fault NOT caught: forgets an early stop (expected partial: "
+                "stopped early; the ratchet: not partial; the planted fault: not partial)"
+            ),
+        ),
+    ],
+)
+def test_slow_names_the_fault_its_self_check_planted_and_whether_it_was_caught(
+    tmp_path: Path, real: str, caught: bool, line: str
+) -> None:
+    data = slow_data()
+    outcome: SlowSelfCheckOutcome = {
+        "pytest_exit": 1,
+        "offenders": ["t.py::test_slow"],
+        "band": ["t.py::test_band"],
+    }
+    plant: PlantedFault = {
+        "fault": "forgets an early stop",
+        "expected": "partial: stopped early",
+        "real": real,
+        "planted": "not partial",
+        "caught": caught,
+    }
+    data["self_check"] = {
+        "passed": caught,
+        "expected": outcome,
+        "observed": outcome,
+        "planted": [plant],
+    }
+    write_lane(tmp_path, "slow", "pass" if caught else "fail", data)
+    md = _report(tmp_path).markdown
+    assert "self-check: the ratchet failed the planted slow test, as it must" in md
+    assert line in md
 
 
 def test_torture_shows_violations_with_replay_lines_and_the_self_check_table(

@@ -78,6 +78,17 @@ def test_every_blocker_refuses_the_retry(
     assert all(detail for _kind, detail in decision.blockers)
 
 
+def test_an_interrupted_run_is_never_retried_even_if_its_failures_are_listed_timeouts() -> None:
+    # Ctrl-C (or a signal) ends pytest with exit 2 after a listed timeout was
+    # recorded: the run did not finish, so the tests it never reached were
+    # never judged, and re-running the timeout alone would pass a half-run suite.
+    record = _record(_failure(f"{LISTED}::test_a", timeout=True), exit=2)
+    decision = decide(2, record, [LISTED])
+    assert not decision.retry
+    assert [kind for kind, _ in decision.blockers] == [Blocker.SESSION_ERROR]
+    assert "2 = interrupted" in decision.blockers[0][1]
+
+
 def test_one_non_timeout_among_listed_timeouts_blocks_them_all() -> None:
     record = _record(
         _failure(f"{LISTED}::a", timeout=True), _failure(f"{LISTED}::b", timeout=False)
@@ -171,11 +182,22 @@ def test_a_malformed_list_is_a_config_error_with_a_hint(
 @pytest.mark.integration
 def test_the_self_check_retries_only_the_listed_timeout() -> None:
     pytest.importorskip("pytest_timeout")
-    from lanes.retry.selfcheck import run_self_check  # noqa: PLC0415  # spawns nine pytest runs
+    from lanes.retry.selfcheck import run_self_check  # noqa: PLC0415  # spawns ten pytest runs
 
     result = run_self_check()
     assert result["observed"] == result["expected"]
     assert result["passed"] is True
+    # The planted fault: an interrupted run's listed timeout looks retryable.
+    assert result["planted"] == [
+        {
+            "fault": "an interrupted run (pytest exit 2) judged like a finished one: its listed "
+            "timeouts become retryable",
+            "expected": "refused: session-error",
+            "real": "refused: session-error",
+            "planted": "retried: tests/test_spawn.py::test_waits_on_a_spawned_process",
+            "caught": True,
+        }
+    ]
 
 
 def test_the_lane_writes_a_payload_of_its_type(

@@ -61,11 +61,62 @@ BAND = "tests/test_three.py::test_band"
 SLOW = "tests/test_three.py::test_slow"
 
 
-def make_project(pytester: pytest.Pytester, *, enabled: str = "") -> None:
-    """A project with the three planted tests in tests/test_three.py."""
+# A controlled clock for the planted session. pytest measures every phase's
+# duration with _pytest.timing.perf_counter (the seam its own suite drives
+# with MockTiming); pointing it at a counter that only `takes(seconds)`
+# advances makes each planted duration exact, whatever the machine's load —
+# for tests whose point is an amount, not that a real sleep is measured.
+# Wall-clock stamps (time()) stay real. Installed at configure and put back
+# at unconfigure: pytester runs the session in this very process, whose own
+# pytest must get its clock back.
+CLOCK_CONFTEST = """
+import _pytest.timing
+import pytest
+
+_now = [0.0]
+_real = []
+
+
+def pytest_configure(config):
+    _real.append(_pytest.timing.perf_counter)
+    _pytest.timing.perf_counter = lambda: _now[0]
+
+
+def pytest_unconfigure(config):
+    _pytest.timing.perf_counter = _real.pop()
+
+
+@pytest.fixture
+def takes():
+    def advance(seconds):
+        _now[0] += seconds
+    return advance
+"""
+
+# THREE_TESTS on the controlled clock: the same durations, exactly.
+THREE_TESTS_CLOCKED = f"""
+def test_fast():
+    pass
+
+def test_band(takes):
+    takes({BAND_SLEEP})
+
+def test_slow(takes):
+    takes({SLOW_SLEEP})
+"""
+
+
+def make_project(pytester: pytest.Pytester, *, enabled: str = "", clocked: bool = False) -> None:
+    """A project with the three planted tests in tests/test_three.py.
+
+    ``clocked``: on the controlled clock (:data:`CLOCK_CONFTEST`), so the fast
+    test takes exactly 0 s and the others exactly their planted time.
+    """
     pytester.makepyprojecttoml(PYPROJECT.replace("{enabled}", enabled))
     tests = pytester.mkdir("tests")
-    tests.joinpath("test_three.py").write_text(THREE_TESTS)
+    if clocked:
+        pytester.path.joinpath("conftest.py").write_text(CLOCK_CONFTEST)
+    tests.joinpath("test_three.py").write_text(THREE_TESTS_CLOCKED if clocked else THREE_TESTS)
 
 
 def write_pins(pytester: pytest.Pytester, *pins: dict[str, Any]) -> Path:

@@ -106,7 +106,9 @@ def test_a_one_off_slow_run_is_unconfirmed_and_a_slow_test_is_confirmed(
     # A loaded machine can stretch the band test (sleep 0.06 s) past the limit
     # too; re-timing then finds it under the limit as well: also unconfirmed.
     assert set(unconfirmed) - {BAND} == {NOISY}
-    assert all(ms < 180 for ms in unconfirmed[NOISY])
+    # Re-timed twice (confirm = 2). Not a bound on the samples: "unconfirmed"
+    # already says one fell under the limit, and how far is the machine's load.
+    assert len(unconfirmed[NOISY]) == 2
 
 
 @pytest.mark.integration

@@ -152,12 +152,14 @@ def test_function_fixtures_are_charged_and_shared_fixtures_reported(
 def test_fixtures_requested_with_getfixturevalue_are_charged_once(
     pytester: pytest.Pytester,
 ) -> None:
-    make_project(pytester)
+    # On the controlled clock: `inner` takes exactly BAND_SLEEP, so a fixture
+    # counted twice shows as exactly twice that, whatever the machine's load.
+    make_project(pytester, clocked=True)
     pytester.path.joinpath("tests", "test_three.py").unlink()
     pytester.path.joinpath("tests", "test_lazy.py").write_text(
-        "import time, pytest\n"
+        "import pytest\n"
         "@pytest.fixture\n"
-        f"def inner():\n    time.sleep({BAND_SLEEP})\n"
+        f"def inner(takes):\n    takes({BAND_SLEEP})\n"
         # Requests another inside its own setup: only its own time is its own.
         "@pytest.fixture\n"
         "def outer(request):\n    request.getfixturevalue('inner')\n"
@@ -168,14 +170,10 @@ def test_fixtures_requested_with_getfixturevalue_are_charged_once(
     out = pytester.path / "slow.json"
     pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
     slowest = {t["nodeid"].partition("::")[2]: t for t in read_json(out)["slowest"]}
-    ms = int(BAND_SLEEP * 1000)
+    ms = round(BAND_SLEEP * 1000)
     nested, in_the_body = slowest["test_nested"], slowest["test_in_the_body"]
-    # A sleep can stretch, never shorten; counted twice it would be 2 × ms.
-    assert ms <= nested["fixtures_ms"] < 2 * ms
-    assert nested["ms"] < 2 * ms
-    assert in_the_body["fixtures_ms"] == 0
-    assert ms <= in_the_body["call_ms"] < 2 * ms
-    assert in_the_body["ms"] < 2 * ms
+    assert (nested["fixtures_ms"], nested["ms"]) == (ms, ms)
+    assert (in_the_body["fixtures_ms"], in_the_body["call_ms"], in_the_body["ms"]) == (0, ms, ms)
 
 
 def test_without_a_terminal_reporter_the_verdicts_are_the_same(
@@ -360,7 +358,9 @@ def test_the_last_run_records_the_tests_that_could_need_a_pin(
     # The band and slow tests (at half their budget or more) and a pinned
     # test, however fast: `lanes slow pin` defaults a ceiling from them. A
     # test far within its budget is not recorded, and pinning it says why.
-    make_project(pytester)
+    # The controlled clock keeps the fast test at 0 s: a stalled machine must
+    # not lift it to half its budget.
+    make_project(pytester, clocked=True)
     pinned = "tests/test_pinned.py::test_pinned_fast"
     pytester.path.joinpath("tests", "test_pinned.py").write_text(
         "def test_pinned_fast():\n    pass\n"
@@ -371,7 +371,7 @@ def test_the_last_run_records_the_tests_that_could_need_a_pin(
     record = read_json(pytester.path / "envelopes" / ".slow-last-run.json")
     assert sorted(record["tests"]) == sorted([BAND, SLOW, pinned])
     assert record["tests"][SLOW][0] == "unit"
-    assert record["tests"][SLOW][1] >= SLOW_SLEEP * 1000
+    assert record["tests"][SLOW][1] == round(SLOW_SLEEP * 1000)
     monkeypatch.chdir(pytester.path)
     reason = ["--reason", "sleeps on purpose", "--tracking", "#1"]
     assert main(["slow", "pin", BAND, *reason]) == 0

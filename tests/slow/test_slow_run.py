@@ -162,7 +162,42 @@ def test_self_check_passes_with_a_working_ratchet(project: Path) -> None:
         "passed": True,
         "expected": EXPECTED,
         "observed": EXPECTED,
+        "planted": [
+            {
+                "fault": "partial marking that forgets a run stopped early by -x / --maxfail",
+                "expected": "partial: stopped early",
+                "real": "partial: stopped early",
+                "planted": "not partial",
+                "caught": True,
+            }
+        ],
     }
+
+
+@pytest.mark.integration
+def test_self_check_goes_red_when_the_ratchet_forgets_an_early_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The fault the self-check plants, now in the ratchet itself: a run
+    # stopped by -x is no longer marked partial.
+    tmp_path.joinpath("forgets.py").write_text(
+        "import lanes.slow.selection, lanes.slow.session\n"
+        "_real = lanes.slow.selection.partial_reasons\n"
+        "def _forgets(config, session, deselected):\n"
+        "    return [r for r in _real(config, session, deselected)\n"
+        "            if not r.startswith('stopped early')]\n"
+        "lanes.slow.session.partial_reasons = _forgets\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    monkeypatch.setenv("PYTEST_PLUGINS", "forgets")
+    result = run_self_check()
+    assert result["passed"] is False
+    assert result["observed"] == EXPECTED  # the budgets still work; the partial marking does not
+    [plant] = result["planted"]
+    assert (plant["real"], plant["caught"]) == ("not partial", False)
+    assert "slow self-check: FAILED on a planted fault's input: partial marking" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.integration

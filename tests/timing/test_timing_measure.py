@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.config import Suite
-from lanes.timing.measure import SuiteStartError
+from lanes.timing.measure import ProcessFigures, Sample, SuiteStartError
 from lanes.timing.suite import SuitePlan, measure_suite
 
 if TYPE_CHECKING:
@@ -164,3 +164,25 @@ def test_xdist_arms_report_every_worker_and_a_verdict(tmp_path: Path) -> None:
     assert other["peak_rss_kib"]["median"] >= other["tree_peak_rss_kib"]["median"]
     assert block["xdist_empty_ms"] > 0
     assert block["explanation"]
+
+
+def test_an_xdist_runs_peak_memory_is_the_sum_of_each_processs_own_peak() -> None:
+    # The controller and two workers each hold their memory at once: the run
+    # needs their sum, and the largest alone (a plausible slip) would
+    # understate it by the two others.
+    processes = [
+        ProcessFigures(role="controller", peak_rss_kib=50_000, cpu_ms=100),
+        ProcessFigures(role="gw0", peak_rss_kib=80_000, cpu_ms=900),
+        ProcessFigures(role="gw1", peak_rss_kib=70_000, cpu_ms=800),
+    ]
+    sample = Sample(
+        arm="xdist", argv=["pytest", "-n", "2"], exit_code=0, wall_ms=1_000, cpu_ms=1_800,
+        user_ms=1_700, system_ms=100, tree_peak_rss_kib=80_000, processes=processes,
+    )  # fmt: skip
+    assert sample.peak_rss_kib == 200_000
+    assert sample.workers == 2
+    serial = Sample(
+        arm="serial", argv=["pytest"], exit_code=0, wall_ms=1_000, cpu_ms=1_000, user_ms=900,
+        system_ms=100, tree_peak_rss_kib=90_000, processes=processes[:1],
+    )  # fmt: skip
+    assert serial.peak_rss_kib == 90_000  # one process: the kernel's figure for the tree

@@ -14,7 +14,9 @@ hold anything the schema allows), so a missing or mistyped field shows as
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -37,7 +39,9 @@ __all__ = [
     "items",
     "mapping",
     "num",
+    "path_text",
     "pct",
+    "shown_path",
     "table",
     "text",
 ]
@@ -170,6 +174,30 @@ def text(value: object, *, limit: int = MAX_TEXT, lines: bool = False) -> str:
         shown = type(value).__name__
     shown = "\n".join(shown.splitlines()) if lines else " ".join(shown.splitlines())
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def shown_path(path: Path | None) -> str:
+    """``path`` as the report shows it: relative to the working directory, never the machine's.
+
+    An absolute path names the machine (a home directory, a runner's
+    workspace): the report travels as an artifact, so it shows the path from
+    the project, or only the last two parts of one outside it.
+    """
+    if path is None:
+        return ""
+    if not path.is_absolute():
+        return path.as_posix()
+    with contextlib.suppress(ValueError, OSError):
+        return path.relative_to(Path.cwd()).as_posix() or "."
+    return "…/" + "/".join(path.parts[-2:])
+
+
+def path_text(value: object) -> str:
+    """A path from a payload as the report shows it (:func:`shown_path`): a
+    lane may record where it read a file by its absolute path."""
+    if isinstance(value, str) and value:
+        return text(shown_path(Path(value)))
+    return text(value)
 
 
 def ms(value: object) -> str:

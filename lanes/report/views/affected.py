@@ -120,16 +120,35 @@ def _runs_blocks(runs: list[AffectedRun]) -> tuple[list[Block], list[Finding]]:
 
 def _self_check_blocks(check: AffectedSelfCheck) -> tuple[list[Block], list[Finding]]:
     checks = check["checks"]
+    # A planted fault is a row too: its expected answer, and what the
+    # selector and the fault answered.
+    plants = check.get("planted", [])
+    rows = [(text(c["name"]), _shown(c["expected"]), _shown(c["observed"])) for c in checks]
+    rows += [
+        (
+            text(f"planted fault: {p['fault']}"),
+            _shown(p["expected"]),
+            _shown(f"{p['real']} (the fault: {p['planted']})"),
+        )
+        for p in plants
+    ]
+    status = ["pass" if c["passed"] else "fail" for c in checks]
+    status += ["pass" if p["caught"] else "fail" for p in plants]
     block = table(
         "Self-check on a project whose answer is known",
         ("check", "expected", "observed"),
-        [(text(c["name"]), _shown(c["expected"]), _shown(c["observed"])) for c in checks],
-        status=["pass" if c["passed"] else "fail" for c in checks],
+        rows,
+        status=status,
     )
     findings = [
         Finding(name=text(c["name"]), suite="affected self-check", failed=True)
         for c in checks
         if not c["passed"]
+    ]
+    findings += [
+        Finding(name=text(p["fault"]), suite="affected self-check", failed=True)
+        for p in plants
+        if not p["caught"]
     ]
     return [block], findings
 

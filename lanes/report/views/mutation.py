@@ -18,6 +18,7 @@ from lanes.report.views._blocks import (
     Facts,
     Finding,
     ms,
+    path_text,
     table,
     text,
 )
@@ -153,8 +154,8 @@ def _check(data: MutationCheck) -> Detail:
         Facts(
             (
                 ("modules", str(len(modules))),
-                ("baseline", text(data.get("baseline_path"))),
-                ("merged from", text(data["merged_from"])),
+                ("baseline", path_text(data.get("baseline_path"))),
+                ("merged from", path_text(data["merged_from"])),
             )
         )
     ]

@@ -304,14 +304,23 @@ def slow_view(data: SlowData) -> Detail:
     blocks.extend(Callout("info", text(t["message"])) for t in data["tighten"])
     self_check = data["self_check"]
     if self_check is not None:
-        passed = self_check["passed"]
+        ratchet_ok = self_check["observed"] == self_check["expected"]
         blocks.append(
             Callout(
-                "pass" if passed else "fail",
+                "pass" if ratchet_ok else "fail",
                 "self-check: the ratchet failed the planted slow test, as it must"
-                if passed
+                if ratchet_ok
                 else "self-check FAILED: the ratchet did not fail the planted slow test",
             )
+        )
+        blocks.extend(
+            Callout(
+                "pass" if plant["caught"] else "fail",
+                f"self-check: planted fault {'caught' if plant['caught'] else 'NOT caught'}: "
+                f"{text(plant['fault'])} (expected {text(plant['expected'])}; the ratchet: "
+                f"{text(plant['real'])}; the planted fault: {text(plant['planted'])})",
+            )
+            for plant in self_check.get("planted", [])
         )
     figures = _figures(data, tiers)
     return Detail(blocks=tuple(blocks), findings=tuple(findings), figures=figures)

@@ -14,6 +14,7 @@ from lanes.report.views._blocks import (
     Facts,
     Finding,
     ms,
+    path_text,
     pct,
     table,
     text,
@@ -98,7 +99,7 @@ def _violations(data: TortureData) -> tuple[list[Block], list[Finding]]:
                         text(v["message"]),
                         (
                             f"{text(v['shrunk_choices'])} choices, {text(v['shrunk_ops'])} ops: "
-                            f"{text(v['schedule_file'])}"
+                            f"{path_text(v['schedule_file'])}"
                         ),
                     )
                     for v in violations

@@ -1,0 +1,32 @@
+"""``lanes timing --self-check``: the planted project's regressions and the planted figure fault."""
+
+from __future__ import annotations
+
+import pytest
+
+from lanes.timing.selfcheck import run_self_check
+
+
+@pytest.mark.integration
+def test_the_self_check_catches_the_regressions_and_the_planted_peak_memory_fault(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    result = run_self_check()
+    assert result["passed"], result["summary"]
+    assert [c["name"] for c in result["checks"] if c["passed"]] == [
+        "cpu gate",
+        "peak memory",
+        "collected",
+    ]
+    [plant] = result["planted"]
+    assert plant["fault"].startswith("an xdist run's peak memory taken as the largest")
+    # A controller and two workers of 40, 100 and 90 MiB: the run needs 230 MiB.
+    assert (plant["expected"], plant["real"], plant["planted"]) == (
+        "235520 KiB",
+        "235520 KiB",
+        "102400 KiB",
+    )
+    assert plant["caught"]
+    assert "caught" in result["summary"]
+    err = capsys.readouterr().err
+    assert "timing self-check: planted fault caught: an xdist run's peak memory" in err

@@ -3,9 +3,9 @@
 - :class:`~lanes.slow.stopwatch.Stopwatch` (or, on an xdist worker, the
   :class:`~lanes.slow.stopwatch.WorkerStopwatch`) wherever tests run: it
   times them (see its module).
-- :class:`Ratchet` runs on the controller only (not in a confirmation
-  child, which runs :class:`~lanes.slow.confirmation.Retimer` instead). It has no per-report hook: at
-  session end it reads the reports the terminal reporter keeps (its public
+- :class:`Ratchet` runs on the controller only (a confirmation child runs
+  :class:`~lanes.slow.confirmation.Retimer` instead). It has no per-report
+  hook: at session end it reads the reports the terminal reporter keeps (its public
   ``stats``) — local ones, timed by the local stopwatch, or the annotated ones
   xdist replays from its workers — and judges. Verdicts therefore come from
   the same data with ``-n 0`` and ``-n 2``. Only without a terminal reporter

@@ -366,12 +366,34 @@ def affected(session: nox.Session) -> None:
 # runs weekly (weekly-mutation.yml) and by hand (`nox -s mutation`).
 LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz", "torture", "slow", "timing", "affected")
 
+# The main job's profile: the arguments `nox -s lanes` gives a lane instead of
+# its own defaults, so that the main job fits ten minutes on two cores. Each
+# lane alone (`nox -s bench`, `nox -s slow`, `nox -s timing`: the nightly
+# workflow) keeps its full profile. What each cut costs is in
+# docs/explanation/measurements.md ("The main job's time").
+MAIN_JOB_ARGS: dict[str, tuple[str, ...]] = {
+    # Half the paired samples and rounds (40 -> 20), three memory layouts of
+    # the callgrind benches instead of five: every goal is still judged,
+    # with a wider interval.
+    "bench": ("--iterations", "20"),
+    # 1,000 cases per target instead of 2,000 (the pull-request job keeps
+    # 2,000, the nightly fuzz job runs 20,000): each parser still meets
+    # hostile input, the hang watchdog and the typed-error contract.
+    "fuzz": ("--iterations", "1000"),
+    # The suite under the ratchet on every CPU: a verdict per test as
+    # before (the offenders are re-timed serially, contention taken out).
+    "slow": ("-n", "auto"),
+    # One arm: the serial run the baseline and the CPU gate compare; the
+    # serial vs -n comparison (a second whole suite run) stays nightly.
+    "timing": ("--workers", "0"),
+}
+
 
 @nox.session(venv_backend="none")  # it only queues other sessions: no virtualenv to build
 def lanes(session: nox.Session) -> None:
-    """The main job: every lane in LANE_SESSIONS, then the report."""
+    """The main job: every lane in LANE_SESSIONS (MAIN_JOB_ARGS's profile), then the report."""
     for name in LANE_SESSIONS:
-        session.notify(name)
+        session.notify(name, posargs=MAIN_JOB_ARGS.get(name))
     # notify() queues after the sessions already queued, so the report is last.
     session.notify("report")
 

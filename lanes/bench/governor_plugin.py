@@ -5,7 +5,7 @@ every pytest run of every project in that environment, a human's included,
 where it must decide "inert" and cost next to nothing. Measured as
 ``slow-plugin-overhead`` is (:mod:`lanes.bench.slow`: the same generated
 2,000-test suite, instructions executed under callgrind, a fresh interpreter
-per arm, the median of five memory layouts):
+per arm, the median of five memory layouts, three in the main job's profile):
 
 - *not loaded*: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``;
 - *loaded, inert*: the same plus ``-p lanes.governor``, with no agent
@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Final
 
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
-from lanes.bench.slow import LAYOUTS, SUITE_TESTS, instructions, make_suite, no_valgrind, warm_up
+from lanes.bench.slow import SUITE_TESTS, instructions, layouts, make_suite, no_valgrind, warm_up
 
 __all__ = ["governor_plugin_overhead"]
 
@@ -62,7 +62,8 @@ def governor_plugin_overhead(ctx: BenchContext) -> BenchResult:
         loaded = [*base, "-p", "lanes.governor"]
         for args in (base, loaded):
             warm_up(ctx.python, root, args, drop)
-        runs = [(args, layout) for layout in range(LAYOUTS) for args in (base, loaded)]
+        count = layouts(ctx.iterations)
+        runs = [(args, layout) for layout in range(count) for args in (base, loaded)]
         with ThreadPoolExecutor(max_workers=2) as pool:
             counts = list(
                 pool.map(
@@ -77,7 +78,7 @@ def governor_plugin_overhead(ctx: BenchContext) -> BenchResult:
     off, on = pairs[0]
     figures: dict[str, float | int | str | bool | None] = {
         "tests": SUITE_TESTS,
-        "layouts": LAYOUTS,
+        "layouts": count,
         "instructions_off": off,
         "instructions_on": on,
         "overhead": round(overhead, 5),
@@ -88,7 +89,7 @@ def governor_plugin_overhead(ctx: BenchContext) -> BenchResult:
     if codes != [0]:
         note = f"the generated suite did not pass in every run (exit codes {codes})"
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=note)
-    spread = f"{overheads[0]:+.3%} to {overheads[-1]:+.3%} over {LAYOUTS} memory layouts"
+    spread = f"{overheads[0]:+.3%} to {overheads[-1]:+.3%} over {count} memory layouts"
     if overhead > OVERHEAD_GOAL:
         note = (
             f"the inert governor plugin costs {overhead:.2%} more instructions than pytest "

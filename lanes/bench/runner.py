@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -58,7 +60,14 @@ class BenchLane:
         data: BenchData = {"iterations": options.iterations, "benchmarks": []}
         for name, (description, function) in options.selected.items():
             print(f"bench: {name} ...", file=sys.stderr, flush=True)
+            began, cpu = time.perf_counter(), _cpu_seconds()
             entry = function(ctx).entry(name, description)
+            # What each benchmark costs the lane, to size its profile.
+            print(
+                f"bench: {name} took {time.perf_counter() - began:.1f} s wall, "
+                f"{_cpu_seconds() - cpu:.1f} s CPU (this process and its children)",
+                file=sys.stderr,
+            )
             data["benchmarks"].append(entry)
             # After each benchmark: a crash in the next keeps those that finished.
             run.publish(data)
@@ -70,6 +79,12 @@ class BenchLane:
 
 def run_bench(ns: argparse.Namespace) -> int:
     return drive(BenchLane(), ns)
+
+
+def _cpu_seconds() -> float:
+    """User + system seconds of this process and its reaped children."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
 
 
 def _print(entry: BenchBenchmark) -> None:

@@ -13,7 +13,8 @@ fresh interpreter under valgrind's callgrind, and the figure is the ratio of
   record written).
 
 Instruction counts are deterministic for one layout (``PYTHONHASHSEED``
-fixed), so five pairs are a verdict on a shared, loaded machine where
+fixed), so five pairs (three in the main job's lighter profile,
+``--iterations 20``) are a verdict on a shared, loaded machine where
 CPU-time pairs scattered by several percent; a fresh interpreter per arm charges the
 plugin's import and configuration load to the run, as in real life. Goal:
 overhead ≤ 2% for the median, **gating** (``fail`` past it). Measured +1.6%
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SUITE_TESTS",
     "instructions",
+    "layouts",
     "make_suite",
     "no_valgrind",
     "slow_plugin_overhead",
@@ -59,6 +61,9 @@ layouts: the environment moves the stack and heap, and with them hash-table
 probing and allocation — the same code and suite measured +1.55% to +1.98%
 with zero to eight extra variables. The figure is the median of the pairs,
 its spread their range."""
+MIN_LAYOUTS: Final = 3
+"""The fewest layouts a lighter run (``--iterations`` under 40, the main job's
+profile) takes: still a median of pairs, with a spread."""
 LAYOUT_VARIABLE: Final = "LANES_BENCH_LAYOUT"
 TESTS_PER_MODULE: Final = 50
 OVERHEAD_GOAL: Final = 0.02
@@ -170,6 +175,16 @@ def instructions(
     return int(found[-1]), proc.returncode
 
 
+def layouts(iterations: int) -> int:
+    """Memory layouts for the effort asked: :data:`LAYOUTS` at the default 40
+    iterations, one fewer per 8 fewer, never under :data:`MIN_LAYOUTS`.
+
+    Each layout is a pair of callgrind runs of the whole generated suite, the
+    costliest thing the bench lane does.
+    """
+    return max(MIN_LAYOUTS, min(LAYOUTS, iterations // 8))
+
+
 def no_valgrind(goal: str) -> BenchResult | None:
     """The result of an instruction-count bench on a machine without valgrind, else None."""
     if shutil.which("valgrind") is not None:
@@ -200,7 +215,8 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
         enabled = [*base, "-p", "lanes.slow", "--slow-ratchet"]
         for args in (base, enabled):
             warm_up(ctx.python, root, args)
-        runs = [(args, layout) for layout in range(LAYOUTS) for args in (base, enabled)]
+        count = layouts(ctx.iterations)
+        runs = [(args, layout) for layout in range(count) for args in (base, enabled)]
         # callgrind is single-threaded and load does not change a count: two
         # at a time halve the wait.
         with ThreadPoolExecutor(max_workers=2) as pool:
@@ -213,7 +229,7 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     off, on = pairs[0]
     figures: dict[str, BenchFigure] = {
         "tests": SUITE_TESTS,
-        "layouts": LAYOUTS,
+        "layouts": count,
         "instructions_off": off,
         "instructions_on": on,
         "overhead": round(overhead, 4),
@@ -225,7 +241,7 @@ def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     if codes != [0]:
         note = f"the generated suite did not pass in every run (exit codes {codes})"
         return BenchResult(figures=figures, goal=goal, verdict="fail", note=note)
-    spread = f"{overheads[0]:+.2%} to {overheads[-1]:+.2%} over {LAYOUTS} memory layouts"
+    spread = f"{overheads[0]:+.2%} to {overheads[-1]:+.2%} over {count} memory layouts"
     if overhead > OVERHEAD_GOAL:
         note = (
             f"the enabled ratchet costs {overhead:.2%} more instructions than pytest alone "

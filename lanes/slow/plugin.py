@@ -70,17 +70,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--slow-confirm-once-past",
         metavar="FACTOR",
         type=float,
-        # Off by default: on attrs under load it flipped a Hypothesis test (its
-        # one re-timing paid the child's warm-up), 2 / 10 distinct FAIL sets.
-        default=0.0,
-        help="re-time an offender once, not N times, when the suite measured it at FACTOR x "
-        "its limit or more, e.g. 1.5 (default: 0 = always N times); faster, noisier",
+        # Both samples, not the suite's alone: a lone offender's one re-timing
+        # pays its child's warm-up (lanes/slow/confirmation.py).
+        default=1.5,
+        help="re-time an offender once, not N times, when the suite run and its first "
+        "re-timing both measured it at FACTOR x its limit or more (default: 1.5; 0 = always "
+        "N times)",
     )
     group.addoption(
         "--slow-retime",
-        action="store_true",
-        default=False,
-        help="(internal) a confirmation run: measure only, no verdict and no last-run record",
+        metavar="PLAN",
+        default=None,
+        help="(internal) a confirmation run of the offenders PLAN names: measure only, no "
+        "verdict and no last-run record",
     )
     group.addoption(
         "--slow-collect-to",
@@ -123,7 +125,11 @@ def pytest_configure(config: pytest.Config) -> None:
     collect_to = config.getoption("slow_collect_to")
     if collect_to and not is_worker:
         config.pluginmanager.register(_NodeIdWriter(Path(collect_to)), "lanes-slow-collect")
-    explicit = bool(config.getoption("slow_ratchet") or config.getoption("slow_json"))
+    explicit = bool(
+        config.getoption("slow_ratchet")
+        or config.getoption("slow_json")
+        or config.getoption("slow_retime")
+    )
     pyproject = pyproject_of(config)
     if config.getoption("collectonly") or not (explicit or _mentions_enabled(pyproject)):
         return

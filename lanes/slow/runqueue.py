@@ -12,6 +12,11 @@ samples are plain wall-clock.
 
 Only the confirmation child pays for this (two small file reads per phase);
 the suite run itself is never slowed down.
+
+Known limit: on a loaded Linux 6.18 the kernel's run delay once held 0.57 s
+of a ``time.sleep(0.6)`` (a sleeping task left queued, counted as waiting),
+so a test that sleeps can lose a sample to it. That errs towards
+*unconfirmed*, never towards a false failure.
 """
 
 from __future__ import annotations

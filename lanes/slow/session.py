@@ -3,8 +3,9 @@
 - :class:`~lanes.slow.stopwatch.Stopwatch` (or, on an xdist worker, the
   :class:`~lanes.slow.stopwatch.WorkerStopwatch`) wherever tests run: it
   times them (see its module).
-- :class:`Ratchet` runs on the controller only. It has no per-report hook: at
-  session end it reads the reports the terminal reporter keeps (its public
+- :class:`Ratchet` runs on the controller only (a confirmation child runs
+  :class:`~lanes.slow.confirmation.Retimer` instead). It has no per-report
+  hook: at session end it reads the reports the terminal reporter keeps (its public
   ``stats``) — local ones, timed by the local stopwatch, or the annotated ones
   xdist replays from its workers — and judges. Verdicts therefore come from
   the same data with ``-n 0`` and ``-n 2``. Only without a terminal reporter
@@ -50,8 +51,6 @@ from lanes.slow.verdicts import Judged, Judgement, Timings, Verdict, confirm, ju
 
 if TYPE_CHECKING:
     from collections.abc import Generator
-
-    from lanes.slow.runqueue import RunQueueClock
 
 __all__ = ["Ratchet", "start"]
 
@@ -108,17 +107,26 @@ def start(
         return
     stopwatch = Stopwatch(lanes_config, pins)
     config.pluginmanager.register(stopwatch, "lanes-slow-stopwatch")
-    clock = None
-    if config.getoption("slow_retime"):
-        from lanes.slow.runqueue import RunQueueClock, available  # noqa: PLC0415  # confirmation runs only
-
-        if available():
-            clock = RunQueueClock()
-            config.pluginmanager.register(clock, "lanes-slow-runqueue")
+    plan = config.getoption("slow_retime")
+    if plan is not None:
+        _start_retimer(config, plan, stopwatch)
+        return
     json_path = config.getoption("slow_json")
     ratchet = Ratchet(lanes_config, pins, stopwatch, None if json_path is None else Path(json_path))
-    ratchet.runqueue = clock
     config.pluginmanager.register(ratchet, "lanes-slow-ratchet")
+
+
+def _start_retimer(config: pytest.Config, plan: str, stopwatch: Stopwatch) -> None:
+    """A confirmation child (:mod:`lanes.slow.confirmation`): a stopwatch, no verdict."""
+    # Confirmation children only: the suite's own run never imports these.
+    from lanes.slow.confirmation import Retimer, read_plan  # noqa: PLC0415
+    from lanes.slow.runqueue import RunQueueClock, available  # noqa: PLC0415
+
+    clock = None
+    if available():
+        clock = RunQueueClock()
+        config.pluginmanager.register(clock, "lanes-slow-runqueue")
+    config.pluginmanager.register(Retimer(read_plan(plan), stopwatch, clock), "lanes-slow-retimer")
 
 
 def _check_project(config: pytest.Config, pyproject: Path | None) -> None:
@@ -172,12 +180,9 @@ class Ratchet:
         self._log: _ReportLog | None = None
         self._workers: set[str] = set()
         self._deselected = 0
-        self._retime = False
         self._partial: list[str] = []
         self._outcomes: dict[str, int] = {}
         self._args: list[str] = []
-        # Confirmation runs: CPU-wait per test, taken out of its samples.
-        self.runqueue: RunQueueClock | None = None
 
     def pytest_report_header(self) -> str:
         slow = self.config.slow
@@ -193,7 +198,6 @@ class Ratchet:
         )
 
     def pytest_configure(self, config: pytest.Config) -> None:
-        self._retime = bool(config.getoption("slow_retime"))
         self._args = [str(arg) for arg in config.invocation_params.args]
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -249,8 +253,6 @@ class Ratchet:
             attempts.append(
                 report.duration + (own[len(attempts)] if len(attempts) < len(own) else 0.0)
             )
-        if self.runqueue is not None:
-            _without_waits(self.runqueue, calls, fixtures)
         return Timings(
             calls,
             fixtures=fixtures,
@@ -315,12 +317,6 @@ class Ratchet:
         slow = self.config.slow
         timings = self.timings(config)
         self._outcomes = self._outcome_counts(config)
-        if self._retime:
-            # A confirmation child: a stopwatch only.
-            judgement = judge(slow, timings, self.pins)
-            self.judgement = judgement
-            self._write_json(judgement)
-            return
         # The history is only ever pins' (write_last_run keeps no other):
         # without pins, no read of the whole last-run record.
         previous = read_last_run(self.config)["history"] if len(self.pins) else {}
@@ -385,8 +381,6 @@ class Ratchet:
         judgement = self.judgement
         if judgement is None or not judgement.count:
             return
-        if self._retime:
-            return
         terminalreporter.write_sep("=", "slow-test ratchet")
         for line in terminal_lines(
             self.config.slow, judgement, self.fixture_costs(), partial=self._partial
@@ -419,16 +413,6 @@ class Ratchet:
         return dict(
             Counter({r.nodeid: r.outcome for r in self._called if r.outcome != _RERUN}.values())
         )
-
-
-def _without_waits(
-    waits: RunQueueClock, calls: dict[str, float], fixtures: dict[str, float]
-) -> None:
-    """Wall-clock minus the time spent waiting for a CPU: sleeps count, contention not."""
-    for nodeid, call in calls.items():
-        calls[nodeid] = max(0.0, call - waits.call.get(nodeid, 0.0))
-        if nodeid in fixtures:
-            fixtures[nodeid] = max(0.0, fixtures[nodeid] - waits.setup.get(nodeid, 0.0))
 
 
 def _slowest_attempts(

@@ -148,6 +148,11 @@ def test_every_main_job_lane_is_a_session() -> None:
     # The report runs after the lanes, never as one of them.
     assert "report" not in names
     assert "lanes" not in names
+    # The main job's profile names only lanes it runs.
+    profile = ast.literal_eval(annotated["MAIN_JOB_ARGS"])
+    assert isinstance(profile, dict)
+    assert set(profile) <= set(names)
+    assert all(isinstance(args, tuple) and args for args in profile.values())
 
 
 def test_ready_to_publish_classifiers(pyproject: dict[str, Any]) -> None:

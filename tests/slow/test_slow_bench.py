@@ -70,9 +70,16 @@ def test_the_goal_gates_on_the_median_of_the_layouts(
     monkeypatch.setattr(bench_slow, "instructions", instructions)
     monkeypatch.setattr(bench_slow, "SUITE_TESTS", 3)
     config = parse_config({}, root=tmp_path)
-    ctx = BenchContext(root=tmp_path, config=config, iterations=1, python=sys.executable)
+    ctx = BenchContext(root=tmp_path, config=config, iterations=40, python=sys.executable)
     result = bench_slow.slow_plugin_overhead(ctx)
     assert (result.verdict, result.note) == (verdict, note)
+
+
+@pytest.mark.parametrize(("iterations", "layouts"), [(80, 5), (40, 5), (32, 4), (20, 3), (1, 3)])
+def test_a_lighter_run_takes_fewer_layouts_never_under_three(iterations: int, layouts: int) -> None:
+    # The main job runs the bench with --iterations 20: three pairs of
+    # callgrind runs per instruction-count bench instead of five.
+    assert bench_slow.layouts(iterations) == layouts
 
 
 @pytest.mark.integration

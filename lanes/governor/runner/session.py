@@ -40,8 +40,8 @@ import time
 
 import pytest
 
+from lanes.governor.config_cache import CachedConfig
 from lanes.governor.context import HookContext, StatePaths
-from lanes.governor.policy.suites import suite_selection
 from lanes.governor.runner.exits import RunnerExit
 from lanes.governor.runner.scope import TEST_ROOT, Collected, Scope, SuiteSpec, judge, suite_files
 from lanes.governor.settings import GovernorSettings
@@ -223,10 +223,18 @@ class RunGovernor:
         test_root = self._test_root()
         if self.settings is not None:
             root = str(self.settings.root)
+            # The cached shapes, read by the hook's classifier when the cache
+            # row was written: a warm run never loads the classifier.
+            cached = self.settings.shapes if isinstance(self.settings, CachedConfig) else {}
             for suite in self.settings.suites.values():
                 if suite.runner != "pytest":
                     continue
-                paths, markers, full = suite_selection(suite, root)
+                shape = cached.get(suite.name)
+                if shape is None:
+                    from lanes.governor.policy.suites import suite_selection  # uncached only
+
+                    shape = suite_selection(suite, root)
+                paths, markers, full = shape
                 absolute = [os.path.join(root, p) for p in sorted(paths)] if paths else []
                 if not absolute and full:
                     absolute = test_root

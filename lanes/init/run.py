@@ -102,7 +102,9 @@ def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
             what=str(edit.path),
             fail=failing_with(ConfigError, "make it a regular UTF-8 JSON file, or move it aside"),
         )
-        action: Action = "unchanged" if not edit.changed else ("create" if old is None else "update")
+        action: Action = (
+            "unchanged" if not edit.changed else ("create" if old is None else "update")
+        )
         why = "the agent hook" + "".join(f"; {note}" for note in edit.notes)
         changes.append(
             FileChange(relative, old, edit.text() if edit.changed else (old or ""), action, why)

@@ -102,7 +102,9 @@ def test_an_absolute_path_committed_by_an_older_install_moves_to_the_personal_fi
     legacy = {
         "model": "opus",
         "hooks": {
-            event: [{"matcher": "Bash", "hooks": [{"type": "command", "command": f"{script} hook"}]}]
+            event: [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": f"{script} hook"}]}
+            ]
             for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure")
         },
     }

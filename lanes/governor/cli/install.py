@@ -434,4 +434,3 @@ def run_install(ns: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
     return 0
-

@@ -71,6 +71,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     ),
     "governor install": (
         "lanes governor install           # .claude/settings.json",
+        "lanes governor install --absolute  # .claude/settings.local.json, by path",
         "lanes governor install --codex   # also .codex/hooks.json",
     ),
     "governor status": ("lanes governor status --json",),

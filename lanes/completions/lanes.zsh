@@ -46,7 +46,7 @@ _shtab_lanes_envelope_commands() {
 
 _shtab_lanes_governor_commands() {
   local _commands=(
-    install:'register `lanes hook` in .claude/settings.json (and .codex/hooks.json with'
+    install:'register `lanes hook` in .claude/settings.json, or by absolute path in'
     record:'record a suite'"'"'s result by hand (make targets, humans)'
     status:'tree state, suite freshness, the run lock and this session'"'"'s counters'
     unlock:'remove the run lock'
@@ -196,7 +196,7 @@ _shtab_lanes_governor_install_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--codex[also register for Codex CLI]"
   "--root[project root (default\: git top level, else cwd)]:DIR:"
-  "--absolute[register the absolute path of this installation\'s \`lanes\` (for agents whose PATH lacks the virtualenv)]"
+  "--absolute[register the absolute path of this installation\'s \`lanes\` in the personal .claude\/settings.local.json (for agents whose PATH lacks the virtualenv)]"
 )
 
 # guard to ensure default positional specs are added only once per session

@@ -15,6 +15,12 @@ with ``os`` alone; :mod:`lanes.governor.screen.suite_words`). A row is what
 :meth:`lanes.config.Config.to_dict` says of the suites and the governor
 section, and :class:`CachedConfig` rebuilds it through the same rows
 (:mod:`lanes.governor.settings`).
+
+A row also keeps each pytest suite's *shape* — its paths, ``-m`` expression
+and whether its command runs the whole test root, as the hook's classifier
+reads the suite's command (:func:`lanes.governor.policy.suites.suite_selection`).
+The governor's pytest plugin judges every agent run against those shapes;
+cached, a warm run never loads the shell classifier (a dozen modules).
 """
 
 from __future__ import annotations
@@ -46,22 +52,31 @@ CACHE_FILE = "gate-config.json"
 _LOCK_FILE = "config-cache.lock"
 _FORMAT = "lanekit.gate-config"
 # 2: rows carry envelope_dir (what lanekit writes is left out of the tree).
-_VERSION = 2
+# 3: rows carry the pytest suites' shapes.
+_VERSION = 3
 # Enough for every checkout a user works in; the oldest rows are dropped.
 _MAX_PROJECTS = 32
 # What the gate keeps of a validated config.
 _ROW_KEYS = ("root", "suites", "governor", "envelope_dir")
 
+# A suite's shape: (paths relative to the root, -m expression or None, full).
+Shape = tuple[frozenset[str], str | None, bool]
+
 
 class CachedConfig:
     """The gate's view of a validated config, rebuilt from the cache row by the rows."""
 
-    __slots__ = ("envelope_dir", "governor", "root", "suites")
+    __slots__ = ("envelope_dir", "governor", "root", "shapes", "suites")
 
     def __init__(self, data: dict[str, object]) -> None:
         suites = data["suites"]
         envelope_dir = data["envelope_dir"]
-        if not isinstance(suites, dict) or not isinstance(envelope_dir, str):
+        shapes = data["shapes"]
+        if (
+            not isinstance(suites, dict)
+            or not isinstance(envelope_dir, str)
+            or not isinstance(shapes, dict)
+        ):
             raise TypeError(data)
         self.root = str(data["root"])
         self.envelope_dir = envelope_dir
@@ -69,12 +84,39 @@ class CachedConfig:
             str(name): Suite.from_dict(raw, name=str(name)) for name, raw in suites.items()
         }
         self.governor = GovernorSettings.from_dict(data["governor"])
+        # The pytest suites' shapes (see the module docstring), by suite name.
+        self.shapes = {str(name): _shape_of(raw) for name, raw in shapes.items()}
+
+
+def _shape_of(raw: object) -> Shape:
+    """A cached shape back from JSON; TypeError (a bad row: a miss) when it is not one."""
+    if not isinstance(raw, dict):
+        raise TypeError(raw)
+    paths, markers, full = raw.get("paths"), raw.get("markers"), raw.get("full")
+    if (
+        not isinstance(paths, list)
+        or not all(isinstance(p, str) for p in paths)
+        or not (markers is None or isinstance(markers, str))
+        or not isinstance(full, bool)
+    ):
+        raise TypeError(raw)
+    return frozenset(paths), markers, full
 
 
 def cache_row(config: Config) -> dict[str, object]:
     """What the gate keeps of a validated config (JSON-ready; :class:`CachedConfig` reads it)."""
+    from lanes.governor.policy.suites import suite_selection  # a cache miss only
+
     view = config.to_dict()
-    return {key: view[key] for key in _ROW_KEYS}
+    row = {key: view[key] for key in _ROW_KEYS}
+    root = str(config.root)
+    shapes: dict[str, object] = {}
+    for suite in config.suites.values():
+        if suite.runner == "pytest":
+            paths, markers, full = suite_selection(suite, root)
+            shapes[suite.name] = {"paths": sorted(paths), "markers": markers, "full": full}
+    row["shapes"] = shapes
+    return row
 
 
 def cache_path() -> str:

@@ -51,7 +51,8 @@ Action = Literal["create", "update", "unchanged", "kept"]
 TEMPLATES: Final = Path(__file__).parent / "templates"
 GITIGNORE_HEADER: Final = (
     "# lanekit: lane outputs are artifacts (only their README is committed);",
-    "# baselines/ holds reviewed high-water marks and IS committed.",
+    "# baselines/ holds reviewed high-water marks and IS committed;",
+    "# .claude/settings.local.json registers the hook by this machine's path.",
 )
 GITIGNORE_LINES: Final = (
     *GITIGNORE_HEADER,
@@ -59,6 +60,10 @@ GITIGNORE_LINES: Final = (
     "!/envelopes/README.md",
     ".hypothesis/",
     "mutants/",
+    # Personal: `lanes governor install --absolute` (which init runs) writes
+    # this machine's virtualenv path there; committed, a teammate's agent
+    # would run a hook that does not exist on their machine.
+    ".claude/settings.local.json",
 )
 ENVELOPES_README: Final = """# envelopes/
 

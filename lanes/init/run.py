@@ -8,7 +8,6 @@ what is registered; ``--dry-run`` shows the same merge as a diff instead.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
@@ -75,47 +74,40 @@ def _absolute_hook() -> bool:
 
 
 def _hook_change(root: Path, *, codex: bool) -> list[FileChange]:
-    """What ``lanes governor install`` would merge, as file changes (for --dry-run)."""
+    """What ``lanes governor install`` would merge, as file changes (for --dry-run):
+    its own plan, so the two never disagree on which file gets what."""
     from lanes.errors import ConfigError  # noqa: PLC0415
     from lanes.governor.cli.install import (  # noqa: PLC0415
-        CLAUDE_EVENTS,
-        CODEX_EVENTS,
-        hook_commands,
-        load_agent_settings,
-        merge_hooks,
+        CLAUDE_SHARED,
+        CODEX_HOOKS,
+        plan_install,
     )
 
-    claude_command, codex_command = hook_commands(absolute=_absolute_hook())
-    targets: list[tuple[Path, tuple[str, ...], str]] = [
-        (Path(".claude/settings.json"), CLAUDE_EVENTS, claude_command)
-    ]
-    if codex:
-        targets.append((Path(".codex/hooks.json"), CODEX_EVENTS, codex_command))
+    try:
+        edits = plan_install(root, absolute=_absolute_hook(), codex=codex)
+    except ConfigError as exc:
+        # Install reads and checks every file before writing any: it would refuse them all.
+        relatives = [CLAUDE_SHARED, *([CODEX_HOOKS] if codex else [])]
+        return [
+            FileChange(relative, None, "", "kept", f"install will refuse it: {exc.message}")
+            for relative in relatives
+        ]
     changes: list[FileChange] = []
-    for relative, events, command in targets:
-        path = root / relative
-        try:
-            # The reader install uses: a FIFO, a deep or non-object file is refused.
-            document = load_agent_settings(path)
-            # Through a link, as install writes through one (a shared settings file).
-            old = read_text(
-                path,
-                what=str(path),
-                fail=failing_with(
-                    ConfigError, "make it a regular UTF-8 JSON file, or move it aside"
-                ),
-                follow_symlinks=True,
-            )
-        except ConfigError as exc:
-            changes.append(
-                FileChange(relative, None, "", "kept", f"install will refuse it: {exc.message}")
-            )
-            continue
-        added = merge_hooks(document, events, command, path)
-        new = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        action: Action = "unchanged" if not added else ("create" if old is None else "update")
+    for edit in edits:
+        relative = edit.path.relative_to(root)
+        if edit.command is None and not edit.changed:
+            continue  # the other Claude file, left as it is
+        old = read_text(
+            edit.path,
+            what=str(edit.path),
+            fail=failing_with(ConfigError, "make it a regular UTF-8 JSON file, or move it aside"),
+        )
+        action: Action = (
+            "unchanged" if not edit.changed else ("create" if old is None else "update")
+        )
+        why = "the agent hook" + "".join(f"; {note}" for note in edit.notes)
         changes.append(
-            FileChange(relative, old, new if added else (old or ""), action, "the agent hook")
+            FileChange(relative, old, edit.text() if edit.changed else (old or ""), action, why)
         )
     return changes
 

@@ -68,19 +68,23 @@ ALLOWED: tuple[tuple[str, tuple[str, ...]], ...] = (
     # module of the hook's path that imports lanes.config (on a miss only).
     ("lanes.governor.context", ("lanes.governor.payload", "lanes.governor.settings", "lanes.governor.config_cache", "lanes.governor.state", *FOUNDATION)),
     ("lanes.governor.settings", ("lanes.governor.classify.runners.names", "lanes.settings_rows", "lanes.config_table", *FOUNDATION)),
-    ("lanes.governor.config_cache", ("lanes.governor.settings", "lanes.governor.config_loader", "lanes.governor.screen", "lanes.governor.state", "lanes.config", *FOUNDATION)),
+    # On a miss it also caches each pytest suite's shape, read as the hook's
+    # suite resolution reads it (policy.suites), so the plugin need not.
+    ("lanes.governor.config_cache", ("lanes.governor.settings", "lanes.governor.config_loader", "lanes.governor.policy.suites", "lanes.governor.screen", "lanes.governor.state", "lanes.config", *FOUNDATION)),
     ("lanes.governor.config_loader", ("lanes.config", "lanes.governor.screen", "lanes.governor.state", *FOUNDATION)),
     ("lanes.governor.payload", FOUNDATION),
     # The entry point: every layer, in data-flow order.
     ("lanes.governor.hook", ("lanes.governor", *FOUNDATION)),
-    # The pytest plugin: the world of a call (context, settings), the suites
-    # as the hook resolves them, the sweep rule's constants and state.
+    # The pytest plugin: the world of a call (context, settings, the cached
+    # config's suite shapes), the suites as the hook resolves them, the sweep
+    # rule's constants and state.
     (
         "lanes.governor.runner",
         (
             "lanes.governor.runner",
             "lanes.governor.context",
             "lanes.governor.settings",
+            "lanes.governor.config_cache",
             "lanes.governor.policy.gate",
             "lanes.governor.policy.suites",
             "lanes.governor.policy.sweep",

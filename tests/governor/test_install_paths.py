@@ -1,6 +1,7 @@
 """``lanes governor install`` and the paths around it: a symlinked settings file or agent directory is refused, ``--absolute`` writes the
-installed script's path (replacing a bare registration, never doubling it),
-a missing ``lanes`` on PATH is warned about, a FIFO is refused."""
+installed script's path into Claude Code's personal ``settings.local.json``
+(never the committed ``settings.json``, never doubling a registration of
+either file), a missing ``lanes`` on PATH is warned about, a FIFO is refused."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from lanes.cli import main
+from tests.support.git import git_repo
 
 
 def _install(root: Path, *extra: str) -> int:
@@ -67,21 +69,103 @@ def test_a_symlinked_agent_directory_is_refused_before_any_write(
     assert not (project / ".codex").is_dir() or agent_dir == ".codex"
 
 
-def test_absolute_writes_the_installed_script_and_replaces_a_bare_registration(
+SHARED = Path(".claude") / "settings.json"
+LOCAL = Path(".claude") / "settings.local.json"
+
+
+def test_absolute_writes_the_installed_script_into_the_personal_settings_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _install(tmp_path) == 0
+    # Regression: the absolute path went to the committed settings.json, so a
+    # teammate's agent ran a hook that does not exist on their machine.
     assert _install(tmp_path, "--absolute") == 0
-    capsys.readouterr()
-    commands = _commands(tmp_path / ".claude" / "settings.json")
-    assert len(commands) == 3  # rewritten in place, not registered twice
+    out = capsys.readouterr().out
+    assert not (tmp_path / SHARED).exists()
+    commands = _commands(tmp_path / LOCAL)
+    assert len(commands) == 3
     script = shlex.split(commands[0])[0]
     assert Path(script).is_absolute()
     assert Path(script).name == "lanes"
     assert os.access(script, os.X_OK)
     assert Path(script).parent == Path(sys.executable).parent
+    assert ".claude/settings.local.json: registered" in out
     assert _install(tmp_path, "--absolute") == 0
     assert "already registered; nothing changed" in capsys.readouterr().out
+    assert len(_commands(tmp_path / LOCAL)) == 3
+
+
+def test_an_absolute_path_committed_by_an_older_install_moves_to_the_personal_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = str(Path(sys.executable).parent / "lanes")
+    (tmp_path / ".claude").mkdir()
+    legacy = {
+        "model": "opus",
+        "hooks": {
+            event: [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": f"{script} hook"}]}
+            ]
+            for event in ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+        },
+    }
+    (tmp_path / SHARED).write_text(json.dumps(legacy), encoding="utf-8")
+    assert _install(tmp_path, "--absolute") == 0
+    assert "removed this machine's `lanes hook` path" in capsys.readouterr().out
+    shared = json.loads((tmp_path / SHARED).read_text(encoding="utf-8"))
+    assert shared["model"] == "opus"  # the rest of the team's file is kept
+    assert _commands(tmp_path / SHARED) == []
+    assert _commands(tmp_path / LOCAL) == [f"{shlex.quote(script)} hook"] * 3
+
+
+def test_a_registration_in_either_file_is_never_doubled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Claude Code runs the hooks of both files: two registrations would run
+    # the hook twice per command and count everything twice.
+    assert _install(tmp_path) == 0  # the team's portable, bare registration
+    assert _install(tmp_path, "--absolute") == 0
+    out = capsys.readouterr().out
+    assert "is registered in .claude/settings.json; not registered twice" in out
+    assert _commands(tmp_path / SHARED) == ["lanes hook"] * 3
+    assert not (tmp_path / LOCAL).exists()
+    # And the other way round: a personal absolute one stands for the bare one.
+    other = tmp_path / "other"
+    other.mkdir()
+    assert _install(other, "--absolute") == 0
+    assert _install(other) == 0
+    assert "is registered in .claude/settings.local.json; not registered twice" in (
+        capsys.readouterr().out
+    )
+    assert not (other / SHARED).exists()
+    assert len(_commands(other / LOCAL)) == 3
+
+
+def test_a_symlinked_personal_settings_file_is_refused_and_left_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    elsewhere = tmp_path / "dotfiles.json"
+    elsewhere.write_text("{}\n", encoding="utf-8")
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / LOCAL).symlink_to(elsewhere)
+    assert _install(project, "--absolute") == 2
+    assert f"{str(project / LOCAL)!r} is a symlink" in capsys.readouterr().err
+    assert elsewhere.read_text(encoding="utf-8") == "{}\n"
+    # Checked before any write: the shared file was not written either.
+    assert not (project / SHARED).exists()
+
+
+def test_an_unignored_personal_file_is_warned_about(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    git_repo(tmp_path)
+    assert _install(tmp_path, "--absolute") == 0
+    assert "settings.local.json is not git-ignored" in capsys.readouterr().err
+    other = tmp_path / "ignored"
+    git_repo(other)
+    (other / ".gitignore").write_text(".claude/settings.local.json\n", encoding="utf-8")
+    assert _install(other, "--absolute") == 0
+    assert "git-ignored" not in capsys.readouterr().err
 
 
 def test_install_warns_when_lanes_is_not_on_path(

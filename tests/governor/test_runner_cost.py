@@ -131,3 +131,36 @@ def test_the_governor_loads_past_the_assertion_rewriter_and_tests_are_still_rewr
     # The governor's module came through Python's own loader, and the test
     # module was still rewritten: pytest explains the comparison.
     result.stdout.fnmatch_lines(["E * AssertionError: SourceFileLoader", "E * assert 1 == 2"])
+
+
+# What only reading a suite's command loads: the shell classifier and the
+# hook's suite resolution (the settings rows load just the runner names).
+_CLASSIFIER_MODULES = ("lanes.governor.classify.classifier", "lanes.governor.policy.suites")
+
+
+def test_a_warm_config_cache_decides_without_the_classifier(
+    pytester: pytest.Pytester, agent: Path
+) -> None:
+    """The suites' shapes (paths, ``-m``, full) are cached with the config:
+    on a warm cache the plugin judges the run without loading the shell
+    classifier. The probe runs after the decision and lists what it loaded."""
+    (agent / "tests" / "unit" / "test_probe.py").write_text(
+        "import sys\n\n\n"
+        "def test_probe():\n"
+        "    assert 'lanes.governor.runner.session' in sys.modules  # governed\n"
+        "    loaded = sorted(name for name in sys.modules if name.startswith('lanes.'))\n"
+        "    with open('loaded.txt', 'w', encoding='utf-8') as handle:\n"
+        "        handle.write('\\n'.join(loaded))\n",
+        encoding="utf-8",
+    )
+
+    def loaded() -> set[str]:
+        return set((agent / "loaded.txt").read_text(encoding="utf-8").splitlines())
+
+    cold = _run(pytester, "tests/unit/test_probe.py")
+    assert cold.ret == 0, cold.stdout.str()
+    # The cold run read the suites' commands with the classifier (and cached them).
+    assert set(_CLASSIFIER_MODULES) <= loaded()
+    warm = _run(pytester, "tests/unit/test_probe.py")
+    assert warm.ret == 0, warm.stdout.str()
+    assert set(_CLASSIFIER_MODULES).isdisjoint(loaded()), sorted(loaded())

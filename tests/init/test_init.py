@@ -42,7 +42,9 @@ def test_the_registered_hook_runs_without_the_virtualenv_on_path(
     # PATH lacks the virtualenv cannot find: the hook silently ran nothing.
     root = _project(tmp_path)
     _init(root, capsys, "--no-workflows")
-    settings = json.loads((root / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    # This machine's path: in the personal settings file, never the committed one.
+    assert not (root / ".claude" / "settings.json").exists()
+    settings = json.loads((root / ".claude" / "settings.local.json").read_text(encoding="utf-8"))
     commands = {
         hook["command"]
         for groups in settings["hooks"].values()
@@ -124,7 +126,7 @@ def test_init_writes_every_piece_and_a_loadable_config(
         ".github/workflows/lanes-nightly.yml",
     ):
         assert written in out
-    assert f".claude/settings.json: registered `{LANES_SCRIPT} hook`" in out
+    assert f".claude/settings.local.json: registered `{LANES_SCRIPT} hook`" in out
     assert ".github/dependabot.yml" in out
     # The next commands, as printed: the seeded budgets are sized from the first run.
     assert out.rstrip().splitlines()[-4:] == [
@@ -148,6 +150,7 @@ def test_init_writes_every_piece_and_a_loadable_config(
     assert ignored[:2] == ["__pycache__/", ".hypothesis/"]
     assert ignored.count(".hypothesis/") == 1
     assert {"/envelopes/*", "!/envelopes/README.md", "mutants/"} <= set(ignored)
+    assert ".claude/settings.local.json" in ignored  # the hook's path is this machine's
     assert not any(line.startswith("baselines") for line in ignored)
 
 
@@ -173,7 +176,7 @@ def test_dry_run_writes_nothing_and_shows_the_diff(
     assert _snapshot(root) == before
     assert "+[tool.lanes.suites.tests]" in out
     assert "+++ b/noxfile.py" in out
-    assert "+++ b/.claude/settings.json" in out
+    assert "+++ b/.claude/settings.local.json" in out
     assert out.rstrip().endswith("dry run: nothing was written")
 
 

@@ -1,7 +1,9 @@
 """``lanes governor install``: register ``lanes hook`` with the agents.
 
 Claude Code reads hooks from ``.claude/settings.json`` (committed, shared by the
-team); Codex CLI from ``.codex/hooks.json``. Both use the same shape::
+team) and ``.claude/settings.local.json`` (this user's, git-ignored), and runs
+the hooks of both files; Codex CLI reads ``.codex/hooks.json``. All use the
+same shape::
 
     {"hooks": {"PreToolUse": [
         {"matcher": "Bash", "hooks": [{"type": "command", "command": "lanes hook"}]}
@@ -16,6 +18,19 @@ The merge is idempotent and conservative: it adds one group per event only when
 no ``Bash`` group of that event already runs the same command, keeps every
 other key and hook of the file in its order, and refuses (never overwrites) a
 file that is not a JSON object.
+
+Which Claude Code file: a bare ``lanes hook`` is portable and goes to the
+shared ``settings.json``; ``--absolute`` writes this machine's virtualenv path,
+which a teammate's checkout does not have, so it goes to the personal
+``settings.local.json``. Claude Code runs the hooks of both files, so a
+registration in either one counts and the other never gets a second (the hook
+would run twice per command and count everything twice): an event already
+registered in the other file is left alone and said so. The one exception is
+the mistake this rule fixes: an absolute path in the shared file (written by
+an older lanekit) moves to the personal file on ``--absolute``. Codex CLI has
+no personal project file, so its ``.codex/hooks.json`` is the only place for
+either form (``--absolute`` there writes a path the whole team would share:
+use it only when ``.codex/`` is not committed).
 
 It writes inside the project only: a symlinked ``.claude/`` or ``.codex/``, or
 a symlinked settings file, is refused before anything is read or written (a
@@ -54,13 +69,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLAUDE_EVENTS",
+    "CLAUDE_LOCAL",
+    "CLAUDE_SHARED",
     "CODEX_EVENTS",
+    "CODEX_HOOKS",
+    "SettingsEdit",
     "check_target",
     "load_agent_settings",
     "merge_hooks",
+    "plan_install",
     "run_install",
 ]
 
+CLAUDE_SHARED: Final = Path(".claude") / "settings.json"
+CLAUDE_LOCAL: Final = Path(".claude") / "settings.local.json"
+CODEX_HOOKS: Final = Path(".codex") / "hooks.json"
 CLAUDE_EVENTS: Final = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 CODEX_EVENTS: Final = ("PreToolUse", "PostToolUse")
 CLAUDE_COMMAND: Final = "lanes hook"
@@ -183,22 +206,129 @@ def merge_hooks(
     return added
 
 
-def _install_file(root: Path, path: Path, events: tuple[str, ...], command: str) -> list[str]:
-    document = load_agent_settings(path)
-    added = merge_hooks(document, events, command, path)
-    if added:
-        text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-        try:
-            write_atomic_under(root, path, text)
-        except OutsideTreeError as exc:
-            # A directory turned into a link between the check and the write.
-            msg = f"{path} is not written: {exc.strerror or exc}"
-            raise ConfigError(
-                msg,
-                hint="make the directories under the project real directories, then run "
-                "`lanes governor install` again",
-            ) from None
-    return added
+def _lanes_hooks(document: dict[str, Any], event: str) -> list[str]:
+    """The ``lanes hook`` commands (bare or by path) registered for ``event``."""
+    hooks = document.get("hooks")
+    groups = hooks.get(event) if isinstance(hooks, dict) else None
+    found: list[str] = []
+    for group in groups if isinstance(groups, list) else ():
+        if not isinstance(group, dict) or group.get("matcher") != MATCHER:
+            continue
+        handlers = group.get("hooks")
+        for handler in handlers if isinstance(handlers, list) else ():
+            if isinstance(handler, dict) and handler.get("type") == "command":
+                command = handler.get("command")
+                if isinstance(command, str) and _same_hook(command, CLAUDE_COMMAND):
+                    found.append(command)
+    return found
+
+
+def _is_bare(command: str) -> bool:
+    return shlex.split(command)[0] == "lanes"
+
+
+def _remove_hooks(document: dict[str, Any], event: str) -> None:
+    """Drop ``event``'s ``lanes hook`` handlers, and a ``Bash`` group they leave empty."""
+    groups = document["hooks"][event]
+    for group in list(groups):
+        if not isinstance(group, dict) or group.get("matcher") != MATCHER:
+            continue
+        handlers = group.get("hooks")
+        if not isinstance(handlers, list):
+            continue
+        kept = [
+            handler
+            for handler in handlers
+            if not (
+                isinstance(handler, dict)
+                and isinstance(handler.get("command"), str)
+                and _same_hook(handler["command"], CLAUDE_COMMAND)
+            )
+        ]
+        if kept:
+            group["hooks"] = kept
+        else:
+            groups.remove(group)
+
+
+class SettingsEdit:
+    """One agent settings file as ``lanes governor install`` would leave it."""
+
+    __slots__ = ("added", "command", "document", "notes", "path", "removed")
+
+    def __init__(self, path: Path, document: dict[str, Any]) -> None:
+        self.path = path
+        self.document = document
+        # The command registered here; None for the Claude file that is not
+        # this install's target (it may only lose a misplaced registration).
+        self.command: str | None = None
+        self.added: list[str] = []
+        self.removed: list[str] = []
+        # Events left alone, and why (registered in the other Claude file).
+        self.notes: list[str] = []
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed)
+
+    def text(self) -> str:
+        return json.dumps(self.document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _read(root: Path, relative: Path) -> SettingsEdit:
+    path = root / relative
+    check_target(root, path)
+    return SettingsEdit(path, load_agent_settings(path))
+
+
+def _plan_claude(root: Path, command: str) -> list[SettingsEdit]:
+    """Both Claude Code files, edited: ``command`` in its file (module docstring)."""
+    shared, local = _read(root, CLAUDE_SHARED), _read(root, CLAUDE_LOCAL)
+    absolute = not _is_bare(command)
+    target, other = (local, shared) if absolute else (shared, local)
+    target.command = command
+    for event in CLAUDE_EVENTS:
+        elsewhere = _lanes_hooks(other.document, event)
+        if absolute and elsewhere and not any(_is_bare(c) for c in elsewhere):
+            # This machine's path in the committed file: it moves here.
+            _remove_hooks(other.document, event)
+            other.removed.append(event)
+        elif elsewhere:
+            target.notes.append(
+                f"{event}: `{elsewhere[0]}` is registered in "
+                f"{other.path.relative_to(root)}; not registered twice"
+            )
+            continue
+        target.added.extend(merge_hooks(target.document, (event,), command, target.path))
+    return [shared, local]
+
+
+def plan_install(root: Path, *, absolute: bool, codex: bool) -> list[SettingsEdit]:
+    """Every agent settings file ``lanes governor install`` touches, as it
+    would leave it. Every file is read and checked (no symlink, a JSON
+    object) before any is written, so a bad second file never leaves the
+    first half-installed."""
+    claude_command, codex_command = hook_commands(absolute=absolute)
+    edits = _plan_claude(root, claude_command)
+    if codex:
+        edit = _read(root, CODEX_HOOKS)
+        edit.command = codex_command
+        edit.added = merge_hooks(edit.document, CODEX_EVENTS, codex_command, edit.path)
+        edits.append(edit)
+    return edits
+
+
+def _write(root: Path, edit: SettingsEdit) -> None:
+    try:
+        write_atomic_under(root, edit.path, edit.text())
+    except OutsideTreeError as exc:
+        # A directory turned into a link between the check and the write.
+        msg = f"{edit.path} is not written: {exc.strerror or exc}"
+        raise ConfigError(
+            msg,
+            hint="make the directories under the project real directories, then run "
+            "`lanes governor install` again",
+        ) from None
 
 
 def _installed_lanes() -> str | None:
@@ -243,31 +373,56 @@ def _advise_runner(root: Path) -> None:
         print(line)
 
 
+def _warn_unignored(root: Path, path: Path) -> None:
+    """Warn when the personal settings file would be committed: it holds this
+    machine's path. Claude Code ignores the file it creates itself; one that
+    lanekit creates is ignored only if the project says so."""
+    git = shutil.which("git")
+    if git is None:
+        return
+    import subprocess  # install only
+
+    relative = str(path.relative_to(root))
+    probe = subprocess.run(
+        [git, "-C", str(root), "check-ignore", "-q", "--", relative],
+        capture_output=True,
+        check=False,
+    )
+    # 1: not ignored (0: ignored; 128: not a git work tree, nothing to commit it to).
+    if probe.returncode == 1:
+        print(
+            f"warning: {relative} is not git-ignored and holds this machine's path; "
+            f"add `{relative}` to .gitignore so it is never committed",
+            file=sys.stderr,
+        )
+
+
 def run_install(ns: argparse.Namespace) -> int:
     root = Path(ns.root).resolve() if ns.root else _default_root()
     if not root.is_dir():
         msg = f"--root {str(root)!r} is not a directory"
         raise ConfigError(msg, hint="pass the project's top-level directory, or omit --root")
-    claude_command, codex_command = hook_commands(absolute=bool(getattr(ns, "absolute", False)))
-    targets: list[tuple[Path, tuple[str, ...], str]] = [
-        (root / ".claude" / "settings.json", CLAUDE_EVENTS, claude_command)
-    ]
-    if ns.codex:
-        targets.append((root / ".codex" / "hooks.json", CODEX_EVENTS, codex_command))
-    # Read and check every file before writing any, so a malformed (or
-    # linked) second file never leaves the first half-installed.
-    for path, _events, _command in targets:
-        check_target(root, path)
-        load_agent_settings(path)
-    for path, events, command in targets:
-        added = _install_file(root, path, events, command)
-        shown = path.relative_to(root)
-        if added:
-            print(f"{shown}: registered `{command}` for {', '.join(added)} (matcher {MATCHER})")
-        else:
-            print(f"{shown}: `{command}` already registered; nothing changed")
+    absolute = bool(getattr(ns, "absolute", False))
+    edits = plan_install(root, absolute=absolute, codex=bool(ns.codex))
+    for edit in edits:
+        if edit.changed:
+            _write(root, edit)
+        shown = edit.path.relative_to(root)
+        for event in edit.removed:
+            print(f"{shown}: removed this machine's `lanes hook` path for {event} (moved)")
+        if edit.added:
+            print(
+                f"{shown}: registered `{edit.command}` for {', '.join(edit.added)} "
+                f"(matcher {MATCHER})"
+            )
+        for note in edit.notes:
+            print(f"{shown}: {note}")
+        if edit.command is not None and not edit.changed and not edit.notes:
+            print(f"{shown}: `{edit.command}` already registered; nothing changed")
+    if absolute and any(e.path == root / CLAUDE_LOCAL and e.added for e in edits):
+        _warn_unignored(root, root / CLAUDE_LOCAL)
     _advise_runner(root)
-    if claude_command == CLAUDE_COMMAND:
+    if not absolute:
         print(
             "`lanes hook` must be on the agent's PATH (activate the virtualenv that has lanekit)."
         )

@@ -22,7 +22,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
     install = actions.add_parser(
         "install",
-        help="register `lanes hook` in .claude/settings.json (and .codex/hooks.json with --codex)",
+        help="register `lanes hook` in .claude/settings.json, or by absolute path in "
+        ".claude/settings.local.json (and .codex/hooks.json with --codex)",
     )
     install.add_argument("--codex", action="store_true", help="also register for Codex CLI")
     install.add_argument(
@@ -31,8 +32,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     install.add_argument(
         "--absolute",
         action="store_true",
-        help="register the absolute path of this installation's `lanes` "
-        "(for agents whose PATH lacks the virtualenv)",
+        help="register the absolute path of this installation's `lanes` in the personal "
+        ".claude/settings.local.json (for agents whose PATH lacks the virtualenv)",
     )
     install.set_defaults(handler=_install)
 

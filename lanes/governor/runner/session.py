@@ -40,13 +40,12 @@ import time
 
 import pytest
 
+from lanes.governor.config_cache import CachedConfig
 from lanes.governor.context import HookContext, StatePaths
-from lanes.governor.policy.suites import suite_selection
 from lanes.governor.runner.exits import RunnerExit
 from lanes.governor.runner.scope import TEST_ROOT, Collected, Scope, SuiteSpec, judge, suite_files
 from lanes.governor.settings import GovernorSettings
 from lanes.governor.state.debug import debug_log
-from lanes.governor.state.trust import distrust_state
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING, as everywhere in the governor
 if TYPE_CHECKING:
@@ -223,10 +222,18 @@ class RunGovernor:
         test_root = self._test_root()
         if self.settings is not None:
             root = str(self.settings.root)
+            # The cached shapes, read by the hook's classifier when the cache
+            # row was written: a warm run never loads the classifier.
+            cached = self.settings.shapes if isinstance(self.settings, CachedConfig) else {}
             for suite in self.settings.suites.values():
                 if suite.runner != "pytest":
                     continue
-                paths, markers, full = suite_selection(suite, root)
+                shape = cached.get(suite.name)
+                if shape is None:
+                    from lanes.governor.policy.suites import suite_selection  # uncached only
+
+                    shape = suite_selection(suite, root)
+                paths, markers, full = shape
                 absolute = [os.path.join(root, p) for p in sorted(paths)] if paths else []
                 if not absolute and full:
                     absolute = test_root
@@ -390,6 +397,8 @@ class RunGovernor:
                 "full-sweep override not honoured: the state directory "
                 f"{state.directory} cannot be created, so it cannot be audited"
             )
+        from lanes.governor.state.trust import distrust_state  # an audited override only
+
         problem = distrust_state(state.directory, [state.audit])
         if problem is None:
             if self._hook_audited(state.audit, reason):
@@ -452,13 +461,16 @@ class RunGovernor:
 
     def _dedup_and_lock(self, sweeps: list[Scope]) -> None:
         state = self.ctx.state
-        if state is None:
+        whole = [s for s in self._scopes if s.whole and s.spec.suite is not None]
+        if state is None or not (whole or sweeps):
+            # A focused run (the common case): no ledger, tree or lock to read.
             return
+        from lanes.governor.state.trust import distrust_state
+
         problem = distrust_state(state.directory, state.files())
         if problem is not None:
             debug_log("state-distrusted", error=problem)
             return
-        whole = [s for s in self._scopes if s.whole and s.spec.suite is not None]
         if whole:
             self._tree = self.ctx.tree
         # 2. Dedup: whole suites only, unless forced.

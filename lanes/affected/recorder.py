@@ -70,9 +70,14 @@ def _runs_project_code(event: str, args: tuple[Any, ...]) -> bool:
     return True
 
 
-# A tool id of sys.monitoring's six: 3 is free in CPython's conventions (0 debugger,
-# 1 coverage, 2 profiler, 5 optimizer).
-_TOOL_ID = 3
+# sys.monitoring has six tool ids, and CPython names four of them (0 debugger,
+# 1 coverage, 2 profiler, 5 optimizer). Of the two unnamed ones, Hypothesis
+# takes 3 for its explain phase, at test time, and warns when it is taken —
+# an error under `-W error`, so recording a suite with Hypothesis tests
+# failed them. The recorder takes 4, or else the first free id that no known
+# tool wants (3 last: then Hypothesis only loses its explanations).
+_TOOL_IDS = (4, 2, 0, 5, 3)
+_tool_id = -1
 
 
 class _Recorder:
@@ -182,7 +187,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # Before the first conftest is imported (a plugin given with -p gets this
     # hook): a package a conftest imports runs its module code here, and the
     # map must see that code as run outside tests.
-    global _recorder  # one recorder per recording session
+    global _recorder, _tool_id  # one recorder per recording session; its id is freed at finish
     if not os.environ.get(ENV_OUTPUT) or _recorder is not None:
         return
     _recorder = _Recorder(str(early_config.rootpath))
@@ -190,9 +195,19 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     _recorder.begin()
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
-        monitoring.use_tool_id(_TOOL_ID, "lanes-affected")
-        monitoring.register_callback(_TOOL_ID, monitoring.events.PY_START, _recorder.monitor)
-        monitoring.set_events(_TOOL_ID, monitoring.events.PY_START)
+        _tool_id = _free_tool_id(monitoring)
+        monitoring.use_tool_id(_tool_id, "lanes-affected")
+        monitoring.register_callback(_tool_id, monitoring.events.PY_START, _recorder.monitor)
+        monitoring.set_events(_tool_id, monitoring.events.PY_START)
+
+
+def _free_tool_id(monitoring: Any) -> int:
+    for tool_id in _TOOL_IDS:
+        if monitoring.get_tool(tool_id) is None:
+            return tool_id
+    taken = ", ".join(f"{i}: {monitoring.get_tool(i)}" for i in _TOOL_IDS)
+    msg = f"lanes affected --record: every sys.monitoring tool id is taken ({taken})"
+    raise pytest.UsageError(msg + "; record without the tools that hold them (a debugger, a profiler)")
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -262,8 +277,8 @@ def pytest_sessionfinish() -> None:
         return
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
-        monitoring.set_events(_TOOL_ID, 0)
-        monitoring.free_tool_id(_TOOL_ID)
+        monitoring.set_events(_tool_id, 0)
+        monitoring.free_tool_id(_tool_id)
     recorder.end()
     document = {
         "root": recorder.root,

@@ -7,6 +7,7 @@ every submodule, so the static graph selects every test for any change.
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -159,3 +160,29 @@ def test_a_change_no_recorded_test_executed_says_so(
     assert "map: using envelopes/affected-map.json (commit " in out
     assert "map: 0 of 2 statically selected (0 test ids); changed unused" in out
     assert "none: no recorded test executed what changed, and no static rule adds one" in out
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="sys.monitoring (3.12+): 3.11 records with settrace")
+def test_recording_leaves_hypothesis_its_monitoring_tool_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Hypothesis traces a failing example with sys.monitoring tool id 3 and
+    # warns when another tool holds it; under -W error that warning failed every
+    # Hypothesis test of a recording run (lanekit's own fuzz tests among them).
+    files = {
+        **FILES,
+        # A property with a counterexample, found as a user's test would: the
+        # explain phase traces it (the default phases), under -W error.
+        "tests/test_prop.py": "import pytest\nfrom hypothesis import given, strategies as st\n\n"
+        "from pkg import b\n\n\ndef test_prop() -> None:\n"
+        "    @given(st.integers())\n    def prop(n: int) -> None:\n        assert b.fb() + n < 12\n\n"
+        "    with pytest.raises(AssertionError):\n        prop()\n",
+        "pyproject.toml": FILES["pyproject.toml"]
+        + '\n[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n',
+    }
+    make_repo(tmp_path, files, "base")
+    monkeypatch.chdir(tmp_path)
+    assert main(["affected", "--record"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded 4 tests (1 not vouched for" in out

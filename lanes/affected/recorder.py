@@ -43,7 +43,7 @@ import pytest
 
 if TYPE_CHECKING:
     from collections.abc import Generator
-    from types import CodeType, FrameType
+    from types import CodeType, FrameType, ModuleType
 
 __all__ = ["ENV_OUTPUT"]
 
@@ -201,7 +201,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         monitoring.set_events(_tool_id, monitoring.events.PY_START)
 
 
-def _free_tool_id(monitoring: Any) -> int:
+def _free_tool_id(monitoring: ModuleType) -> int:
     for tool_id in _TOOL_IDS:
         if monitoring.get_tool(tool_id) is None:
             return tool_id

@@ -207,7 +207,9 @@ def _free_tool_id(monitoring: ModuleType) -> int:
             return tool_id
     taken = ", ".join(f"{i}: {monitoring.get_tool(i)}" for i in _TOOL_IDS)
     msg = f"lanes affected --record: every sys.monitoring tool id is taken ({taken})"
-    raise pytest.UsageError(msg + "; record without the tools that hold them (a debugger, a profiler)")
+    raise pytest.UsageError(
+        msg + "; record without the tools that hold them (a debugger, a profiler)"
+    )
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -163,7 +163,9 @@ def test_a_change_no_recorded_test_executed_says_so(
 
 
 @pytest.mark.integration
-@pytest.mark.skipif(sys.version_info < (3, 12), reason="sys.monitoring (3.12+): 3.11 records with settrace")
+@pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="sys.monitoring (3.12+): 3.11 records with settrace"
+)
 def test_recording_leaves_hypothesis_its_monitoring_tool_id(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
+from typing import TYPE_CHECKING
 
 from lanes.governor.classify.classifier import classify
 from lanes.governor.context import StatePaths
@@ -17,6 +16,9 @@ from lanes.governor.policy.suites import resolve
 from lanes.governor.state.lock import parse_lock
 from lanes.governor.state.run_notes import run_path
 from tests.governor.governor_helpers import SESSION_A, Project
+
+if TYPE_CHECKING:
+    import pytest
 
 UNIT = "pytest tests/unit -q"
 INTEG = "pytest tests/integ -m 'not slow'"

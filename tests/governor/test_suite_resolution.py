@@ -24,6 +24,10 @@ if TYPE_CHECKING:
         ("tests//unit/../unit", None, None, "tests/unit"),
         ("", None, None, "."),
         ("/", None, None, "/"),
+        ("//", None, None, "/"),
+        # Only slashes are trimmed: the rest of a name is kept as written.
+        ("tests/unit ", None, None, "tests/unit "),
+        ("tests/UNIT_X", None, None, "tests/UNIT_X"),
         # Run from a subdirectory: relative to the project root.
         ("unit", "/r/tests", "/r", "tests/unit"),
         ("/r/tests/unit/", "/elsewhere", "/r", "tests/unit"),
@@ -117,3 +121,26 @@ def test_what_a_suite_selects_as_the_plugin_reads_it(root: Path) -> None:
     )
     # `pytest tests` runs the whole test root: a full run, no paths to compare.
     assert suite_selection(suites["everything"], str(root)) == (frozenset(), None, True)
+
+
+def test_a_match_carries_the_invocation_that_ran_the_suite(root: Path) -> None:
+    config = load_config(cwd=root)
+    classification = classify("pytest tests/unit -q && make verify", root)
+    unit, verify = resolve(classification, config, cwd=None)
+    assert unit.invocation is not None
+    assert (unit.invocation.runner, unit.invocation.paths) == ("pytest", ("tests/unit",))
+    assert verify.invocation is None
+
+
+def test_a_suite_of_the_whole_test_root_is_read_against_the_project(tmp_path: Path) -> None:
+    # `pytest spec` runs everything when spec/ is the configured test root,
+    # which only the project's own configuration says: a bare `pytest` is
+    # then that suite, even though the suite lists its path.
+    pyproject = (
+        '[tool.pytest.ini_options]\ntestpaths = ["spec"]\n'
+        '[tool.lanes.suites.all]\npaths = ["spec"]\ncommand = "pytest spec"\n'
+    )
+    root = make_repo(tmp_path / "spec-root", {"pyproject.toml": pyproject, "spec/test_a.py": ""})
+    config = load_config(cwd=root)
+    assert suite_selection(config.suites["all"], str(root)) == (frozenset({"spec"}), None, True)
+    assert _names(root, "pytest") == ["all"]

@@ -172,3 +172,21 @@ def test_the_lock_keeps_the_last_twelve_characters_of_the_session(project: Proje
     assert project.pre("pytest tests/unit -q", session=session).action == "allow"
     holder = parse_lock(project.lock_path.read_text(encoding="utf-8"))
     assert holder.session_tail == "0123456789ab"
+
+
+def test_the_hook_entry_writes_a_block_to_stderr_and_allows_silently(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    command = "pytest tests/unit -q"
+    hook = parse_payload(json.dumps(payload(command, event="PreToolUse", cwd=project.root)))
+    ctx = HookContext.for_hook(hook, "claude", environ={})
+    first = gate.pre_tool_use(ctx, classify(command, project.root), hook)
+    assert (first.action, first.step, first.exit_code) == ("allow", "lock", 0)
+    assert capsys.readouterr().err == ""
+    other = parse_payload(
+        json.dumps(payload(command, event="PreToolUse", cwd=project.root, session=SESSION_B))
+    )
+    ctx = HookContext.for_hook(other, "claude", environ={})
+    blocked = gate.pre_tool_use(ctx, classify(command, project.root), other)
+    assert (blocked.action, blocked.step, blocked.exit_code) == ("block", "lock", 2)
+    assert capsys.readouterr().err == blocked.message + "\n"

@@ -15,7 +15,7 @@ from lanes.governor.policy.gate import decide_pre
 from lanes.governor.policy.suites import resolve
 from lanes.governor.state.lock import parse_lock
 from lanes.governor.state.run_notes import run_path
-from tests.governor.governor_helpers import SESSION_A, Project
+from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
 
 if TYPE_CHECKING:
     import pytest
@@ -90,3 +90,38 @@ def test_two_fresh_passes_are_both_named(project: Project) -> None:
     first, second = blocked.message.split("\n")
     assert first.startswith("unit green ")
     assert second.startswith("integ green ")
+
+
+def _debug_events(tmp_path: Path, event: str) -> list[dict[str, object]]:
+    log = tmp_path / "xdg" / "lanekit" / "debug.jsonl"
+    if not log.exists():
+        return []
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    return [r for r in records if r["event"] == event]
+
+
+def test_an_expired_lock_is_broken_and_the_break_is_logged(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANES_DEBUG", "1")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert project.pre(UNIT, session=SESSION_B).step == "lock"
+    stale = json.loads(project.lock_path.read_text(encoding="utf-8"))
+    stale["started_ts"] = 0.0  # taken long before lock_ttl: expired
+    project.lock_path.write_text(json.dumps(stale), encoding="utf-8")
+    assert _debug_events(tmp_path, "lock-broken") == []
+    decision = project.pre(UNIT)
+    assert (decision.action, decision.step) == ("allow", "lock")
+    [broken] = _debug_events(tmp_path, "lock-broken")
+    assert broken["why"] == "expired"
+    assert parse_lock(project.lock_path.read_text(encoding="utf-8")).session_tail == SESSION_A[-12:]
+
+
+def test_taking_a_free_lock_or_ones_own_again_breaks_nothing(
+    project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANES_DEBUG", "1")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    assert project.pre(UNIT).step == "lock"
+    assert project.pre(UNIT).step == "lock"  # the same session, its post not yet seen
+    assert _debug_events(tmp_path, "lock-broken") == []

@@ -144,3 +144,42 @@ def test_a_suite_of_the_whole_test_root_is_read_against_the_project(tmp_path: Pa
     config = load_config(cwd=root)
     assert suite_selection(config.suites["all"], str(root)) == (frozenset({"spec"}), None, True)
     assert _names(root, "pytest") == ["all"]
+
+
+def test_a_command_suite_match_carries_the_segment_that_ran_it(root: Path) -> None:
+    # The segment is where a LANES_TEST_FORCE=1 prefix is looked for.
+    config = load_config(cwd=root)
+    [verify] = resolve(classify("echo start; make verify", root), config, cwd=None)
+    assert verify.segment.argv == ("make", "verify")
+
+
+SCRIPTED = """\
+[tool.lanes.suites.scripted]
+runner = "pytest"
+paths = ["tests/unit"]
+command = "./run-tests.sh"
+
+[tool.lanes.suites.nothing]
+command = "# runs nothing"
+"""
+
+
+def test_a_suite_behind_a_script_is_its_runner_on_its_paths(tmp_path: Path) -> None:
+    # The script's own text says nothing about pytest: the suite is pytest on
+    # its listed paths, with no -m expression, never a bare full run.
+    root = make_repo(tmp_path / "scripted", {"pyproject.toml": SCRIPTED, "tests/unit/t.py": ""})
+    config = load_config(cwd=root)
+    assert suite_selection(config.suites["scripted"], str(root)) == (
+        frozenset({"tests/unit"}),
+        None,
+        False,
+    )
+    assert _names(root, "pytest tests/unit") == ["scripted"]
+    assert _names(root, "pytest") == []
+
+
+def test_a_suite_whose_command_runs_nothing_matches_nothing(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "idle", {"pyproject.toml": SCRIPTED, "tests/unit/t.py": ""})
+    config = load_config(cwd=root)
+    assert suite_selection(config.suites["nothing"], str(root)) == (frozenset(), None, False)
+    assert _names(root, "# runs nothing") == []

@@ -190,3 +190,24 @@ def test_the_hook_entry_writes_a_block_to_stderr_and_allows_silently(
     blocked = gate.pre_tool_use(ctx, classify(command, project.root), other)
     assert (blocked.action, blocked.step, blocked.exit_code) == ("block", "lock", 2)
     assert capsys.readouterr().err == blocked.message + "\n"
+
+
+def test_two_overrides_in_one_command_are_audited_with_both_reasons(project: Project) -> None:
+    second = "second reason for this run"
+    command = f'{OVERRIDE}; LANES_FULL_SWEEP_OK=1 LANES_OVERRIDE_REASON="{second}" pytest'
+    assert project.pre(command).action == "allow"
+    [line] = project.audit()
+    assert line["reason"] == f"{REASON}; {second}"
+
+
+def test_an_internal_error_is_logged_with_its_type_and_the_command(
+    project: Project, tmp_path: Path, debug: Path
+) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("", "utf-8")
+    project.state = str(blocker)  # every state path is now under a regular file
+    decision = project.pre("pytest tests/unit -q")
+    assert (decision.action, decision.step) == ("allow", "error")
+    [error] = _events(debug, "gate-error")
+    assert error["command"] == "pytest tests/unit -q"
+    assert str(error["error"]).startswith("NotADirectoryError: ")

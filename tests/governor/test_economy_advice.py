@@ -92,8 +92,10 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-def _post(root: Path, command: str, *, env: dict[str, str] | None = None) -> str | None:
-    hook_payload = parse_payload(json.dumps(payload(command, cwd=root, session="s-1")))
+def _post(
+    root: Path, command: str, *, env: dict[str, str] | None = None, session: str = "s-1"
+) -> str | None:
+    hook_payload = parse_payload(json.dumps(payload(command, cwd=root, session=session)))
     ctx = HookContext.for_hook(hook_payload, "claude", environ=env or {})
     return economy.on_post_tool_use(ctx, classify(command, root), hook_payload)
 
@@ -179,8 +181,8 @@ def test_an_unreadable_store_leaves_the_agent_alone_and_says_why(project: Path) 
     assert _post(project, "LANES_MAX_FULL=0 pytest") is None
     assert _post(project, FILTERED) is None
     assert economy.session_counters(str(project), "s-1") is None
-    reasons = [str(r.get("reason", r.get("error"))) for r in _debug(project)]
-    assert sum(reason.startswith("store: ") for reason in reasons) == 2
+    skips = [r for r in _debug(project) if r["event"] == "economy-skip"]
+    assert sum(str(r["reason"]).startswith("store: ") for r in skips) == 2
     [status] = [r for r in _debug(project) if r["event"] == "economy-status"]
     assert str(path) in str(status["error"])
 
@@ -194,3 +196,50 @@ def test_status_reads_the_counters_of_the_project_containing_the_directory(
     assert economy.session_counters(str(project / "tests"), "s-1") == (
         store.read_session(str(project), "s-1").to_dict()  # type: ignore[union-attr]  # counted just above
     )
+
+
+def test_escalate_at_one_stops_from_the_first_full_run(project: Path) -> None:
+    text = _post(project, FULL, env={"LANES_ESCALATE_AT": "1"})
+    assert text is not None
+    assert text.startswith("STOP: full-suite run 1 in this session (budget: 2).")
+
+
+def test_several_ci_systems_and_gates_are_listed_in_one_line_each(tmp_path: Path) -> None:
+    root = git_repo(tmp_path / "busy")
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text("on: push\n", encoding="utf-8")
+    (root / ".gitlab-ci.yml").write_text("test: {}\n", encoding="utf-8")
+    (root / "lefthook.yml").write_text("pre-push: {}\n", encoding="utf-8")
+    (root / ".pre-commit-config.yaml").write_text("repos: []\n", encoding="utf-8")
+    lines = economy.message("nudge", 3, 2, str(root)).splitlines()
+    assert lines[3].startswith(
+        "CI: GitHub Actions (.github/workflows/ci.yml); GitLab CI (.gitlab-ci.yml). "
+    )
+    assert lines[4].startswith(
+        "Local gates wired: lefthook (lefthook.yml); pre-commit (.pre-commit-config.yaml). "
+    )
+
+
+def test_runs_are_counted_for_the_repository_from_any_subdirectory(project: Path) -> None:
+    _post(project / "tests", FULL)
+    counters = store.read_session(str(project), "s-1")
+    assert counters is not None
+    assert counters.full_runs == 1
+    assert store.read_session(str(project / "tests"), "s-1") is None
+
+
+def test_outside_git_runs_are_counted_for_the_directory(tmp_path: Path, project: Path) -> None:
+    del project  # its fixture points the store and the debug log into tmp_path
+    plain = tmp_path / "scratch"
+    plain.mkdir()
+    _post(plain, FULL)
+    counters = store.read_session(str(plain), "s-1")
+    assert counters is not None
+    assert counters.full_runs == 1
+
+
+def test_a_run_without_a_session_id_is_counted_as_an_unknown_session(project: Path) -> None:
+    _post(project, FULL, session="")
+    counters = store.read_session(str(project), "unknown-session")
+    assert counters is not None
+    assert counters.full_runs == 1

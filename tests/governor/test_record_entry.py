@@ -8,16 +8,21 @@ import json
 from typing import TYPE_CHECKING
 
 from lanes.governor.classify.classifier import classify
-from lanes.governor.context import HookContext
+from lanes.governor.context import HookContext, StatePaths
 from lanes.governor.payload import parse_payload
 from lanes.governor.policy import gate, record
-from lanes.governor.state.ledger import read
+from lanes.governor.state.env import OSEnvironment
+from lanes.governor.state.ledger import LedgerEntry, read
+from lanes.governor.state.ledger import record as write
 from lanes.governor.state.lock import parse_lock
+from lanes.governor.state.tree import tree_state
 from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project
 from tests.support.hooks import payload
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    import pytest
 
 
 def _hook(event: str, command: str, cwd: Path) -> record.PostResult | gate.Decision:
@@ -29,10 +34,50 @@ def _hook(event: str, command: str, cwd: Path) -> record.PostResult | gate.Decis
     return record.post_tool_use(ctx, classification, hook_payload)
 
 
-def test_outside_git_the_post_hook_records_and_frees_nothing(tmp_path: Path) -> None:
-    result = _hook("PostToolUse", "pytest -q", tmp_path)
+def test_outside_git_the_post_hook_records_and_frees_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANES_DEBUG", "1")
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    result = _hook("PostToolUse", "pytest -q", plain)
     assert isinstance(result, record.PostResult)
     assert (result.recorded, result.released) == ({}, False)
+    # Quietly: nothing went wrong, so the debug log has no error to tell.
+    log = tmp_path / "xdg" / "lanekit" / "debug.jsonl"
+    assert "record-error" not in (log.read_text(encoding="utf-8") if log.exists() else "")
+
+
+class FrozenClock(OSEnvironment):
+    """The real files and processes, at one fixed moment."""
+
+    def __init__(self, now: float) -> None:
+        super().__init__()
+        self._now = now
+
+    def now(self) -> float:
+        return self._now
+
+
+def test_a_runner_record_from_the_instant_the_run_started_is_this_runs(
+    project: Project,
+) -> None:
+    # The pytest plugin may write its record within the clock tick the hook
+    # noted the start in: that record is this run's, not an older one.
+    project.env = FrozenClock(1_800_000_000.0)
+    command = "pytest tests/unit -q"
+    assert project.pre(command).step == "lock"
+    tree = tree_state(str(project.root))
+    assert tree is not None
+    files = StatePaths(project.state)
+    entry = LedgerEntry(
+        status="FAIL", ts=1_800_000_000.0, git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest, agent="claude", source="runner",
+    )  # fmt: skip
+    write(project.env, files.ledger, files.ledger_guard, "unit", entry)
+    assert project.post(command).recorded == {}
+    assert read(project.env, files.ledger)["unit"].status == "FAIL"
 
 
 def test_a_run_from_a_subdirectory_is_recorded_and_frees_its_lock(project: Project) -> None:

@@ -128,3 +128,19 @@ def test_a_state_dir_others_may_write(project: Project, debug: Path) -> None:
     assert (result.recorded, result.released) == ({}, False)
     [distrusted] = _logged(debug, "state-distrusted")
     assert project.state in str(distrusted["error"])
+
+
+def test_each_suite_whose_write_fails_is_logged(project: Project, debug: Path) -> None:
+    both = "pytest tests/unit -q && pytest tests/integ -m 'not slow'"
+    project.pre(both)
+    ledger = Path(StatePaths(project.state).ledger)
+    ledger.unlink(missing_ok=True)
+    ledger.mkdir()
+    assert project.post(both).recorded == {}
+    assert [r["suite"] for r in _logged(debug, "record-failed")] == ["unit", "integ"]
+
+
+def test_a_command_that_ran_no_suite_leaves_no_trace(project: Project, debug: Path) -> None:
+    hook = project.hook_payload("PostToolUse", "ls -la", SESSION_A)
+    assert decide_post(project.context(tree=False), hook, []).recorded == {}
+    assert not debug.exists() or _logged(debug, "record-skipped") == []

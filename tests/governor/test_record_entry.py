@@ -122,3 +122,75 @@ def test_without_a_state_dir_nothing_is_released(project: Project) -> None:
     own = project.hook_payload("PostToolUse", command, SESSION_A)
     assert record.release_own_lock(stateless, own, held) is False
     assert project.lock_path.exists()
+
+
+class SteppingClock(OSEnvironment):
+    """The real files and processes, at a moment the test moves."""
+
+    def __init__(self, now: float) -> None:
+        super().__init__()
+        self.moment = now
+
+    def now(self) -> float:
+        return self.moment
+
+
+def test_a_locked_run_records_how_long_it_took(project: Project) -> None:
+    clock = SteppingClock(1_800_000_000.0)
+    project.env = clock
+    command = "pytest tests/unit -q"
+    assert project.pre(command).step == "lock"
+    clock.moment += 2.5
+    assert project.post(command).recorded == {"unit": "PASS"}
+    files = StatePaths(project.state)
+    assert read(project.env, files.ledger)["unit"].duration_ms == 2500
+    # Ended within the tick it started in: no time at all, not a millisecond.
+    assert project.pre(f"LANES_TEST_FORCE=1 {command}").step == "lock"
+    assert project.post(f"LANES_TEST_FORCE=1 {command}").recorded == {"unit": "PASS"}
+    assert read(project.env, files.ledger)["unit"].duration_ms == 0
+
+
+def test_a_run_that_took_no_lock_records_no_duration(project: Project) -> None:
+    # Another session's lock says nothing about how long this run took.
+    assert project.pre("pytest tests/unit -q", session=SESSION_B).step == "lock"
+    assert project.pre("make verify").action == "allow"
+    result = project.post("make verify")
+    assert (result.recorded, result.released) == ({"verify": "PASS"}, False)
+    files = StatePaths(project.state)
+    assert read(project.env, files.ledger)["verify"].duration_ms is None
+
+
+def test_a_suite_the_runner_recorded_does_not_stop_the_next_one(project: Project) -> None:
+    both = "pytest tests/unit -q && pytest tests/integ -m 'not slow'"
+    assert project.pre(both).step == "lock"
+    tree = tree_state(str(project.root))
+    assert tree is not None
+    files = StatePaths(project.state)
+    entry = LedgerEntry(
+        status="FAIL", ts=project.env.now(), git_head=tree.git_head,
+        dirty_digest=tree.dirty_digest, agent="claude", source="runner",
+    )  # fmt: skip
+    write(project.env, files.ledger, files.ledger_guard, "unit", entry)
+    assert project.post(both).recorded == {"integ": "PASS"}
+
+
+def test_the_post_hook_without_a_state_dir_or_for_a_background_run_frees_nothing(
+    project: Project,
+) -> None:
+    command = "pytest tests/unit -q"
+    stateless = HookContext.modelled(
+        project.env, state_dir=None, settings=project.config, tree=None, agent="claude",
+        agent_pid=1,
+    )  # fmt: skip
+    hook = project.hook_payload("PostToolUse", command, SESSION_A)
+    result = record.decide_post(stateless, hook, [])
+    assert (result.recorded, result.released) == ({}, False)
+    assert project.pre(command).step == "lock"
+    background = project.post(
+        command,
+        tool_input={"command": command, "run_in_background": True},
+        tool_response={"backgroundTaskId": "bash_1"},
+    )
+    assert background.released is False
+    other = project.post(command, session=SESSION_B)
+    assert (other.recorded, other.released) == ({"unit": "PASS"}, False)

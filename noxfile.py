@@ -265,7 +265,14 @@ def mutation(session: nox.Session) -> None:
     arguments, one verb of `lanes mutation` (what the weekly workflow's jobs run):
     nox -s mutation -- run --module lock --shard 1/2; nox -s mutation -- matrix.
     """
-    _install_once(session, ("-e", ".[mutation]"))
+    # The registry's tests are lanekit's own suite: without its test group the
+    # slow lane's tests (pytest-rerunfailures, pytest-json-ctrf) fail mutmut's
+    # clean run, and slow-selection and slow-confirmation never swept (exit 3).
+    _install_once(
+        session,
+        ("-e", ".[mutation]"),
+        tuple(nox.project.dependency_groups(PYPROJECT, "test")),
+    )
     if session.posargs:
         session.run("lanes", "mutation", *session.posargs)
         return

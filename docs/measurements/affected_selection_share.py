@@ -37,7 +37,14 @@ def main() -> None:
     config = load_config(cwd=root)
     files = tracked_files(root)
     tests = Project.scan(config, files).tests
-    sites = plant_sites(root, files, set(tests))
+    # Plant only in committed files: each plant is undone with `git checkout`,
+    # which cannot restore an untracked file (a virtualenv inside the checkout).
+    committed = set(
+        subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
+    sites = [site for site in plant_sites(root, files, set(tests)) if site[0] in committed]
     # The same reproducible choice as --recall, not a secret.
     chosen = random.Random(SEED).sample(sites, min(ns.count, len(sites)))  # noqa: S311
     mapped: list[float] = []

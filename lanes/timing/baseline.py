@@ -350,9 +350,16 @@ def _gate(
     pct = metric["delta_pct"]
     if limit is None or pct is None or pct <= limit or metric["delta"] <= spread:
         return None
+    # A spread of 0 means one run on each side (two runs never agree to the
+    # millisecond): say that no spread was measured, not that it is zero.
+    beyond = (
+        f"the spread ({spread / 1000:.2f}s)"
+        if spread
+        else "no spread measured (one run on each side: record and measure with --repeat 2+ for one)"
+    )
     return (
         f"median {words} {metric['baseline'] / 1000:.2f}s → {metric['current'] / 1000:.2f}s "
-        f"(+{pct}%) exceeds {option} {limit:g}% and the spread ({spread / 1000:.2f}s)"
+        f"(+{pct}%) exceeds {option} {limit:g}%; {beyond}"
     )
 
 

@@ -452,7 +452,7 @@ def timing_data(*, cpu_delta_pct: float = 12.5, failed: bool = True) -> TimingDa
                         "max_regression": 10.0,
                         "max_wall_regression": None,
                         "failed": failed,
-                        "reason": f"median CPU time 1.28s → {cpu_now / 1000:.2f}s (+{cpu_delta_pct}%) exceeds max_regression 10% and the spread (0.20s)"
+                        "reason": f"median CPU time 1.28s → {cpu_now / 1000:.2f}s (+{cpu_delta_pct}%) exceeds max_regression 10%; the spread (0.20s)"
                         if failed
                         else None,
                     },

@@ -67,59 +67,17 @@ def _corpus(root: Path, inputs: list[list[object]], target: str = "state-files")
 def test_a_corpus_entry_naming_an_outside_file_in_a_users_project_leaves_it_untouched(
     tmp_path: Path,
 ) -> None:
-    outside = tmp_path / "precious.txt"
-    outside.write_text(PRECIOUS, encoding="utf-8")
-    root = _project(tmp_path / "project")
-    _corpus(root, _hostile_inputs(outside))
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "lanes.fuzz"],
-        cwd=root,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert outside.read_text(encoding="utf-8") == PRECIOUS
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "1 passed" in proc.stdout, proc.stdout
-    assert "3 failed" in proc.stdout, proc.stdout
     # A built-in target is not the user's code: not replayed unless asked.
-    # Each entry once (under CI=true pytest's summary repeats every message in full).
-    assert set(re.findall(r"malformed fuzz corpus entry (evil\d)", proc.stdout)) == {
-        "evil0",
-        "evil1",
-        "evil2",
-    }, proc.stdout
-    assert "lanes_fuzz_builtin" in proc.stdout
+    out = _replay_hostile(tmp_path, [], passed=1)
+    assert "lanes_fuzz_builtin" in out
 
 
 def test_asked_for_the_builtin_targets_a_hostile_plant_is_still_refused(tmp_path: Path) -> None:
-    outside = tmp_path / "precious.txt"
-    outside.write_text(PRECIOUS, encoding="utf-8")
-    root = _project(tmp_path / "project")
-    _corpus(root, [*_hostile_inputs(outside), ["test-run.lock", "text", 3]])
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "lanes.fuzz", "-o", "lanes_fuzz_builtin=true"],
-        cwd=root,
-        env=_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert outside.read_text(encoding="utf-8") == PRECIOUS
-    assert proc.returncode == 1, proc.stdout + proc.stderr
     # The good plant replays; the three hostile ones are malformed entries.
-    assert "2 passed" in proc.stdout, proc.stdout
-    assert "3 failed" in proc.stdout, proc.stdout
-    # Each entry once (under CI=true pytest's summary repeats every message in full).
-    assert set(re.findall(r"malformed fuzz corpus entry (evil\d)", proc.stdout)) == {
-        "evil0",
-        "evil1",
-        "evil2",
-    }, proc.stdout
-    assert "plain file name" in proc.stdout
+    out = _replay_hostile(
+        tmp_path, [["test-run.lock", "text", 3]], "-o", "lanes_fuzz_builtin=true", passed=2
+    )
+    assert "plain file name" in out
 
 
 def test_lanes_fuzz_input_file_refuses_a_hostile_plant(tmp_path: Path) -> None:
@@ -152,3 +110,35 @@ def test_lanes_fuzz_input_file_refuses_a_hostile_plant(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "plain file name" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _replay_hostile(tmp_path: Path, extra: list[list[object]], *args: str, passed: int) -> str:
+    """Replay the hostile corpus (plus ``extra``) in a real pytest; its stdout.
+
+    The file outside the project is untouched, the three hostile entries fail
+    as malformed, each named once (under CI=true pytest's summary repeats
+    every message in full), and ``passed`` tests pass.
+    """
+    outside = tmp_path / "precious.txt"
+    outside.write_text(PRECIOUS, encoding="utf-8")
+    root = _project(tmp_path / "project")
+    _corpus(root, [*_hostile_inputs(outside), *extra])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "lanes.fuzz", *args],
+        cwd=root,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert outside.read_text(encoding="utf-8") == PRECIOUS
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert f"{passed} passed" in proc.stdout, proc.stdout
+    assert "3 failed" in proc.stdout, proc.stdout
+    assert set(re.findall(r"malformed fuzz corpus entry (evil\d)", proc.stdout)) == {
+        "evil0",
+        "evil1",
+        "evil2",
+    }, proc.stdout
+    return proc.stdout

@@ -56,13 +56,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGENT_VARIABLES",
-    "Count",
-    "WarmUp",
     "FULL_FROM",
     "LIGHT_SIZES",
     "SUITE_TESTS",
+    "Count",
     "Overhead",
     "Plan",
+    "WarmUp",
     "extrapolate",
     "instructions",
     "layouts",

@@ -56,10 +56,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASELINE_FORMAT",
-    "arm_key",
     "MAX_FIGURE",
     "NOISE_FLOOR",
     "BaselineError",
+    "arm_key",
     "compare",
     "fingerprint_differences",
     "host_fingerprint",

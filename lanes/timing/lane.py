@@ -12,7 +12,6 @@ import os
 import shlex
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from lanes.envelope import git_subject
@@ -28,6 +27,7 @@ from lanes.timing.suite import SuitePlan, measure_suite
 
 if TYPE_CHECKING:
     import argparse
+    from pathlib import Path
 
     from lanes.config import Config, Suite
     from lanes.envelope import LaneRun, Seed

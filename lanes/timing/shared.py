@@ -24,11 +24,13 @@ so its baseline comparison is against the arm recorded the same way
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from lanes._atomic import write_atomic
 from lanes.errors import LanesError
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "EXIT_SUFFIX",

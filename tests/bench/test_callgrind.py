@@ -55,9 +55,7 @@ def test_the_description_says_what_was_measured() -> None:
 
 def _context(tmp_path: Path, iterations: int) -> BenchContext:
     config = parse_config({}, root=tmp_path)
-    return BenchContext(
-        root=tmp_path, config=config, iterations=iterations, python=sys.executable
-    )
+    return BenchContext(root=tmp_path, config=config, iterations=iterations, python=sys.executable)
 
 
 def test_both_benchmarks_share_the_not_loaded_runs_of_one_lane_run(tmp_path: Path) -> None:

@@ -13,14 +13,16 @@ Modules are imported only when the lane runs, so ``lanes --help`` pays nothing.
 from __future__ import annotations
 
 import importlib
+import shutil
+import tempfile
+import weakref
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes.payloads.bench import BenchVerdict
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from lanes.config import Config
     from lanes.payloads.bench import BenchBenchmark, BenchFigure
 
@@ -54,9 +56,17 @@ Verdict = BenchVerdict
 class BenchContext:
     """What a benchmark may use: the project, its config and the effort asked for."""
 
-    __slots__ = ("config", "iterations", "python", "root")
+    __slots__ = ("__weakref__", "config", "iterations", "memo", "python", "root", "scratch")
 
-    def __init__(self, *, root: Path, config: Config, iterations: int, python: str) -> None:
+    def __init__(
+        self,
+        *,
+        root: Path,
+        config: Config,
+        iterations: int,
+        python: str,
+        scratch: Path | None = None,
+    ) -> None:
         self.root = root
         self.config = config
         # Paired samples (subprocess benchmarks) or rounds (in-process ones);
@@ -64,6 +74,15 @@ class BenchContext:
         self.iterations = iterations
         # The interpreter of the virtualenv under test (sys.executable).
         self.python = python
+        # Shared by the lane run's benchmarks: generated projects (scratch)
+        # and measurements more than one of them compares against (memo: the
+        # callgrind benchmarks' not-loaded runs). Without a scratch directory
+        # given, a private one lives as long as this context.
+        if scratch is None:
+            scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-"))
+            weakref.finalize(self, shutil.rmtree, scratch, ignore_errors=True)
+        self.scratch = scratch
+        self.memo: dict[tuple[object, ...], object] = {}
 
 
 class BenchResult:

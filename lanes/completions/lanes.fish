@@ -51,7 +51,7 @@ function _shtab_lanes_using
 end
 
 set -g _shtab_lanes_commands hook affected bench config 'config show' envelope 'envelope validate' fuzz governor 'governor install' 'governor status' 'governor record' 'governor unlock' init classify completion mutation 'mutation plan' 'mutation run' 'mutation merge' 'mutation check' 'mutation baseline' 'mutation matrix' 'mutation affected' report retry 'retry run' 'retry check' slow 'slow run' 'slow pin' 'slow propose' 'slow unpin' 'slow check' timing torture
-set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --max-wall-regression --merged --module --only --ops --out --out-html --out-md --output --plan --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --workers
+set -g _shtab_lanes_opts_with_value --agent --agent-seeds --agents --base --baseline --ceiling --clients --config --ctrf --dir --envelope --expect-shards --from-run --history --in-toto --input-file --iterations --junit --lanekit-requirement --limit --map --max-children --max-regression --max-wall-regression --merged --module --only --ops --out --out-html --out-md --output --plan --procs --python --reason --recall --repeat --root --runs --schedule --scheduler --seed --seed-start --self-check-runs --session --shard --suite --target --tasks --tier --tracking --with-slow-ratchet --workers
 
 complete -c lanes -e
 complete -c lanes -f
@@ -206,6 +206,7 @@ complete -c lanes -n '_shtab_lanes_using slow; and test $_shtab_lanes_npos -eq 0
 complete -c lanes -n '_shtab_lanes_using slow run' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using slow run' -l envelope -x -d 'envelope path (default: envelopes/slow.json)'
 complete -c lanes -n '_shtab_lanes_using slow run' -l self-check -d 'first run a planted project whose slow test the ratchet must fail; the lane fails if it does not'
+complete -c lanes -n '_shtab_lanes_using slow run' -l from-run -x -d 'judge the run `lanes timing --with-slow-ratchet PATH` measured (the main job'"'"'s one suite run for both lanes) instead of starting pytest'
 complete -c lanes -n '_shtab_lanes_using slow; and test $_shtab_lanes_npos -eq 0' -a pin -d 'allow one test past its tier budget, with a reason'
 complete -c lanes -n '_shtab_lanes_using slow pin' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using slow pin' -l reason -x -d 'why the test is slow'
@@ -235,6 +236,7 @@ complete -c lanes -n '_shtab_lanes_using timing' -l record -d 'write the measure
 complete -c lanes -n '_shtab_lanes_using timing' -l max-regression -x -d 'fail when median CPU time grew by more than PCT% over the baseline and beyond the spread (default: [tool.lanes.timing] max_regression, else never)'
 complete -c lanes -n '_shtab_lanes_using timing' -l max-wall-regression -x -d 'opt-in: fail when median wall clock grew by more than PCT% over the baseline and beyond the spread: catches a test that newly sleeps or waits, which CPU time misses (default: [tool.lanes.timing] max_wall_regression, else never)'
 complete -c lanes -n '_shtab_lanes_using timing' -l self-check -d 'first prove the lane flags a planted regression (3x CPU, 2x memory, one test fewer); the lane fails if it does not'
+complete -c lanes -n '_shtab_lanes_using timing' -l with-slow-ratchet -x -d 'one run shared with the slow-test ratchet (the main job'"'"'s profile): the suite once, -n WORKERS (0: serial), the ratchet enabled and its result written to PATH for `lanes slow run --from-run PATH`; compared with the baseline'"'"'s arm recorded the same way; no repeat, no serial vs xdist comparison'
 complete -c lanes -n '_shtab_lanes_using timing' -l envelope -x -d 'envelope path (default: envelopes/timing.json)'
 complete -c lanes -n '_shtab_lanes_using timing' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
 complete -c lanes -n '_shtab_lanes_using; and test $_shtab_lanes_npos -eq 0' -a torture -d 'Drive simulated agents through the governor'"'"'s real run-lock and ledger code'

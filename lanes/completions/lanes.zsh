@@ -427,6 +427,7 @@ _shtab_lanes_slow_run_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--envelope[envelope path (default\: envelopes\/slow.json)]:PATH:"
   "--self-check[first run a planted project whose slow test the ratchet must fail\; the lane fails if it does not]"
+  "--from-run[judge the run \`lanes timing --with-slow-ratchet PATH\` measured (the main job\'s one suite run for both lanes) instead of starting pytest]:PATH:"
   "(*)::PYTEST_ARG:"
 )
 
@@ -451,6 +452,7 @@ _shtab_lanes_timing_options=(
   "--max-regression[fail when median CPU time grew by more than PCT\% over the baseline and beyond the spread (default\: \[tool.lanes.timing\] max_regression, else never)]:PCT:"
   "--max-wall-regression[opt-in\: fail when median wall clock grew by more than PCT\% over the baseline and beyond the spread\: catches a test that newly sleeps or waits, which CPU time misses (default\: \[tool.lanes.timing\] max_wall_regression, else never)]:PCT:"
   "--self-check[first prove the lane flags a planted regression (3x CPU, 2x memory, one test fewer)\; the lane fails if it does not]"
+  "--with-slow-ratchet[one run shared with the slow-test ratchet (the main job\'s profile)\: the suite once, -n WORKERS (0\: serial), the ratchet enabled and its result written to PATH for \`lanes slow run --from-run PATH\`\; compared with the baseline\'s arm recorded the same way\; no repeat, no serial vs xdist comparison]:PATH:"
   "--envelope[envelope path (default\: envelopes\/timing.json)]:PATH:"
   "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
 )

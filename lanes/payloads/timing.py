@@ -242,6 +242,16 @@ class TimingComparison(TypedDict):
     metrics: list[TimingMetric]
     collected: TimingCollectedChange | None
     gate: TimingGate
+    # Absent from envelopes written before the baseline kept several arms.
+    arm: NotRequired[
+        Annotated[
+            str,
+            Doc(
+                "the arm this run measured and the baseline's figures it was compared with: "
+                "'serial', '-n N', plus ' + slow ratchet' for a run shared with the ratchet"
+            ),
+        ]
+    ]
 
 
 class TimingSizing(TypedDict):

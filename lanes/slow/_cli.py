@@ -46,6 +46,13 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="first run a planted project whose slow test the ratchet must fail; "
         "the lane fails if it does not",
     )
+    run.add_argument(
+        "--from-run",
+        type=Path,
+        metavar="PATH",
+        help="judge the run `lanes timing --with-slow-ratchet PATH` measured (the main "
+        "job's one suite run for both lanes) instead of starting pytest",
+    )
     run.add_argument("pytest_args", nargs="*", metavar="PYTEST_ARG")
     run.set_defaults(handler=_run)
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
 from lanes._measuring import measuring_environment
 from lanes.config import Config, fingerprint, load_config
-from lanes.errors import LanesError
+from lanes.errors import LanesError, UsageError
 from lanes.lane import drive
 from lanes.slow.selfcheck import run_self_check
 
@@ -79,6 +79,18 @@ def _run_pytest(json_path: Path, pytest_args: list[str]) -> tuple[SlowRatchet, L
     returncode = subprocess.run(
         _pytest_command(json_path, pytest_args), check=False, env=measuring_environment()
     ).returncode
+    return _judged(json_path, returncode)
+
+
+def _from_run(json_path: Path) -> tuple[SlowRatchet, Literal[0, 1]]:
+    """The ratchet's result of a run the timing lane measured (lanes/timing/shared.py),
+    judged exactly as this lane's own child would be."""
+    from lanes.timing.shared import read_exit  # noqa: PLC0415  # only a shared run reads it
+
+    return _judged(json_path, read_exit(json_path))
+
+
+def _judged(json_path: Path, returncode: int) -> tuple[SlowRatchet, Literal[0, 1]]:
     if returncode not in (0, 1):
         usage = returncode == 4  # pytest's ExitCode.USAGE_ERROR; pytest is not imported here
         what = "a usage or configuration error" if usage else "it did not complete"
@@ -148,6 +160,8 @@ class SlowOptions:
     self_check: bool
     # Where the envelope goes: --envelope, else <envelope_dir>/slow.json.
     envelope: Path
+    # --from-run: the ratchet result of the timing lane's shared run, else None.
+    from_run: Path | None = None
 
 
 class SlowLane:
@@ -157,10 +171,19 @@ class SlowLane:
 
     def resolve(self, ns: argparse.Namespace, config: Config) -> SlowOptions:
         given = getattr(ns, "envelope", None)
+        from_run: Path | None = getattr(ns, "from_run", None)
+        if from_run is not None and ns.pytest_args:
+            msg = f"--from-run judges a run already made; got pytest arguments {ns.pytest_args!r}"
+            raise UsageError(
+                msg,
+                hint="give the pytest arguments to the run that is judged (`lanes timing "
+                "--with-slow-ratchet`), or drop --from-run",
+            )
         return SlowOptions(
             pytest_args=tuple(ns.pytest_args),
             self_check=bool(ns.self_check),
             envelope=Path(given) if given is not None else config.envelope_path("slow"),
+            from_run=from_run,
         )
 
     def config_hash(self, options: SlowOptions, config: Config) -> str:
@@ -178,8 +201,13 @@ class SlowLane:
                 f"expected: {self_check['observed']} != {self_check['expected']}",
                 file=sys.stderr,
             )
-        with tempfile.TemporaryDirectory(prefix="lanes-slow-") as tmp:
-            ratchet, pytest_exit = _run_pytest(Path(tmp) / "slow.json", list(options.pytest_args))
+        if options.from_run is not None:
+            ratchet, pytest_exit = _from_run(options.from_run)
+        else:
+            with tempfile.TemporaryDirectory(prefix="lanes-slow-") as tmp:
+                ratchet, pytest_exit = _run_pytest(
+                    Path(tmp) / "slow.json", list(options.pytest_args)
+                )
         data: SlowData = {**ratchet, "pytest_exit": pytest_exit, "self_check": self_check}
         run.publish(data)
         if ratchet["partial"]:

@@ -75,6 +75,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "test fewer); the lane fails if it does not",
     )
     timing.add_argument(
+        "--with-slow-ratchet",
+        type=Path,
+        metavar="PATH",
+        help="one run shared with the slow-test ratchet (the main job's profile): the suite "
+        "once, -n WORKERS (0: serial), the ratchet enabled and its result written to PATH "
+        "for `lanes slow run --from-run PATH`; compared with the baseline's arm recorded "
+        "the same way; no repeat, no serial vs xdist comparison",
+    )
+    timing.add_argument(
         "--envelope",
         type=Path,
         metavar="PATH",

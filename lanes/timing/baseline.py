@@ -15,6 +15,14 @@ time misses a test that newly waits (a 2 s sleep is +85% wall, +0% CPU), so
 ``max_wall_regression`` is the same gate on median wall clock, opt-in since
 wall clock follows the machine's load.
 ``collected`` dropping is always flagged (deleted tests hide there).
+
+Like is compared with like: a suite's entry keeps each **arm** it was
+recorded in (:func:`arm_key`: serial, ``-n N``, and whether the slow ratchet
+rode along, :mod:`lanes.timing.shared`), and a run is compared only with the
+figures of its own arm — an xdist run's CPU time (its workers' start-up and
+collection on top) against a serial baseline would be a false regression, and
+the serial arm's against an xdist one a hidden one. Recording an arm keeps
+the suite's other arms recorded on the same host with the same command.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Final
 from lanes._atomic import flocked_directory, write_atomic
 from lanes._jsondoc import load_object
 from lanes.errors import LanesError, StateError
+from lanes.timing.shared import RATCHET_OPTION
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -50,11 +59,13 @@ __all__ = [
     "MAX_FIGURE",
     "NOISE_FLOOR",
     "BaselineError",
+    "arm_key",
     "compare",
     "fingerprint_differences",
     "host_fingerprint",
     "read_baseline",
     "record_baseline",
+    "recorded_arms",
 ]
 
 BASELINE_FORMAT: Final = "lanekit.timing-baseline"
@@ -161,6 +172,14 @@ def read_baseline(path: Path) -> dict[str, Any] | None:
             raise _bad(path, f"suite {name!r} is not an object")
         for key in METRICS:
             _check_stat(path, name, key, suite.get(key))
+        arms = suite.get("arms", {})
+        if not isinstance(arms, dict):
+            raise _bad(path, f"suite {name!r} arms is not an object")
+        for arm, figures in arms.items():
+            if not isinstance(figures, dict):
+                raise _bad(path, f"suite {name!r} arm {arm!r} is not an object")
+            for key in METRICS:
+                _check_stat(path, f"{name}: {arm}", key, figures.get(key))
         collected = suite.get("collected")
         if collected is not None and (
             not isinstance(collected, int)
@@ -175,9 +194,42 @@ def read_baseline(path: Path) -> dict[str, Any] | None:
     return document
 
 
+def arm_key(arm: TimingArm) -> str:
+    """The arm a run measured, as the baseline keys it: ``serial`` or ``-n N`` (the
+    workers that reported), plus `` + slow ratchet`` when the ratchet rode along."""
+    key = f"-n {arm['workers']}" if arm["workers"] else "serial"
+    if any(word.startswith(RATCHET_OPTION) for word in arm["argv"]):
+        key += " + slow ratchet"
+    return key
+
+
+def _arm_figures(arm: TimingArm) -> dict[str, Any]:
+    return {
+        "workers": arm["workers"],
+        "repeat": arm["repeat"],
+        **{key: arm[key] for key in METRICS},
+    }
+
+
+def recorded_arms(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """A baseline entry's figures per arm; an entry from before arms were kept has one,
+    its top-level figures (plain runs then: the ratchet never rode along)."""
+    arms = entry.get("arms")
+    if isinstance(arms, dict):
+        return dict(arms)
+    workers = entry.get("workers")
+    key = f"-n {workers}" if isinstance(workers, int) and workers else "serial"
+    return {key: {metric: entry[metric] for metric in METRICS}}
+
+
 def baseline_entry(suite: TimingMeasurement) -> dict[str, Any]:
-    """What the baseline keeps of one measured suite."""
+    """What the baseline keeps of one measured suite: the measured arm's figures at
+    the top (as before arms were kept) and every arm measured under ``arms``."""
     measured = suite["measured"]
+    arms = {arm_key(measured): _arm_figures(measured)}
+    if suite["xdist"] is not None:
+        other = suite["xdist"]["other_arm"]
+        arms[arm_key(other)] = _arm_figures(other)
     return {
         "command": suite["command"],
         "python": suite["python"],
@@ -188,6 +240,7 @@ def baseline_entry(suite: TimingMeasurement) -> dict[str, Any]:
         "repeat": measured["repeat"],
         "workers": measured["workers"],
         **{key: measured[key] for key in METRICS},
+        "arms": dict(sorted(arms.items())),
     }
 
 
@@ -204,7 +257,17 @@ def record_baseline(
     if previous is not None and previous["fingerprint"] == fingerprint:
         kept = dict(previous["suites"])
     for suite in suites:
-        kept[suite["name"]] = baseline_entry(suite)
+        entry = baseline_entry(suite)
+        earlier = kept.get(suite["name"])
+        if (
+            isinstance(earlier, dict)
+            and earlier.get("command") == entry["command"]
+            and earlier.get("python") == entry["python"]
+        ):
+            # The arms not measured this time stay, still comparable: the main
+            # job records its shared arm without erasing the nightly's serial one.
+            entry["arms"] = dict(sorted({**recorded_arms(earlier), **entry["arms"]}.items()))
+        kept[suite["name"]] = entry
     document = {
         "format": BASELINE_FORMAT,
         "version": BASELINE_VERSION,
@@ -294,7 +357,19 @@ def compare(
         empty["reason"] = "recorded elsewhere: " + "; ".join(differences)
         return empty
     measured = suite["measured"]
-    metrics = [_metric(key, recorded[key], measured[key]) for key in METRICS]
+    arm = arm_key(measured)
+    empty["arm"] = arm
+    arms = recorded_arms(recorded)
+    if arm not in arms:
+        empty["status"] = "not comparable"
+        empty["reason"] = (
+            f"the baseline records this suite's {' and '.join(map(repr, arms))} arm(s), not "
+            f"{arm!r}: like is compared only with like; record this arm with the same "
+            "options plus --record"
+        )
+        return empty
+    figures = arms[arm]
+    metrics = [_metric(key, figures[key], measured[key]) for key in METRICS]
     collected: TimingCollectedChange | None = None
     if recorded.get("collected") is not None and suite["collected"] is not None:
         change = suite["collected"] - recorded["collected"]
@@ -313,7 +388,7 @@ def compare(
         if (
             reason := _gate(
                 metrics[METRICS.index(key)],
-                recorded,
+                figures,
                 measured,
                 words=words,
                 option=option,
@@ -322,6 +397,7 @@ def compare(
         )
     ]
     return {
+        "arm": arm,
         "status": "compared",
         "reason": None,
         "metrics": metrics,

@@ -9,6 +9,7 @@ table and its notes.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,7 +20,9 @@ from lanes.lane import choose
 from lanes.progress import progress
 from lanes.timing import baseline as baselines
 from lanes.timing import table
+from lanes.timing.measure import is_pytest
 from lanes.timing.settings import SuiteTiming
+from lanes.timing.shared import clear_shared, write_exit
 from lanes.timing.suite import SuitePlan, measure_suite
 
 if TYPE_CHECKING:
@@ -51,6 +54,8 @@ class TimingOptions:
     max_wall_regression: float | None
     record: bool
     self_check: bool
+    # A run shared with the slow ratchet (lanes/timing/shared.py): its result's path.
+    slow_ratchet: Path | None = None
 
 
 def cpu_count() -> int:
@@ -80,6 +85,7 @@ def plan_for(
         workers=cpu_count() if workers is None else workers,
         offenders=config.timing.offenders,
         workers_set=workers is not None,
+        ratchet=options.slow_ratchet,
     )
     return plan, max_regression
 
@@ -132,14 +138,19 @@ class TimingLane:
                 hint=f"configured suites: {', '.join(config.suites)} "
                 "(add one under [tool.lanes.suites.<name>])",
             )
+        suites = tuple(dict.fromkeys(wanted)) or tuple(config.suites)
+        slow_ratchet: Path | None = getattr(ns, "with_slow_ratchet", None)
+        if slow_ratchet is not None:
+            _check_shared(suites, ns.repeat, config)
         return TimingOptions(
-            suites=tuple(dict.fromkeys(wanted)) or tuple(config.suites),
+            suites=suites,
             repeat=ns.repeat,
             workers=ns.workers,
             max_regression=ns.max_regression,
             max_wall_regression=ns.max_wall_regression,
             record=ns.record,
             self_check=ns.self_check,
+            slow_ratchet=None if slow_ratchet is None else slow_ratchet.absolute(),
         )
 
     def config_hash(self, options: TimingOptions, config: Config) -> str:
@@ -170,6 +181,9 @@ class TimingLane:
             check = run_self_check()
             run.data.update(self_check=check)
         suites = [config.suites[name] for name in options.suites]
+        if options.slow_ratchet is not None:
+            # An earlier run's result must never be judged as this one's.
+            clear_shared(options.slow_ratchet)
         entries: list[TimingSuite] = [
             {
                 **entry,
@@ -183,6 +197,9 @@ class TimingLane:
             }
             for entry, max_regression in measure_all(suites, options, config)
         ]
+        if options.slow_ratchet is not None:
+            # For `lanes slow run --from-run`: pytest's exit status of the one run.
+            write_exit(options.slow_ratchet, entries[0]["exit_codes"][0])
         gate_failed = any(entry["comparison"]["gate"]["failed"] for entry in entries)
         failed = [entry["name"] for entry in entries if entry["status"] == "failed"]
         data: TimingData = {
@@ -240,6 +257,28 @@ class TimingLane:
             commit=git_subject(config.root).commit,
         )
         record["written"] = True
+
+
+def _check_shared(suites: tuple[str, ...], repeat: int | None, config: Config) -> None:
+    """A run shared with the slow ratchet is one run of one pytest suite."""
+    if len(suites) != 1:
+        msg = f"--with-slow-ratchet measures one suite, got {len(suites)}: {', '.join(suites)}"
+        raise UsageError(
+            msg, hint="name the suite the ratchet judges: --suite NAME --with-slow-ratchet PATH"
+        )
+    if repeat not in (None, 1):
+        msg = f"--with-slow-ratchet takes one run, got --repeat {repeat!r}"
+        raise UsageError(
+            msg, hint="drop --repeat (the ratchet judges one run), or drop --with-slow-ratchet"
+        )
+    command = config.suites[suites[0]].command
+    if not is_pytest(shlex.split(command)):
+        msg = f"--with-slow-ratchet needs a pytest suite; suite {suites[0]!r} runs {command!r}"
+        raise UsageError(
+            msg,
+            hint="the slow ratchet is a pytest plugin: give the suite a pytest command "
+            "([tool.lanes.suites.NAME] command), or drop --with-slow-ratchet",
+        )
 
 
 def _display(path: Path, root: Path) -> str:

@@ -15,6 +15,11 @@ The runs, in order (pytest suites; any other command gets only the repeats):
 The comparison is skipped — with the reason in the envelope — when workers is
 0, xdist is not installed in the suite's environment, or (workers unset) one
 run of the suite takes so long that a second arm would double the lane.
+
+A shared run (``plan.ratchet``, :mod:`lanes.timing.shared`) is one run of one
+arm: the suite's command with ``-n workers`` (none for 0) and the slow
+ratchet enabled, its verdicts written for ``lanes slow run --from-run``; no
+repeat (the ratchet judges one run) and no second arm.
 """
 
 from __future__ import annotations
@@ -27,14 +32,15 @@ from typing import TYPE_CHECKING, Final
 
 from lanes.timing import figures, sizing, xdist
 from lanes.timing.measure import Sample, is_pytest, measure, probe_path
+from lanes.timing.shared import RATCHET_OPTION
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from lanes.config import Suite
-    from lanes.payloads.timing import TimingArm, TimingMeasurement, TimingXdist
+    from lanes.payloads.timing import TimingArm, TimingMeasurement, TimingSizing, TimingXdist
 
-__all__ = ["SELECT_NOTHING", "SuitePlan", "measure_suite"]
+__all__ = ["SELECT_NOTHING", "SuitePlan", "measure_suite", "shared_argv"]
 
 # A -k expression no test name contains: the run collects everything and runs nothing.
 SELECT_NOTHING: Final = "lanes_timing_selects_no_test"
@@ -47,6 +53,27 @@ class SuitePlan:
     workers: int  # 0: no xdist comparison
     offenders: int
     workers_set: bool = False  # configured, not the CPU count: compare whatever the suite costs
+    ratchet: Path | None = None  # a shared run: the slow ratchet's result goes here
+
+
+def shared_argv(argv: list[str], plan: SuitePlan, ratchet: Path) -> list[str]:
+    """The one run of a shared run: ``-n workers`` (none for 0) and the ratchet enabled."""
+    workers = ["-n", str(plan.workers)] if plan.workers else []
+    # "=": a space-separated path could be taken for a test path (lanes/slow/run.py).
+    return [*argv, *workers, f"{RATCHET_OPTION}={ratchet}"]
+
+
+def _shared_sizing(first_s: float, plan: SuitePlan) -> TimingSizing:
+    arm = f"-n {plan.workers}" if plan.workers else "serial"
+    return {
+        "repeat": 1,
+        "arms": 1,
+        "first_run_ms": round(first_s * 1000),
+        "chosen_by": "configured",
+        "reason": f"1 run of one arm ({arm}), shared with the slow-test ratchet "
+        "(--with-slow-ratchet): the ratchet judges one run, and the serial vs xdist "
+        "comparison is left to a run without it",
+    }
 
 
 def _collected_from_output(sample: Sample, log_dir: Path) -> int | None:
@@ -97,11 +124,17 @@ def measure_suite(
             if collected is None:
                 collected = _collected_from_output(collect, log_dir)
 
-        samples = [run("run-1", argv)]
+        ratchet = plan.ratchet if pytest else None
+        samples = [run("run-1", shared_argv(argv, plan, ratchet) if ratchet else argv)]
         skipped = None
         other: list[Sample] = []
         if not pytest:
             skipped = "not a pytest command"
+        elif ratchet is not None:
+            skipped = (
+                "a run shared with the slow-test ratchet measures one arm: the serial vs "
+                "xdist comparison is `lanes timing` without --with-slow-ratchet (nightly)"
+            )
         elif plan.workers == 0:
             skipped = "workers = 0: the comparison is switched off"
         elif collect is None or not collect.xdist_available:
@@ -113,6 +146,8 @@ def measure_suite(
             workers_set=plan.workers_set,
         )
         skipped = skipped or no_second_arm
+        if ratchet is not None:
+            sized = _shared_sizing(samples[0].wall_ms / 1000, plan)
         repeat = sized["repeat"]
         samples.extend(run(f"run-{index}", argv) for index in range(2, repeat + 1))
         middle = figures.median_sample(samples)
@@ -127,7 +162,7 @@ def measure_suite(
             )
         # Every arm counts: an xdist run that failed (a test that breaks under
         # -n, a worker crash) was absorbed into a "passed" suite.
-        failing = [s for s in (*samples, *other) if s.exit_code not in _PASSING_EXITS]
+        failing = [s for s in (*samples, *other) if not _passed(s, shared=ratchet is not None)]
         python = middle.python or (collect.python if collect is not None else None)
         return {
             "name": suite.name,
@@ -145,6 +180,16 @@ def measure_suite(
             "failure": _failure(failing),
             "sizing": sized,
         }
+
+
+def _passed(sample: Sample, *, shared: bool) -> bool:
+    if sample.exit_code in _PASSING_EXITS:
+        return True
+    # In a shared run the ratchet turns a session whose tests all passed into
+    # exit 1 when one broke its time budget: that verdict is the slow lane's,
+    # judged from this same run, not a failing suite for the timing lane.
+    failed = sample.outcomes.get("failed", 0) + sample.outcomes.get("error", 0)
+    return shared and sample.exit_code == 1 and failed == 0
 
 
 def _failure(failing: list[Sample]) -> str | None:

@@ -99,7 +99,9 @@ def test_an_unconfirmed_pinned_test_reads_over_ceiling_not_broken(slow: SlowConf
     assert [r.state for r in judgement.pins] == [PinState.BROKEN]
     noise = confirm(judgement, {"t.py::pinned": [5.0, 3.9]})
     assert noise.passed is False  # t.py::noisy was not re-timed: it stands
-    assert [(r.pin.nodeid, r.state) for r in noise.pins] == [("t.py::pinned", PinState.OVER_CEILING)]
+    assert [(r.pin.nodeid, r.state) for r in noise.pins] == [
+        ("t.py::pinned", PinState.OVER_CEILING)
+    ]
     # Confirmed in every sample: the pin stays broken.
     real = confirm(judgement, {"t.py::pinned": [5.0, 4.1], "t.py::noisy": [1.0]})
     assert [r.state for r in real.pins] == [PinState.BROKEN]

@@ -44,7 +44,7 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
     """tests/test_a.py and tests/unit/test_b.py, ``testpaths = ["tests"]``."""
     # Only the plugins a test names: an installed plugin must not change the run.
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    pytester.makeini('[pytest]\ntestpaths = tests\nmarkers =\n    slow: a slow test\n')
+    pytester.makeini("[pytest]\ntestpaths = tests\nmarkers =\n    slow: a slow test\n")
     pytester.mkdir("tests")
     pytester.mkdir("tests/unit")
     pytester.path.joinpath("tests", "test_a.py").write_text(TWO_TESTS)
@@ -133,7 +133,11 @@ def test_k_and_m_are_named_and_their_deselections_not_counted_again(
 def test_deselect_names_the_node_ids_it_was_given(project: pytest.Pytester) -> None:
     # Named, not counted: under xdist the controller never hears of the deselection.
     assert _reasons(
-        project, "--deselect", "tests/test_a.py::test_one", "--deselect", "tests/test_a.py::test_two"
+        project,
+        "--deselect",
+        "tests/test_a.py::test_one",
+        "--deselect",
+        "tests/test_a.py::test_two",
     ) == ["--deselect tests/test_a.py::test_one tests/test_a.py::test_two"]
 
 

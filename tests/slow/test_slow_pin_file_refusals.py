@@ -174,17 +174,25 @@ def test_a_pin_without_reason_or_tracking_loads_with_empty_ones(slow: SlowConfig
     [
         (
             "{not json",
-            "pin file p.json is not valid JSON: Expecting property name enclosed in double "
-            "quotes: line 1 column 2 (char 1)",
-            f'fix the JSON (the file looks like {{"format": "{PINS_FORMAT}", "version": 1, '
-            '"pins": [...]}), or restore the file from git',
+            (
+                "pin file p.json is not valid JSON: Expecting property name enclosed in double "
+                "quotes: line 1 column 2 (char 1)"
+            ),
+            (
+                f'fix the JSON (the file looks like {{"format": "{PINS_FORMAT}", "version": 1, '
+                '"pins": [...]}), or restore the file from git'
+            ),
         ),
         (
             json.dumps({"format": PINS_FORMAT, "version": 2, "pins": []}),
-            f"pin file p.json has format '{PINS_FORMAT}' version 2; expected "
-            f"'{PINS_FORMAT}' version 1",
-            f'start the file with "format": "{PINS_FORMAT}", "version": 1, '
-            "or delete it and re-pin with `lanes slow pin`",
+            (
+                f"pin file p.json has format '{PINS_FORMAT}' version 2; expected "
+                f"'{PINS_FORMAT}' version 1"
+            ),
+            (
+                f'start the file with "format": "{PINS_FORMAT}", "version": 1, '
+                "or delete it and re-pin with `lanes slow pin`"
+            ),
         ),
         (
             _doc(owner="me", notes=[]),
@@ -198,8 +206,10 @@ def test_a_pin_without_reason_or_tracking_loads_with_empty_ones(slow: SlowConfig
         ),
         (
             _doc(_entry(tier="nightly")),
-            f"pin file p.json: entry 0 ('{NODE}'): tier 'nightly' is not configured "
-            "(tiers: unit, integration)",
+            (
+                f"pin file p.json: entry 0 ('{NODE}'): tier 'nightly' is not configured "
+                "(tiers: unit, integration)"
+            ),
             "set the pin's tier to a configured tier, or add [tool.lanes.slow.tiers.nightly]",
         ),
     ],
@@ -210,7 +220,7 @@ def test_a_broken_file_is_named_with_what_it_holds_and_the_fix(
     assert _refusal(text, slow) == (message, hint)
 
 
-def test_a_file_without_a_pins_list_has_no_pins(slow: SlowConfig) -> None:
+def test_a_file_without_a_pins_list_has_no_pins() -> None:
     pins = parse_pins(json.dumps({"format": PINS_FORMAT, "version": 1}), source="p.json")
     assert len(pins) == 0
 
@@ -237,16 +247,20 @@ def test_a_file_without_a_pins_list_has_no_pins(slow: SlowConfig) -> None:
             "slow start",
             "#7",
             [
-                "reason 'slow start' is too short to explain anything (at least 12 "
-                "characters and two words: what makes the test slow)"
+                (
+                    "reason 'slow start' is too short to explain anything (at least 12 "
+                    "characters and two words: what makes the test slow)"
+                )
             ],
         ),
         (
             "unbelievably",
             "#7",
             [
-                "reason 'unbelievably' is too short to explain anything (at least 12 "
-                "characters and two words: what makes the test slow)"
+                (
+                    "reason 'unbelievably' is too short to explain anything (at least 12 "
+                    "characters and two words: what makes the test slow)"
+                )
             ],
         ),
         # A reason already refused is not judged for length as well.
@@ -360,11 +374,15 @@ def _pin(path: Path, slow: SlowConfig, **overrides: Any) -> tuple[Pin, Pin | Non
         ),
         (
             {"reason": "TODO", "tracking": ""},
-            "this pin would not pass `lanes slow check`: reason 'TODO' says nothing; "
-            "tracking is empty",
-            'a pin is a reviewed waiver: say why the test is slow (--reason "spawns a real '
-            'server per case") and where speeding it up is tracked (--tracking, e.g. an issue '
-            "URL or #123)",
+            (
+                "this pin would not pass `lanes slow check`: reason 'TODO' says nothing; "
+                "tracking is empty"
+            ),
+            (
+                'a pin is a reviewed waiver: say why the test is slow (--reason "spawns a real '
+                'server per case") and where speeding it up is tracked (--tracking, e.g. an issue '
+                "URL or #123)"
+            ),
         ),
         (
             {"tier": "nightly"},
@@ -485,10 +503,14 @@ def test_a_pin_file_outside_the_project_is_refused_with_the_fix(
         with pytest.raises(UsageError) as info:
             act()
         assert (info.value.message, info.value.hint) == (
-            f"the pin file {str(path)!r} resolves to {str(outside / 'slow-tests.json')!r}, "
-            "outside the project",
-            f"replace the symlink on the way to {str(path.parent)!r} with a directory of "
-            "the project: pins are a committed file of this repository",
+            (
+                f"the pin file {str(path)!r} resolves to {str(outside / 'slow-tests.json')!r}, "
+                "outside the project"
+            ),
+            (
+                f"replace the symlink on the way to {str(path.parent)!r} with a directory of "
+                "the project: pins are a committed file of this repository"
+            ),
         )
     assert list(outside.iterdir()) == []
 
@@ -519,16 +541,13 @@ def test_unpin_removes_a_damaged_entry_and_keeps_the_others_as_written(
     path.parent.mkdir()
     damaged = _entry(ceiling=..., tracking=...)
     also_damaged = _entry(nodeid="tests/test_c.py::test_z", added="someday")
-    document = {
-        "format": PINS_FORMAT,
-        "version": 1,
-        "pins": [damaged, also_damaged, _entry(nodeid=OTHER), "junk"],
-    }
+    entries: list[object] = [damaged, also_damaged, _entry(nodeid=OTHER), "junk"]
+    document = {"format": PINS_FORMAT, "version": 1, "pins": entries}
     path.write_text(json.dumps(document))
     removed = remove_pin(path, slow=slow, nodeid=NODE, root=tmp_path)
     # What the damaged entry held; its ceiling was lost with the damage.
     assert removed == Pin(NODE, "unit", 0.0, WHY, "", "2026-01-02")
-    document["pins"] = document["pins"][1:]
+    document["pins"] = entries[1:]
     assert path.read_text() == json.dumps(document, indent=2) + "\n"
     # The other damaged entry still stops a load: the next unpin is its own.
     with pytest.raises(ConfigError, match="added must be a date"):

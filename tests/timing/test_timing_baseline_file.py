@@ -165,9 +165,7 @@ def test_a_baseline_that_cannot_be_written_names_the_path_and_the_fix(tmp_path: 
     path.mkdir()  # a directory where the file goes
     with pytest.raises(StateError) as info:
         record_baseline(path, previous=None, fingerprint=HOST, suites=[_suite()], commit=None)
-    assert info.value.message == (
-        f"cannot write the timing baseline {str(path)!r}: Is a directory"
-    )
+    assert info.value.message == (f"cannot write the timing baseline {str(path)!r}: Is a directory")
     assert info.value.hint == (
         "make the baseline path a writable file location ([tool.lanes.timing] "
         "baseline, else <baseline_dir>/timing.json), then record again with --record"
@@ -206,8 +204,10 @@ def _document(**suite: object) -> dict[str, Any]:
         ),
         (
             _document(cpu_ms={"median": True, "min": 0, "max": 1}),
-            "suite 'unit' cpu_ms must be {median, min, max} integers, got "
-            "{'median': True, 'min': 0, 'max': 1}",
+            (
+                "suite 'unit' cpu_ms must be {median, min, max} integers, got "
+                "{'median': True, 'min': 0, 'max': 1}"
+            ),
         ),
         (
             _document(cpu_ms={"median": 1, "min": 0}),
@@ -215,13 +215,17 @@ def _document(**suite: object) -> dict[str, Any]:
         ),
         (
             _document(peak_rss_kib=_stat(MAX_FIGURE + 1)),
-            f"suite 'unit' peak_rss_kib figures must be between 0 and {MAX_FIGURE}, got "
-            f"{{'median': {MAX_FIGURE + 1}, 'min': {MAX_FIGURE + 1}, 'max': {MAX_FIGURE + 1}}}",
+            (
+                f"suite 'unit' peak_rss_kib figures must be between 0 and {MAX_FIGURE}, got "
+                f"{{'median': {MAX_FIGURE + 1}, 'min': {MAX_FIGURE + 1}, 'max': {MAX_FIGURE + 1}}}"
+            ),
         ),
         (
             _document(wall_ms=_stat(5, 6, 7)),
-            "suite 'unit' wall_ms must have min <= median <= max, got "
-            "{'median': 5, 'min': 6, 'max': 7}",
+            (
+                "suite 'unit' wall_ms must have min <= median <= max, got "
+                "{'median': 5, 'min': 6, 'max': 7}"
+            ),
         ),
         (
             _document(collected=True),
@@ -233,8 +237,10 @@ def _document(**suite: object) -> dict[str, Any]:
         ),
         (
             _document(collected=MAX_FIGURE + 1),
-            f"suite 'unit' collected must be an integer 0..{MAX_FIGURE} or null, "
-            f"got {MAX_FIGURE + 1}",
+            (
+                f"suite 'unit' collected must be an integer 0..{MAX_FIGURE} or null, "
+                f"got {MAX_FIGURE + 1}"
+            ),
         ),
     ],
 )
@@ -264,7 +270,10 @@ def test_figures_at_the_ends_of_their_range_are_read(tmp_path: Path) -> None:
         wall_ms=_stat(0), cpu_ms=_stat(MAX_FIGURE), peak_rss_kib=_stat(5, 0, MAX_FIGURE)
     )
     for collected in (0, MAX_FIGURE, None):
-        document = {**edges, "suites": {"unit": {**edges["suites"]["unit"], "collected": collected}}}
+        document = {
+            **edges,
+            "suites": {"unit": {**edges["suites"]["unit"], "collected": collected}},
+        }
         assert read_baseline(_write(tmp_path, document)) == document
 
 
@@ -315,7 +324,7 @@ def _baseline(tmp_path: Path, suite: TimingMeasurement) -> dict[str, Any]:
     return document
 
 
-def test_without_a_baseline_the_block_says_how_to_record(tmp_path: Path) -> None:
+def test_without_a_baseline_the_block_says_how_to_record() -> None:
     assert compare(_suite(), None, HOST, max_regression=30, max_wall_regression=50) == {
         "status": "no baseline",
         "reason": "no baseline recorded for this suite: run `lanes timing --record`",
@@ -422,9 +431,10 @@ def test_the_collected_count_is_compared_when_both_sides_have_one(
     tmp_path: Path, recorded: int | None, current: int | None, change: object
 ) -> None:
     baseline = _baseline(tmp_path, _suite(collected=recorded))
-    assert compare(_suite(collected=current), baseline, HOST, max_regression=None)[
-        "collected"
-    ] == change
+    assert (
+        compare(_suite(collected=current), baseline, HOST, max_regression=None)["collected"]
+        == change
+    )
 
 
 def test_both_gates_give_their_reasons_with_the_spread(tmp_path: Path) -> None:

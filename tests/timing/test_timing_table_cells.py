@@ -222,12 +222,20 @@ def test_a_suite_recorded_elsewhere_is_not_comparable() -> None:
 def test_the_table_pads_each_column_to_its_widest_cell() -> None:
     rows = [table.row(_suite()), table.row(_suite(name="e2e", collected=None, offenders=None))]
     assert table.render(rows).splitlines() == [
-        "suite | collected | wall  | CPU   | peak memory | top offender                    "
-        "| xdist verdict                                              | Δ vs baseline",
-        "------+-----------+-------+-------+-------------+---------------------------------"
-        "+------------------------------------------------------------+--------------",
-        "unit  | 1,374     | 12.3s | 10.0s | 100 MiB     | tests/test_a.py::test_slow 2.5s "
-        "| not measured (workers = 0: the comparison is switched off) | no baseline",
-        "e2e   | —         | 12.3s | 10.0s | 100 MiB     | —                               "
-        "| not measured (workers = 0: the comparison is switched off) | no baseline",
+        (
+            "suite | collected | wall  | CPU   | peak memory | top offender                    "
+            "| xdist verdict                                              | Δ vs baseline"
+        ),
+        (
+            "------+-----------+-------+-------+-------------+---------------------------------"
+            "+------------------------------------------------------------+--------------"
+        ),
+        (
+            "unit  | 1,374     | 12.3s | 10.0s | 100 MiB     | tests/test_a.py::test_slow 2.5s "
+            "| not measured (workers = 0: the comparison is switched off) | no baseline"
+        ),
+        (
+            "e2e   | —         | 12.3s | 10.0s | 100 MiB     | —                               "
+            "| not measured (workers = 0: the comparison is switched off) | no baseline"
+        ),
     ]

@@ -85,6 +85,24 @@ def test_a_run_of_one_node_id_is_partial(project: pytest.Pytester) -> None:
     ]
 
 
+def test_a_node_id_under_a_testpaths_file_is_partial(project: pytest.Pytester) -> None:
+    # The configured testpaths is one file; one test of it is still a subset.
+    project.makeini("[pytest]\ntestpaths = tests/test_a.py\n")
+    assert _reasons(project, "tests/test_a.py") == []
+    assert _reasons(project, "tests/test_a.py::test_one") == [
+        "selected paths: tests/test_a.py::test_one"
+    ]
+
+
+def test_without_testpaths_a_directory_whose_name_has_a_space_is_a_directory(
+    project: pytest.Pytester,
+) -> None:
+    project.makeini("[pytest]\n")
+    project.mkdir("more tests").joinpath("test_c.py").write_text(TWO_TESTS)
+    assert _reasons(project, "more tests") == []
+    assert _reasons(project, "more tests/test_c.py") == ["selected paths: more tests/test_c.py"]
+
+
 def test_without_testpaths_a_directory_is_the_whole_suite_and_a_file_a_subset(
     project: pytest.Pytester,
 ) -> None:

@@ -205,6 +205,11 @@ def test_a_pin_without_reason_or_tracking_loads_with_empty_ones(slow: SlowConfig
             'write pins as a JSON list: "pins": [ {...}, ... ]',
         ),
         (
+            _doc(_entry(), _entry(ceiling=4.0)),
+            f"pin file p.json: entry 1 ('{NODE}'): pins the same test a second time",
+            "keep one entry per node id (`lanes slow pin` replaces an existing pin)",
+        ),
+        (
             _doc(_entry(tier="nightly")),
             (
                 f"pin file p.json: entry 0 ('{NODE}'): tier 'nightly' is not configured "
@@ -411,6 +416,11 @@ def test_pin_refuses_with_the_value_and_the_fix(
     assert not path.exists()
 
 
+def test_pin_takes_a_ceiling_under_a_second(tmp_path: Path, slow: SlowConfig) -> None:
+    pin, _ = _pin(tmp_path / "slow-tests.json", slow, ceiling=0.5)
+    assert pin.ceiling == 0.5
+
+
 def test_re_pinning_keeps_the_date_the_pin_was_first_added(
     tmp_path: Path, slow: SlowConfig
 ) -> None:
@@ -539,19 +549,43 @@ def test_unpin_removes_a_damaged_entry_and_keeps_the_others_as_written(
 ) -> None:
     path = tmp_path / "baselines" / "slow-tests.json"
     path.parent.mkdir()
-    damaged = _entry(ceiling=..., tracking=...)
+    damaged = _entry(ceiling=...)
     also_damaged = _entry(nodeid="tests/test_c.py::test_z", added="someday")
-    entries: list[object] = [damaged, also_damaged, _entry(nodeid=OTHER), "junk"]
+    entries: list[object] = [also_damaged, damaged, _entry(nodeid=OTHER), "junk"]
     document = {"format": PINS_FORMAT, "version": 1, "pins": entries}
     path.write_text(json.dumps(document))
     removed = remove_pin(path, slow=slow, nodeid=NODE, root=tmp_path)
     # What the damaged entry held; its ceiling was lost with the damage.
-    assert removed == Pin(NODE, "unit", 0.0, WHY, "", "2026-01-02")
-    document["pins"] = entries[1:]
+    assert removed == Pin(NODE, "unit", 0.0, WHY, "#7", "2026-01-02")
+    document["pins"] = [also_damaged, *entries[2:]]
     assert path.read_text() == json.dumps(document, indent=2) + "\n"
     # The other damaged entry still stops a load: the next unpin is its own.
     with pytest.raises(ConfigError, match="added must be a date"):
         load_pins(path, slow=slow)
+
+
+def test_unpin_removes_an_entry_that_holds_only_its_node_id(
+    tmp_path: Path, slow: SlowConfig
+) -> None:
+    path = tmp_path / "slow-tests.json"
+    path.write_text(_doc(_entry(nodeid=OTHER), {"nodeid": NODE}))
+    # Without a project root the file's own directory confines the write.
+    assert remove_pin(path, slow=slow, nodeid=NODE) == Pin(NODE, "", 0.0, "", "", "")
+    assert [p.nodeid for p in load_pins(path, slow=slow)] == [OTHER]
+
+
+def test_unpin_of_a_damaged_entry_never_writes_through_a_link(
+    tmp_path: Path, slow: SlowConfig
+) -> None:
+    root = tmp_path / "project"
+    real = root / "elsewhere"
+    real.mkdir(parents=True)
+    text = _doc(_entry(ceiling=...))
+    (real / "slow-tests.json").write_text(text)
+    (root / "baselines").symlink_to(real)
+    with pytest.raises(OutsideTreeError):
+        remove_pin(root / "baselines" / "slow-tests.json", slow=slow, nodeid=NODE, root=root)
+    assert (real / "slow-tests.json").read_text() == text
 
 
 @pytest.mark.parametrize(

@@ -25,6 +25,7 @@ from lanes.timing.baseline import (
     BASELINE_FORMAT,
     MAX_FIGURE,
     BaselineError,
+    _cpu_model,
     compare,
     fingerprint_differences,
     host_fingerprint,
@@ -468,3 +469,34 @@ def test_a_gate_without_a_percentage_never_fails(tmp_path: Path) -> None:
     baseline = _baseline(tmp_path, _suite(cpu=_stat(0)))
     result = compare(_suite(cpu=_stat(5_000)), baseline, HOST, max_regression=30)
     assert result["gate"]["failed"] is False
+
+
+@pytest.mark.parametrize(
+    ("cpuinfo", "model"),
+    [
+        ("processor\t: 0\nmodel name\t: AMD EPYC 7B13\nflags\t\t: fpu\n", "AMD EPYC 7B13"),
+        ("processor\t: 0\nmodel name\t: Vendor: Chip 9\n", "Vendor: Chip 9"),
+        ("Processor\t: ARMv7 rev 4 (v7l)\nHardware\t: BCM2835\n", "BCM2835"),
+        ("system type\t\t: MT7621\ncpu model\t\t: MIPS 1004Kc V2.15\n", "MIPS 1004Kc V2.15"),
+    ],
+)
+def test_the_cpu_model_is_read_on_x86_arm_and_mips(
+    tmp_path: Path, cpuinfo: str, model: str
+) -> None:
+    path = tmp_path / "cpuinfo"
+    path.write_text(cpuinfo, encoding="utf-8")
+    assert _cpu_model(path) == model
+
+
+def test_a_cpuinfo_with_bytes_that_are_no_text_still_names_the_model(tmp_path: Path) -> None:
+    path = tmp_path / "cpuinfo"
+    path.write_bytes(b"vendor\t: \xff\xfe\nmodel name\t: Chip 9\n")
+    assert _cpu_model(path) == "Chip 9"
+
+
+def test_without_a_model_in_cpuinfo_the_platform_names_the_processor(tmp_path: Path) -> None:
+    fallback = platform.processor() or "unknown"
+    path = tmp_path / "cpuinfo"
+    path.write_text("processor\t: 0\n", encoding="utf-8")
+    assert _cpu_model(path) == fallback
+    assert _cpu_model(tmp_path / "absent") == fallback

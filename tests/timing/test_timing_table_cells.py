@@ -57,7 +57,7 @@ def _suite(**overrides: Any) -> TimingSuite:
             "argv": ["pytest", "tests", "-q"],
             "repeat": 1,
             "workers": 0,
-            "wall_ms": _stat(12_345),
+            "wall_ms": _stat(12_351),
             "cpu_ms": _stat(10_000),
             "peak_rss_kib": _stat(102_400),
             "tree_peak_rss_kib": _stat(102_400),
@@ -66,7 +66,7 @@ def _suite(**overrides: Any) -> TimingSuite:
         },
         "offenders": {
             "tests": [
-                {"nodeid": "tests/test_a.py::test_slow", "ms": 2_460},
+                {"nodeid": "tests/test_a.py::test_slow", "ms": 2_551},
                 {"nodeid": "tests/test_a.py::test_less", "ms": 1_000},
             ],
             "files": [],
@@ -119,10 +119,10 @@ def test_a_suite_of_one_run_and_one_process() -> None:
     assert table.row(_suite()) == {
         "suite": "unit",
         "collected": "1,374",
-        "wall": "12.3s",
+        "wall": "12.4s",
         "cpu": "10.0s",
         "peak_memory": "100 MiB",
-        "top_offender": "tests/test_a.py::test_slow 2.5s",
+        "top_offender": "tests/test_a.py::test_slow 2.6s",
         "xdist": "not measured (workers = 0: the comparison is switched off)",
         "delta": "no baseline",
     }
@@ -143,6 +143,11 @@ def test_repeats_show_their_spread_and_processes_their_sum() -> None:
     assert row["wall"] == "12.3s [12.0-13.1]"
     assert row["cpu"] == "10.0s [9.9-10.0]"
     assert row["peak_memory"] == "450 MiB (sum of 3 processes)"
+    # A controller and one worker are two processes; KiB are 1,024 to the MiB.
+    two = _measured(
+        peak_rss_kib=_stat(1_025_000), processes=[{"role": "controller"}, {"role": "gw0"}]
+    )
+    assert table.row(_suite(measured=two))["peak_memory"] == "1001 MiB (sum of 2 processes)"
 
 
 @pytest.mark.parametrize(
@@ -155,6 +160,11 @@ def test_repeats_show_their_spread_and_processes_their_sum() -> None:
             1400,
             {"baseline": 1374, "current": 1400, "delta": 26, "flag": "grew"},
             "1,374 → 1,400 (+26)",
+        ),
+        (
+            1375,
+            {"baseline": 1374, "current": 1375, "delta": 1, "flag": "grew"},
+            "1,374 → 1,375 (+1)",
         ),
         (
             1102,
@@ -231,11 +241,11 @@ def test_the_table_pads_each_column_to_its_widest_cell() -> None:
             "+------------------------------------------------------------+--------------"
         ),
         (
-            "unit  | 1,374     | 12.3s | 10.0s | 100 MiB     | tests/test_a.py::test_slow 2.5s "
+            "unit  | 1,374     | 12.4s | 10.0s | 100 MiB     | tests/test_a.py::test_slow 2.6s "
             "| not measured (workers = 0: the comparison is switched off) | no baseline"
         ),
         (
-            "e2e   | —         | 12.3s | 10.0s | 100 MiB     | —                               "
+            "e2e   | —         | 12.4s | 10.0s | 100 MiB     | —                               "
             "| not measured (workers = 0: the comparison is switched off) | no baseline"
         ),
     ]

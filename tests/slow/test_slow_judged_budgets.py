@@ -117,6 +117,8 @@ def test_near_budget_names_every_test_judged_in_full_and_those_close_to_their_bu
         ("t.py::f_integration", "integration", 8.0),
         ("t.py::h_pinned", "unit", 0.1),
     ]
+    # Exactly at the share of the smallest budget is near it too.
+    assert judge(slow, Timings({"t.py::a": 0.8}), {}).near_budget(0.8) == [("t.py::a", "unit", 0.8)]
     # Past twice its budget only the offender is; the pinned test is named anyway.
     assert judgement.near_budget(2.0) == [
         ("t.py::a_offender", "unit", 2.5),
@@ -176,6 +178,14 @@ def test_a_tier_at_the_tighten_share_gets_no_hint() -> None:
     # 2.5 s is exactly tighten_below (0.25) of the 10 s budget.
     timings = Timings({"t.py::a": 2.5}, tiers={"t.py::a": "integration"})
     assert judge(_config(), timings, {}).tighten == ()
+
+
+def test_a_tier_exactly_at_a_low_tighten_share_gets_no_hint() -> None:
+    # 1 s is exactly tighten_below (0.1) of 10 s; 3x of it would halve the budget.
+    config = _config(tighten_below=0.1, tiers={"unit": {"budget": 10.0}})
+    assert judge(config, Timings({"t.py::a": 1.0}), {}).tighten == ()
+    (hint,) = judge(config, Timings({"t.py::a": 0.99}), {}).tighten
+    assert hint.suggestion == pytest.approx(3.0)
 
 
 def test_a_hint_that_halves_the_budget_exactly_is_given() -> None:

@@ -593,6 +593,9 @@ def test_unpin_of_a_damaged_entry_never_writes_through_a_link(
     [
         # The damaged entry is another test's: nothing to remove, the damage is the news.
         {"format": PINS_FORMAT, "version": 1, "pins": [_entry(nodeid=OTHER, ceiling=...)]},
+        # A pin of a tier no longer configured: the file is damaged, and a node id
+        # that is not in it is no reason to hide that behind "not pinned".
+        {"format": PINS_FORMAT, "version": 1, "pins": [_entry(nodeid=OTHER, tier="nightly")]},
         # Not a pin file at all, or no list of entries: never edited.
         {"format": "something.else", "version": 1, "pins": [_entry(ceiling=...)]},
         {"format": PINS_FORMAT, "version": 1, "pins": {"nodeid": NODE}},

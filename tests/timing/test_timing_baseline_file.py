@@ -411,11 +411,15 @@ def test_each_figure_is_flagged_only_beyond_its_noise(tmp_path: Path) -> None:
 
 def test_growth_of_exactly_the_noise_is_within_it(tmp_path: Path) -> None:
     baseline = _baseline(tmp_path, _suite(cpu=_stat(8_000)))
-    flags = {
-        m["metric"]: m["flag"]
-        for m in compare(_suite(cpu=_stat(8_400)), baseline, HOST, max_regression=None)["metrics"]
-    }
-    assert flags["cpu_ms"] == "within noise"
+
+    def cpu(current: TimingStat) -> tuple[int, str]:
+        metrics = compare(_suite(cpu=current), baseline, HOST, max_regression=None)["metrics"]
+        (figure,) = [m for m in metrics if m["metric"] == "cpu_ms"]
+        return figure["noise"], figure["flag"]
+
+    # The 5% floor (400 ms) when neither side spread; this run's spread when it is wider.
+    assert cpu(_stat(8_400)) == (400, "within noise")
+    assert cpu(_stat(8_500, 8_000, 8_500)) == (500, "within noise")
 
 
 @pytest.mark.parametrize(

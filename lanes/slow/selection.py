@@ -1,7 +1,7 @@
 """Was this a run of the whole suite? The reasons a ratchet run is *partial*.
 
-A run over a subset (``lanes slow run -- tests/test_x.py``, ``-k``, ``-m``,
-``--deselect``, ``--lf``, ``-x`` stopping early) judges only part of the suite: its "pass"
+A run over a subset (``lanes slow run -- tests/test_x.py``, a run started in a
+subdirectory, ``-k``, ``-m``, ``--deselect``, ``--lf``, ``-x`` stopping early) judges only part of the suite: its "pass"
 says nothing about the rest, so the envelope records the pytest arguments and
 is marked partial, and the terminal and the report say so.
 """
@@ -17,8 +17,14 @@ __all__ = ["partial_reasons"]
 
 
 def _selected_paths(config: pytest.Config) -> list[str]:
-    """Positional paths the user gave that narrow the default selection, if any."""
-    if config.args_source is not config.ArgsSource.ARGS:
+    """Positional paths the user gave that narrow the default selection, if any.
+
+    Started without arguments in a directory other than the root, pytest
+    collects that directory alone (its ``INVOCATION_DIR`` fallback): judged
+    like the same directory given as an argument, so ``cd tests/unit && pytest``
+    is a subset where ``tests`` is the configured testpaths.
+    """
+    if config.args_source is config.ArgsSource.TESTPATHS:
         return []
     root = config.rootpath
     testpaths = config.getini("testpaths") or []

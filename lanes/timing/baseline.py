@@ -77,15 +77,18 @@ _STAT_KEYS: Final = ("median", "min", "max")
 # Past any real figure (2^40 ms is 34 years, 2^40 KiB is 1 PiB of RSS), far
 # below a number that turns a percentage into nonsense.
 MAX_FIGURE: Final = 1 << 40
+_CPUINFO: Final = Path("/proc/cpuinfo")
 
 
 class BaselineError(LanesError, ValueError):
     """The baseline file exists but is not a timing baseline this lanekit can read."""
 
 
-def _cpu_model() -> str:
+def _cpu_model(cpuinfo: Path = _CPUINFO) -> str:
+    """The CPU's name as Linux's ``cpuinfo`` gives it ("model name" on x86,
+    "Hardware" on ARM, "cpu model" on MIPS), else the platform's processor."""
     try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return platform.processor() or "unknown"
     for line in text.splitlines():

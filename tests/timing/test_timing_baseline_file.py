@@ -148,6 +148,17 @@ def test_a_recorded_baseline_is_a_reviewable_file_stamped_in_utc(tmp_path: Path)
             "wall_ms": _stat(12_000),
             "cpu_ms": _stat(10_000),
             "peak_rss_kib": _stat(100_000),
+            # The measured arm again, by name, so a later run of another arm
+            # (the main job's -n N + slow ratchet) keeps it comparable.
+            "arms": {
+                "serial": {
+                    "workers": 0,
+                    "repeat": 3,
+                    "wall_ms": _stat(12_000),
+                    "cpu_ms": _stat(10_000),
+                    "peak_rss_kib": _stat(100_000),
+                }
+            },
         }
     }
     assert list(document["suites"]["unit"])[:7] == [

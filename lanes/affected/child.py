@@ -37,7 +37,7 @@ TYPE_CHECKING = False  # `typing` is not imported in the child: its import is no
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import CodeType, FrameType, ModuleType
-    from typing import Any
+    from typing import Any, NoReturn
 
 __all__ = [
     "BOOTSTRAP_MODULE",
@@ -179,7 +179,7 @@ class _ChildRecorder:
             if event == "os.exec":
                 # The image is replaced: write now, or what ran before is lost.
                 self.exec = True
-                try:
+                try:  # noqa: SIM105  # contextlib is not imported in the child
                     self.write()
                 except OSError:
                     pass  # the recording is over: see _finish
@@ -201,7 +201,7 @@ class _ChildRecorder:
         self.code, self.opened = set(), set()
 
     def write(self) -> None:
-        import json  # noqa: PLC0415  # once, at exit: a child that never writes never pays for it
+        import json  # once, at exit: a child that never writes never pays for it
 
         root = self.root
         code = sorted(
@@ -243,7 +243,7 @@ def start() -> None:
     global _recorder  # one recorder per process
     if _recorder is not None:
         return
-    import json  # noqa: PLC0415  # only a recorded child reads its settings
+    import json  # only a recorded child reads its settings
 
     settings = json.loads(os.environ[ENV_CHILD])
     test = os.environ.get(ENV_TEST, "")
@@ -259,14 +259,14 @@ def start() -> None:
         monitoring.register_callback(tool_id, monitoring.events.PY_START, recorder.monitor)
         monitoring.set_events(tool_id, monitoring.events.PY_START)
     else:
-        import threading  # noqa: PLC0415  # 3.11 only
+        import threading  # 3.11 only
 
         threading.settrace(recorder.trace)  # returns None: no line events
         sys.settrace(recorder.trace)  # returns None: no line events
     _recorder = recorder
     sys.addaudithook(recorder.audit)
     os.register_at_fork(after_in_child=recorder.forked)
-    import atexit  # noqa: PLC0415  # a builtin module: free
+    import atexit  # a builtin module: free
 
     atexit.register(_finish)
     # os._exit skips atexit (multiprocessing's children, forked servers end so).
@@ -277,7 +277,7 @@ def _finish() -> None:
     recorder = _recorder
     if recorder is None or recorder.exec:
         return
-    try:
+    try:  # noqa: SIM105  # contextlib is not imported in the child
         recorder.write()
     except OSError:
         # The recording is over (its directory is gone): this process outlived
@@ -285,9 +285,9 @@ def _finish() -> None:
         pass
 
 
-def _exit_after_writing(exit_now: Callable[[int], Any]) -> Callable[[int], Any]:
-    def _exit(status: int) -> Any:
+def _exit_after_writing(exit_now: Callable[[int], NoReturn]) -> Callable[[int], NoReturn]:
+    def _exit(status: int) -> NoReturn:
         _finish()
-        return exit_now(status)
+        exit_now(status)
 
     return _exit

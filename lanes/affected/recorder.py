@@ -91,7 +91,11 @@ class _Recorder:
             # A module's code about to run (an import, a test module pytest
             # rewrote): on 3.12+ its functions are watched from here on.
             code = args[0] if args else None
-            if self.tool_id >= 0 and type(code) is CodeType and code.co_filename.startswith(self.root):
+            if (
+                self.tool_id >= 0
+                and type(code) is CodeType
+                and code.co_filename.startswith(self.root)
+            ):
                 self.arm(code)
             return
         if not self.active:
@@ -274,16 +278,16 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def _start_children(target: str, root: str) -> str:
     """Make every Python process started from here on record itself; the directory of their records."""
     # Beside the raw recording, so one recording's children never meet another's.
-    base = target + ".children"
-    children = os.path.join(base, "records")
+    base = Path(target + ".children")
+    children = base / "records"
     shutil.rmtree(base, ignore_errors=True)
-    os.makedirs(children)
-    bootstrap = write_bootstrap(os.path.join(base, "bootstrap"))
-    os.environ[ENV_CHILD] = json.dumps({"root": root, "out": children})
+    children.mkdir(parents=True)
+    bootstrap = write_bootstrap(str(base / "bootstrap"))
+    os.environ[ENV_CHILD] = json.dumps({"root": root, "out": str(children)})
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (bootstrap, os.environ.get("PYTHONPATH", "")) if p
     )
-    return children
+    return str(children)
 
 
 @pytest.hookimpl(hookwrapper=True)

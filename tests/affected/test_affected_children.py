@@ -41,8 +41,7 @@ FILES = {
     "def h() -> int:\n    return 3\n",
     "pkg/other.py": "def o() -> int:\n    return 4\n",
     "tests/__init__.py": "",
-    "tests/test_inprocess.py": "from pkg import other\n"
-    + _test("o", "assert other.o() == 4"),
+    "tests/test_inprocess.py": "from pkg import other\n" + _test("o", "assert other.o() == 4"),
     "tests/test_child.py": "import subprocess\nimport sys\n"
     + _test("child", _RUN.format(code="import pkg.mod; pkg.mod.f()", extra=""))
     # A grandchild: the child's environment is inherited, so it records too.
@@ -66,7 +65,9 @@ FILES = {
     # The user's own sitecustomize (on PYTHONPATH while recording) still runs.
     + _test(
         "chained",
-        _RUN.format(code="import builtins; assert builtins.CHAINED; import pkg; pkg.mod.h()", extra=""),
+        _RUN.format(
+            code="import builtins; assert builtins.CHAINED; import pkg; pkg.mod.h()", extra=""
+        ),
     ),
     # It imports the package, so the static graph selects it for any change.
     "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n"

@@ -51,9 +51,11 @@ __all__ = [
 ]
 
 # {"root": <project root with a trailing separator>, "out": <directory of records>}
-ENV_CHILD = "LANES_AFFECTED_CHILD"
+# Not LANES_*: a test that scrubs lanekit's knobs from a child's environment
+# (lanekit's own hook tests do) keeps the recording plumbing.
+ENV_CHILD = "LANEKIT_AFFECTED_CHILD"
 # The test running now (its index in the recording): set by the recorder around each test.
-ENV_TEST = "LANES_AFFECTED_TEST"
+ENV_TEST = "LANEKIT_AFFECTED_TEST"
 BOOTSTRAP_MODULE = "_lanes_affected_child"
 
 SPAWN_EVENTS = frozenset(
@@ -87,7 +89,7 @@ if _os.environ.get({ENV_CHILD!r}):
 
 _here = _os.path.dirname(_os.path.abspath(__file__))
 _saved = list(_sys.path)
-del _sys.modules["sitecustomize"]
+_me = _sys.modules.pop("sitecustomize")
 _sys.path[:] = [p for p in _sys.path if _os.path.abspath(p or ".") != _here]
 try:
     import sitecustomize  # the next one on the path, if any
@@ -96,6 +98,8 @@ except ModuleNotFoundError as _missing:
         raise
 finally:
     _sys.path[:] = _saved
+    # The import system takes this name back from sys.modules when this file ends.
+    _sys.modules.setdefault("sitecustomize", _me)
 '''
 
 

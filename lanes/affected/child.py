@@ -11,7 +11,7 @@ mechanism as the recorder (``sys.monitoring`` ``PY_START`` disabled after the
 first hit per code object on 3.12+, a call-only ``settrace`` on 3.11, an audit
 hook), the code it executed and the files it opened under the project root,
 and at exit (also before an ``exec`` and in ``os._exit``) writes them to
-``<out>/<test>-<pid>-<n>.json``, which the recorder merges into the test named
+``<out>/<test>-<pid>-<random>.json``, which the recorder merges into the test named
 by :data:`ENV_TEST` — the test that was running when the process (or its
 parent) started: grandchildren inherit the environment and record too.
 

@@ -8,18 +8,22 @@ run pays for it). It writes a raw recording to the file named by
 Per test (setup, call and teardown together):
 
 - **code objects executed**, as (file, first line) under the project root. On
-  Python >= 3.12 a ``sys.monitoring`` ``PY_START`` callback notes a code
-  object and returns ``DISABLE``, so each code object costs one callback per
-  test; ``DISABLE`` is global per code location, so
-  ``sys.monitoring.restart_events()`` re-arms every location between tests.
-  On 3.11 a ``sys.settrace`` function that sees ``call`` events and returns
-  ``None`` (no line tracing) does the same at one call per Python call.
+  Python >= 3.12 ``sys.monitoring`` ``PY_START`` events, armed per code object
+  on the project's own code only (when a module under the root is executed,
+  and for what was imported before the recording began): the callback notes
+  a code object and returns ``DISABLE``, so each costs one callback per
+  test, and ``sys.monitoring.restart_events()`` between tests re-arms the
+  project's code, not pytest's. On 3.11 a ``sys.settrace`` function that
+  sees ``call`` events and returns ``None`` (no line tracing) does the same
+  at one call per Python call.
 - **files opened** that are not Python (``sys.addaudithook`` on ``open``):
   data files, fixtures read from disk, templates.
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
-  ``os.system``): what a child executes is not seen here, so the map will not
-  vouch for such a test and the static graph decides for it (``git`` excepted:
-  it runs none of the project's code).
+  ``os.system``, ``os.fork``), counted when they may run project code (``git``
+  runs none). Every Python process started during a recording records itself
+  (:mod:`lanes.affected.child`: a ``sitecustomize`` first on ``PYTHONPATH``);
+  at the test's end its records are merged into the test's entry, and the
+  test is vouched for only if every counted spawn, at every level, left one.
 - the outcome: a test that did not pass may have stopped early, so the map does
   not vouch for it either.
 

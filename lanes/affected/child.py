@@ -205,6 +205,11 @@ class _ChildRecorder:
         self.code, self.opened = set(), set()
 
     def write(self) -> None:
+        if sys.version_info < (3, 12) and sys.gettrace() != self.trace:
+            # Someone replaced the trace function (a debugger, coverage, a
+            # nested recording): what ran after is unseen. No record, so the
+            # test stays unvouched rather than vouched for half a process.
+            return
         import json  # once, at exit: a child that never writes never pays for it
 
         root = self.root

@@ -172,9 +172,10 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         if test["outcome"] != "passed":
             entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
         elif test["unrecorded"]:
+            count = int(test["unrecorded"])
             entry["unvouched"] = (
-                f"{test['unrecorded']} of the {test['spawned']} processes it spawned (or theirs) "
-                "left no record of what they executed (not Python, started with a scrubbed "
+                f"{count} process{'es' if count > 1 else ''} it started (or its children "
+                "started) left no record of what ran (not Python, started with a scrubbed "
                 "environment, killed, or still running when the test ended)"
             )
         tests.append(entry)

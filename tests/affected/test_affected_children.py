@@ -135,7 +135,7 @@ def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) ->
         "tests/test_unseen.py::test_shell",
     ]
     assert unvouched["tests/test_unseen.py::test_scrubbed"] == (
-        "1 of the 1 processes it spawned (or theirs) left no record of what they executed "
+        "1 process it started (or its children started) left no record of what ran "
         "(not Python, started with a scrubbed environment, killed, or still running when "
         "the test ended)"
     )

@@ -77,9 +77,9 @@ def test_the_map_is_a_validated_document_of_functions_per_test(recorded: Path) -
     assert ("pkg/a.py", "unused") not in names  # never executed
     assert document["data"] == ["tests/data.txt"]
     assert test_map.unvouched() == {
-        "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: 1 of the 1 processes it "
-        "spawned (or theirs) left no record of what they executed (not Python, started with "
-        "a scrubbed environment, killed, or still running when the test ended)"
+        "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: 1 process it started (or "
+        "its children started) left no record of what ran (not Python, started with a "
+        "scrubbed environment, killed, or still running when the test ended)"
     }
 
 

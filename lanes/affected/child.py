@@ -61,10 +61,15 @@ BOOTSTRAP_MODULE = "_lanes_affected_child"
 SPAWN_EVENTS = frozenset(
     {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"}
 )
-# Programs that run none of the project's Python code: a test that only starts
-# these (a temporary git repository) is still vouched for. On lanekit most of
-# the tests that spawned a process spawned git and nothing else.
-FOREIGN_PROGRAMS = frozenset({"git"})
+# Programs that run none of the project's Python code and start no program that
+# could: a test (or a child) that only starts these is still vouched for. On
+# lanekit most of the tests that spawned a process spawned git and nothing else;
+# every pytest-xdist worker runs `uname -p` (platform.processor()), and the
+# lock's owner walk runs `ps`. Shells, `env`, `xargs`, `nox` and the like are
+# not here: they start other programs.
+FOREIGN_PROGRAMS = frozenset(
+    {"git", "uname", "ps", "hostname", "id", "whoami", "nproc", "getconf", "ldconfig", "locale"}
+)
 
 # sys.monitoring has six tool ids, and CPython names four of them (0 debugger,
 # 1 coverage, 2 profiler, 5 optimizer). Of the two unnamed ones, Hypothesis

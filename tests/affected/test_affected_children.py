@@ -62,6 +62,16 @@ FILES = {
             extra="",
         ),
     )
+    # A child that starts a system utility (pytest-xdist's workers run `uname -p`)
+    # is still fully seen: such programs run no project code.
+    + _test(
+        "utility",
+        _RUN.format(
+            code="import platform, subprocess; import pkg.mod; pkg.mod.g(); "
+            "subprocess.run(['uname', '-p'], check=True, capture_output=True)",
+            extra="",
+        ),
+    )
     # The user's own sitecustomize (on PYTHONPATH while recording) still runs.
     + _test(
         "chained",
@@ -124,6 +134,7 @@ def test_grandchildren_exec_and_a_users_sitecustomize_are_recorded(recorded: Pat
     exec_ran = _executed(test_map, "tests/test_child.py::test_exec")
     assert {("pkg/mod.py", "f"), ("pkg/other.py", "o")} <= exec_ran
     assert ("pkg/mod.py", "h") in _executed(test_map, "tests/test_child.py::test_chained")
+    assert ("pkg/mod.py", "g") in _executed(test_map, "tests/test_child.py::test_utility")
 
 
 @pytest.mark.integration

@@ -24,6 +24,8 @@ from lanes.affected.changes import changed_files, tracked_files
 from lanes.affected.lane import build_plan
 from lanes.affected.plan import Project, make_plan
 from lanes.affected.recall import SEED, _plant, plant_sites
+from lanes.affected.record import default_map_path
+from lanes.affected.testmap import read_map
 from lanes.config import load_config
 
 
@@ -49,6 +51,13 @@ def main() -> None:
     chosen = random.Random(SEED).sample(sites, min(ns.count, len(sites)))  # noqa: S311
     mapped: list[float] = []
     static: list[float] = []
+    # Tests per file, as recorded: a file the plan runs whole counts all of them.
+    recorded = read_map(ns.map or default_map_path(config))
+    per_file: dict[str, int] = {}
+    for test in recorded.document["tests"] if recorded is not None else []:
+        per_file[test["file"]] = per_file.get(test["file"], 0) + 1
+    total_tests = sum(per_file.values()) or 1
+    id_shares: list[float] = []
     for path, function, line in chosen:
         _plant(root / path, line)
         try:
@@ -59,10 +68,17 @@ def main() -> None:
             subprocess.run(["git", "checkout", "--", path], cwd=root, check=True)
         share = len(with_map.tests) / len(tests)
         mapped.append(share)
+        ids = sum(
+            len(with_map.nodes[f]) if f in with_map.nodes else per_file.get(f, 0)
+            for f in with_map.tests
+        )
+        id_shares.append(ids / total_tests)
         row = {
             "plant": f"{path}:{function}",
             "map_files": len(with_map.tests),
             "node_ids": sum(len(ids) for ids in with_map.nodes.values()),
+            "test_ids": ids,
+            "files": sorted(with_map.tests),
             "narrowed_files": len(with_map.nodes),
             "full": with_map.full,
             "detail": with_map.selections[0].detail[:120],
@@ -79,6 +95,8 @@ def main() -> None:
                 "map": with_map.map_state,
                 "mean_share_with_map": round(sum(mapped) / len(mapped), 4),
                 "mean_share_static": round(sum(static) / len(static), 4),
+                "recorded_tests": total_tests,
+                "mean_test_id_share_with_map": round(sum(id_shares) / len(id_shares), 4),
             }
         ),
     )

@@ -8,18 +8,22 @@ run pays for it). It writes a raw recording to the file named by
 Per test (setup, call and teardown together):
 
 - **code objects executed**, as (file, first line) under the project root. On
-  Python >= 3.12 a ``sys.monitoring`` ``PY_START`` callback notes a code
-  object and returns ``DISABLE``, so each code object costs one callback per
-  test; ``DISABLE`` is global per code location, so
-  ``sys.monitoring.restart_events()`` re-arms every location between tests.
-  On 3.11 a ``sys.settrace`` function that sees ``call`` events and returns
-  ``None`` (no line tracing) does the same at one call per Python call.
+  Python >= 3.12 ``sys.monitoring`` ``PY_START`` events, armed per code object
+  on the project's own code only (when a module under the root is executed,
+  and for what was imported before the recording began): the callback notes
+  a code object and returns ``DISABLE``, so each costs one callback per
+  test, and ``sys.monitoring.restart_events()`` between tests re-arms the
+  project's code, not pytest's. On 3.11 a ``sys.settrace`` function that
+  sees ``call`` events and returns ``None`` (no line tracing) does the same
+  at one call per Python call.
 - **files opened** that are not Python (``sys.addaudithook`` on ``open``):
   data files, fixtures read from disk, templates.
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
-  ``os.system``): what a child executes is not seen here, so the map will not
-  vouch for such a test and the static graph decides for it (``git`` excepted:
-  it runs none of the project's code).
+  ``os.system``, ``os.fork``), counted when they may run project code (``git``
+  runs none). Every Python process started during a recording records itself
+  (:mod:`lanes.affected.child`: a ``sitecustomize`` first on ``PYTHONPATH``);
+  at the test's end its records are merged into the test's entry, and the
+  test is vouched for only if every counted spawn, at every level, left one.
 - the outcome: a test that did not pass may have stopped early, so the map does
   not vouch for it either.
 
@@ -34,58 +38,50 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import threading
 from pathlib import Path
+from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.affected.child import (
+    ENV_CHILD,
+    ENV_TEST,
+    SPAWN_EVENTS,
+    free_tool_id,
+    runs_project_code,
+    unrecorded_spawns,
+    write_bootstrap,
+)
+
 if TYPE_CHECKING:
     from collections.abc import Generator
-    from types import CodeType, FrameType, ModuleType
+    from types import FrameType
 
 __all__ = ["ENV_OUTPUT"]
 
 ENV_OUTPUT = "LANES_AFFECTED_RECORD"
 
-_SPAWN_EVENTS = frozenset(
-    {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"}
-)
-# Programs that run none of the project's Python code: a test that only starts
-# these (a temporary git repository) is still vouched for. On lanekit most of
-# the tests that spawned a process spawned git and nothing else.
-_FOREIGN_PROGRAMS = frozenset({"git"})
-
-
-def _runs_project_code(event: str, args: tuple[Any, ...]) -> bool:
-    """Whether a spawn event may run Python code the recorder cannot see."""
-    first = args[0] if args else None
-    if event == "os.system" and isinstance(first, (str, bytes)):
-        first = first.split()[0] if first.split() else first
-    if isinstance(first, bytes):
-        first = os.fsdecode(first)
-    if isinstance(first, str | os.PathLike):
-        return os.path.basename(os.fspath(first)) not in _FOREIGN_PROGRAMS  # noqa: PTH119  # a str or a path-like, no Path needed
-    return True
-
-
-# sys.monitoring has six tool ids, and CPython names four of them (0 debugger,
-# 1 coverage, 2 profiler, 5 optimizer). Of the two unnamed ones, Hypothesis
-# takes 3 for its explain phase, at test time, and warns when it is taken —
-# an error under `-W error`, so recording a suite with Hypothesis tests
-# failed them. The recorder takes 4, or else the first free id that no known
-# tool wants (3 last: then Hypothesis only loses its explanations).
-_TOOL_IDS = (4, 2, 0, 5, 3)
 _tool_id = -1
 
 
 class _Recorder:
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, children: str) -> None:
         self.root = root.rstrip(os.sep) + os.sep
+        # Where the processes a test spawns write their records (lanes.affected.child).
+        self.children = children
+        self.pid = os.getpid()
+        # 3.12+: the sys.monitoring tool id, and the project's code objects it watches.
+        self.tool_id = -1
+        self.armed: set[CodeType] = set()
+        # (file, 0) of the project's modules imported before the recording began.
+        self.preloaded: set[tuple[str, int]] = set()
         self.code: set[CodeType] = set()
         self.opened: set[str] = set()
-        self.spawned = False
+        self.spawned = 0
         self.active = False
         self.tests: list[dict[str, Any]] = []
         # Code executed outside every test: imports, collection, session hooks.
@@ -95,14 +91,25 @@ class _Recorder:
 
     # -- the hooks that run per event: as little work as possible
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "exec":
+            # A module's code about to run (an import, a test module pytest
+            # rewrote): on 3.12+ its functions are watched from here on.
+            code = args[0] if args else None
+            if (
+                self.tool_id >= 0
+                and type(code) is CodeType
+                and code.co_filename.startswith(self.root)
+            ):
+                self.arm(code)
+            return
         if not self.active:
             return
         if event == "open":
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
                 self.opened.add(path)
-        elif event in _SPAWN_EVENTS and _runs_project_code(event, args):
-            self.spawned = True
+        elif event in SPAWN_EVENTS and runs_project_code(event, args):
+            self.spawned += 1
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         self.code.add(frame.f_code)  # no local trace function: call events only
@@ -110,6 +117,41 @@ class _Recorder:
     def monitor(self, code: CodeType, offset: int) -> object:
         self.code.add(code)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+
+    def arm(self, code: CodeType) -> None:
+        """Watch ``code`` and every function it defines (3.12+, project code only).
+
+        Local events, not global ones: ``restart_events()`` between tests
+        re-arms every location that returned ``DISABLE``, and with global
+        events that was every function pytest and its plugins run per test —
+        ~330 callbacks a test, 96% of them outside the project on the
+        benchmark's suite. Local events on the project's code alone leave
+        the rest of the process untouched.
+        """
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            if current in self.armed:
+                continue
+            self.armed.add(current)
+            monitoring.set_local_events(self.tool_id, current, monitoring.events.PY_START)
+            pending.extend(c for c in current.co_consts if type(c) is CodeType)
+
+    def arm_loaded(self) -> None:
+        """Watch the project's code imported before the recording began (plugins pytest loaded first)."""
+        import gc  # noqa: PLC0415  # once per recording
+
+        for obj in gc.get_objects():
+            if type(obj) is FunctionType:
+                code = obj.__code__
+                if code.co_filename.startswith(self.root):
+                    self.arm(code)
+        # Their module code ran before any test: outside.
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and file.startswith(self.root):
+                self.preloaded.add((file[len(self.root) :], 0))
 
     def begin(self) -> None:
         """Trace from now on: collection and imports are seen as well as tests
@@ -147,8 +189,10 @@ class _Recorder:
         self.outside |= self.code
         self.code = set()
         self.opened = set()
-        self.spawned = False
+        self.spawned = 0
         self.active = True
+        # Inherited by every process the test starts, and by theirs.
+        os.environ[ENV_TEST] = str(len(self.tests))
         if sys.version_info >= (3, 12):
             sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
         else:
@@ -162,21 +206,45 @@ class _Recorder:
             sys.settrace(None)
             threading.settrace(None)
         self.active = False
-        code = self.located(self.code | shared)
+        # A process started between tests credits no test (it records nothing).
+        os.environ.pop(ENV_TEST, None)
+        located = set(self.located(self.code | shared))
         self.code = set()
         # abspath, not resolve: normalised without following links, like co_filename.
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
-        opened = sorted(os.path.relpath(p, self.root) for p in absolute if p.startswith(self.root))
+        opened = {os.path.relpath(p, self.root) for p in absolute if p.startswith(self.root)}
+        unrecorded = 0
+        if self.spawned:
+            records = self.child_records(len(self.tests))
+            for record in records:
+                located.update((file, line) for file, line in record["code"])
+                opened.update(record["opened"])
+            unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
         self.tests.append(
             {
                 "nodeid": nodeid,
                 "file": path,
                 "outcome": outcome,
-                "code": code,
-                "opened": opened,
+                "code": sorted(located),
+                "opened": sorted(opened),
                 "spawned": self.spawned,
+                "unrecorded": unrecorded,
             }
         )
+
+    def child_records(self, test: int) -> list[dict[str, Any]]:
+        """The records the processes of test number ``test`` wrote, read and removed."""
+        prefix = f"{test}-"
+        records: list[dict[str, Any]] = []
+        for entry in os.scandir(self.children):
+            if entry.name.startswith(prefix) and entry.name.endswith(".json"):
+                try:
+                    with open(entry.path, encoding="utf-8") as handle:  # noqa: PTH123  # a scandir entry
+                        records.append(json.load(handle))
+                    os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
+                except (OSError, ValueError):
+                    continue  # unreadable: that process counts as unrecorded
+        return records
 
 
 _recorder: _Recorder | None = None
@@ -188,28 +256,42 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     # hook): a package a conftest imports runs its module code here, and the
     # map must see that code as run outside tests.
     global _recorder, _tool_id  # one recorder per recording session; its id is freed at finish
-    if not os.environ.get(ENV_OUTPUT) or _recorder is not None:
+    target = os.environ.get(ENV_OUTPUT)
+    if not target or _recorder is not None:
         return
-    _recorder = _Recorder(str(early_config.rootpath))
-    sys.addaudithook(_recorder.audit)
-    _recorder.begin()
+    root = str(early_config.rootpath).rstrip(os.sep) + os.sep
+    recorder = _Recorder(root, _start_children(target, root))
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
-        _tool_id = _free_tool_id(monitoring)
+        _tool_id = free_tool_id(monitoring)
+        if _tool_id < 0:
+            taken = ", ".join(f"{i}: {monitoring.get_tool(i)}" for i in range(6))
+            msg = f"lanes affected --record: every sys.monitoring tool id is taken ({taken})"
+            raise pytest.UsageError(
+                msg + "; record without the tools that hold them (a debugger, a profiler)"
+            )
         monitoring.use_tool_id(_tool_id, "lanes-affected")
-        monitoring.register_callback(_tool_id, monitoring.events.PY_START, _recorder.monitor)
-        monitoring.set_events(_tool_id, monitoring.events.PY_START)
+        monitoring.register_callback(_tool_id, monitoring.events.PY_START, recorder.monitor)
+        recorder.tool_id = _tool_id
+        recorder.arm_loaded()
+    _recorder = recorder
+    sys.addaudithook(recorder.audit)
+    recorder.begin()
 
 
-def _free_tool_id(monitoring: ModuleType) -> int:
-    for tool_id in _TOOL_IDS:
-        if monitoring.get_tool(tool_id) is None:
-            return tool_id
-    taken = ", ".join(f"{i}: {monitoring.get_tool(i)}" for i in _TOOL_IDS)
-    msg = f"lanes affected --record: every sys.monitoring tool id is taken ({taken})"
-    raise pytest.UsageError(
-        msg + "; record without the tools that hold them (a debugger, a profiler)"
+def _start_children(target: str, root: str) -> str:
+    """Make every Python process started from here on record itself; the directory of their records."""
+    # Beside the raw recording, so one recording's children never meet another's.
+    base = Path(target + ".children")
+    children = base / "records"
+    shutil.rmtree(base, ignore_errors=True)
+    children.mkdir(parents=True)
+    bootstrap = write_bootstrap(str(base / "bootstrap"))
+    os.environ[ENV_CHILD] = json.dumps({"root": root, "out": str(children)})
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        p for p in (bootstrap, os.environ.get("PYTHONPATH", "")) if p
     )
+    return str(children)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -279,13 +361,19 @@ def pytest_sessionfinish() -> None:
         return
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
-        monitoring.set_events(_tool_id, 0)
+        recorder.tool_id = -1  # imports after this point are not watched
+        for code in recorder.armed:
+            monitoring.set_local_events(_tool_id, code, 0)
         monitoring.free_tool_id(_tool_id)
     recorder.end()
+    # A process that outlives the session finds no directory and writes nothing.
+    for name in (ENV_CHILD, ENV_TEST):
+        os.environ.pop(name, None)
+    shutil.rmtree(target + ".children", ignore_errors=True)
     document = {
         "root": recorder.root,
         "python": sys.version.split()[0],
         "tests": recorder.tests,
-        "outside": recorder.located(recorder.outside),
+        "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
     }
     Path(target).write_text(json.dumps(document), encoding="utf-8")

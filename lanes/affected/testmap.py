@@ -10,8 +10,10 @@ cap, nesting limit, typed fields), like every lanekit document.
 A node is a function or method, its range starting at its first decorator (the
 line a code object reports); ``<module>`` stands for the module's own code and
 class bodies (run on import). A test the map does not *vouch* for — it did not
-pass, or it spawned a process whose execution the recorder cannot see — is
-kept by the static graph, never dropped by the map.
+pass, or it spawned a process that left no record of what it executed
+(:mod:`lanes.affected.child`: every Python process a recorded test starts
+records itself, and what it executed is the test's) — is kept by the static
+graph, never dropped by the map.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class MapTest(TypedDict):
     file: str
     nodes: list[int]
     data: list[int]
-    # Why the map does not vouch for this test (it did not pass, it spawned a process).
+    # Why the map does not vouch for this test (it did not pass, a process it spawned left no record).
     unvouched: NotRequired[str]
 
 
@@ -169,8 +171,13 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         }
         if test["outcome"] != "passed":
             entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
-        elif test["spawned"]:
-            entry["unvouched"] = "it spawns processes, whose execution the recorder does not see"
+        elif test["unrecorded"]:
+            count = int(test["unrecorded"])
+            entry["unvouched"] = (
+                f"{count} process{'es' if count > 1 else ''} it started (or its children "
+                "started) left no record of what ran (not Python, started with a scrubbed "
+                "environment, killed, or still running when the test ended)"
+            )
         tests.append(entry)
     return {
         "kind": MAP_KIND,

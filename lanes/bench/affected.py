@@ -11,8 +11,8 @@ map narrows.
   paired runs in alternating order. Goal: <= 1.3x on Python 3.12+
   (``sys.monitoring``); on 3.11 the ``settrace`` fallback is reported against
   the same goal. Tracked, not gating: on a loaded 2-core machine the ratio's
-  95% interval spanned 1.21x-1.74x over 4 pairs (3.12), too wide to fail a
-  lane on.
+  95% interval spanned 0.88x-1.25x over 10 pairs (3.12, median 1.04x), too
+  wide to fail a lane on.
 - ``affected-selected-run``: one function changed after a map was recorded;
   the plan's commands (the map narrows them to test ids) over a full run of the
   suite, CPU time of paired runs. Goal: <= 1.0x (a selected run never costs

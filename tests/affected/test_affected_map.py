@@ -36,9 +36,11 @@ FILES = {
     "    assert b.fb() == 2\n"
     "    assert Path(__file__).with_name('data.txt').read_text() == 'x\\n'\n",
     "tests/data.txt": "x\n",
+    # A child started with an empty environment does not record itself: the map
+    # cannot see what it ran.
     "tests/test_spawn.py": "import subprocess\nimport sys\n\nimport pkg\n\n\ndef test_spawn() -> None:\n"
     "    assert pkg\n"
-    "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n",
+    "    subprocess.run([sys.executable, '-c', 'pass'], check=True, env={})\n",
 }
 
 
@@ -75,8 +77,9 @@ def test_the_map_is_a_validated_document_of_functions_per_test(recorded: Path) -
     assert ("pkg/a.py", "unused") not in names  # never executed
     assert document["data"] == ["tests/data.txt"]
     assert test_map.unvouched() == {
-        "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: it spawns processes, "
-        "whose execution the recorder does not see"
+        "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: 1 process it started (or "
+        "its children started) left no record of what ran (not Python, started with a "
+        "scrubbed environment, killed, or still running when the test ended)"
     }
 
 
@@ -89,7 +92,7 @@ def test_a_function_change_selects_the_tests_that_executed_it(
     )
     plan = _plan(capsys)
     # Static: all three (pkg/__init__ imports a); the map: test_a executed fa,
-    # test_spawn spawns a process, so the map does not vouch for it.
+    # test_spawn's child left no record, so the map does not vouch for it.
     assert _tests(plan) == {"tests/test_a.py": ["map"], "tests/test_spawn.py": ["import graph"]}
     assert plan["map"].startswith("using envelopes/affected-map.json (commit ")
     reasons = {t["file"]: t["reasons"][0]["detail"] for t in plan["tests"]}

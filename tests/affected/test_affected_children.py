@@ -1,0 +1,210 @@
+"""The map sees into the Python processes a test starts, and says when it cannot.
+
+One real recording (``lanes affected --record``) of a project whose tests run
+the package in child processes the way real suites do (``python -c``, a
+grandchild, an ``exec``), beside children the recorder cannot see into: a
+scrubbed environment, a non-Python program, a child killed before it ended.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from lanes.affected.child import unrecorded_spawns
+from lanes.affected.testmap import read_map
+from lanes.cli import main
+from tests.support.git import git, make_repo
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from pathlib import Path
+
+    from lanes.affected.testmap import TestMap
+
+_RUN = "subprocess.run([sys.executable, '-c', {code!r}], check=True{extra})"
+
+
+def _test(name: str, body: str) -> str:
+    return f"\n\ndef test_{name}() -> None:\n    {body}\n"
+
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "cp"\nversion = "0"\n',
+    ".gitignore": "envelopes/\n__pycache__/\n",
+    # Every submodule imported by the package: the static graph selects every
+    # test for any change; only the map can narrow.
+    "pkg/__init__.py": "from pkg import mod, other\n",
+    "pkg/mod.py": "def f() -> int:\n    return 1\n\n\ndef g() -> int:\n    return 2\n\n\n"
+    "def h() -> int:\n    return 3\n",
+    "pkg/other.py": "def o() -> int:\n    return 4\n",
+    "tests/__init__.py": "",
+    "tests/test_inprocess.py": "from pkg import other\n" + _test("o", "assert other.o() == 4"),
+    "tests/test_child.py": "import subprocess\nimport sys\n"
+    + _test("child", _RUN.format(code="import pkg.mod; pkg.mod.f()", extra=""))
+    # A grandchild: the child's environment is inherited, so it records too.
+    + _test(
+        "grandchild",
+        _RUN.format(
+            code="import subprocess, sys; subprocess.run([sys.executable, '-c', "
+            "'import pkg.mod; pkg.mod.g()'], check=True)",
+            extra="",
+        ),
+    )
+    # An exec keeps the pid: what ran before it and what it became both count.
+    + _test(
+        "exec",
+        _RUN.format(
+            code="import os, sys, pkg.mod; pkg.mod.f(); "
+            "os.execv(sys.executable, [sys.executable, '-c', 'import pkg.other; pkg.other.o()'])",
+            extra="",
+        ),
+    )
+    # A child that starts a system utility (pytest-xdist's workers run `uname -p`)
+    # is still fully seen: such programs run no project code.
+    + _test(
+        "utility",
+        _RUN.format(
+            code="import platform, subprocess; import pkg.mod; pkg.mod.g(); "
+            "subprocess.run(['uname', '-p'], check=True, capture_output=True)",
+            extra="",
+        ),
+    )
+    # The user's own sitecustomize (on PYTHONPATH while recording) still runs.
+    + _test(
+        "chained",
+        _RUN.format(
+            code="import builtins; assert builtins.CHAINED; import pkg; pkg.mod.h()", extra=""
+        ),
+    ),
+    # It imports the package, so the static graph selects it for any change.
+    "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n"
+    + _test(
+        "scrubbed",
+        _RUN.format(code="import pkg.mod; pkg.mod.h()", extra=", env={}"),
+    )
+    + _test("shell", "subprocess.run(['sh', '-c', 'exit 0'], check=True)")
+    + _test(
+        "killed",
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "    child.kill()\n    child.wait()",
+    ),
+    "site/sitecustomize.py": "import builtins\n\nbuiltins.CHAINED = True\n",
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("children")
+    make_repo(root, FILES, "base")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.setenv("PYTHONPATH", str(root / "site"))
+        assert main(["affected", "--record"]) == 0
+        yield root
+
+
+def _map(root: Path) -> TestMap:
+    test_map = read_map(root / "envelopes/affected-map.json")
+    assert test_map is not None
+    return test_map
+
+
+def _executed(test_map: TestMap, test_id: str) -> set[tuple[str, str]]:
+    nodes = test_map.document["nodes"]
+    (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
+    return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}
+
+
+@pytest.mark.integration
+def test_a_python_child_is_recorded_into_its_test(recorded: Path) -> None:
+    test_map = _map(recorded)
+    # Fails without the child recorder: the test spawned a process and was unvouched.
+    assert test_map.vouches("tests/test_child.py")
+    assert ("pkg/mod.py", "f") in _executed(test_map, "tests/test_child.py::test_child")
+    assert ("pkg/mod.py", "g") not in _executed(test_map, "tests/test_child.py::test_child")
+
+
+@pytest.mark.integration
+def test_grandchildren_exec_and_a_users_sitecustomize_are_recorded(recorded: Path) -> None:
+    test_map = _map(recorded)
+    assert ("pkg/mod.py", "g") in _executed(test_map, "tests/test_child.py::test_grandchild")
+    exec_ran = _executed(test_map, "tests/test_child.py::test_exec")
+    assert {("pkg/mod.py", "f"), ("pkg/other.py", "o")} <= exec_ran
+    assert ("pkg/mod.py", "h") in _executed(test_map, "tests/test_child.py::test_chained")
+    assert ("pkg/mod.py", "g") in _executed(test_map, "tests/test_child.py::test_utility")
+
+
+@pytest.mark.integration
+def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) -> None:
+    unvouched = _map(recorded).unvouched_tests("tests/test_unseen.py")
+    assert sorted(unvouched) == [
+        "tests/test_unseen.py::test_killed",
+        "tests/test_unseen.py::test_scrubbed",
+        "tests/test_unseen.py::test_shell",
+    ]
+    assert unvouched["tests/test_unseen.py::test_scrubbed"] == (
+        "1 process it started (or its children started) left no record of what ran "
+        "(not Python, started with a scrubbed environment, killed, or still running when "
+        "the test ended)"
+    )
+
+
+def _plan(capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main(["affected", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert isinstance(plan, dict)
+    return plan
+
+
+@pytest.mark.integration
+def test_a_change_to_what_a_child_ran_selects_that_test_by_id(
+    recorded: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(recorded)
+    capsys.readouterr()
+    mod = recorded / "pkg/mod.py"
+    mod.write_text(FILES["pkg/mod.py"].replace("return 1", "return 10"))
+    try:
+        plan = _plan(capsys)
+    finally:
+        git(recorded, "checkout", "--", "pkg/mod.py")
+    selected = {
+        t["file"]: sorted((n["id"], n["reasons"][0]["detail"]) for n in t.get("nodes", []))
+        for t in plan["tests"]
+    }
+    # f ran in test_child's and test_exec's children; test_unseen's tests are
+    # kept because the map cannot see into their children; test_inprocess is not run.
+    assert selected["tests/test_child.py"] == [
+        ("tests/test_child.py::test_child", "executed pkg/mod.py::f"),
+        ("tests/test_child.py::test_exec", "executed pkg/mod.py::f"),
+    ]
+    assert "tests/test_inprocess.py" not in selected
+    assert [node for node, _ in selected["tests/test_unseen.py"]] == [
+        "tests/test_unseen.py::test_killed",
+        "tests/test_unseen.py::test_scrubbed",
+        "tests/test_unseen.py::test_shell",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("spawned", "records", "missing"),
+    [
+        # The test's process (pid 1) spawned two; both wrote.
+        (2, [{"pid": 2, "ppid": 1}, {"pid": 3, "ppid": 1}], 0),
+        (2, [{"pid": 2, "ppid": 1}], 1),
+        # A grandchild that never wrote is missing, though its parent did.
+        (1, [{"pid": 2, "ppid": 1, "spawned": 1}], 1),
+        # Two records of one pid: the image before an exec and the one it became.
+        (1, [{"pid": 2, "ppid": 1, "exec": True}, {"pid": 2, "ppid": 1}], 0),
+        # An exec into something that left no record (not Python).
+        (1, [{"pid": 2, "ppid": 1, "exec": True}], 1),
+    ],
+)
+def test_every_spawn_at_every_level_needs_a_record(
+    spawned: int, records: list[dict[str, Any]], missing: int
+) -> None:
+    full = [{"spawned": 0, "exec": False, **record} for record in records]
+    assert unrecorded_spawns(1, spawned, full) == missing

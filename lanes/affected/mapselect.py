@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from lanes.affected.nameflow import Flow
-
     from lanes.affected.testmap import TestMap
 
 __all__ = ["MapVerdict", "Pick", "function_changes", "narrow", "vouched_picks"]
@@ -170,15 +169,18 @@ def narrow(
                 hits.setdefault(node, (test_file, f"{file}::{qualname} {found[qualname]}"))
         whole = flow.whole
         changed = sorted({n for (f, n) in flow.changed if f == path})
-        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        shown = ", ".join(changed[:5]) + (
+            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        )
         flowed = f"module level: followed the names it changes ({shown or 'none'})"
         note = f"{note}; {flowed}" if note else flowed
     executed = test_map.executed(path, set(verdict.functions))
     hits.update(
         {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
     )
-    picks = vouched_picks(test_map, hits, static, "import graph")
-    picks.extend(Pick(test, "map", why) for test, why in sorted(whole.items()))
+    # A file run whole says so first: its reason explains the whole run.
+    picks = [Pick(test, "map", why) for test, why in sorted(whole.items())]
+    picks.extend(vouched_picks(test_map, hits, static, "import graph"))
     return picks, note
 
 

@@ -103,9 +103,7 @@ def _touches(stmt: Stmt, ranges: list[tuple[int, int]]) -> bool:
     return any(stmt.line <= last and first <= stmt.end for first, last in ranges)
 
 
-def _seed(
-    state: _State, file: str, stmts: list[tuple[Stmt, int]], imported: set[str]
-) -> str:
+def _seed(state: _State, file: str, stmts: list[tuple[Stmt, int]], imported: set[str]) -> str:
     """The changed statements' names as changed values; a non-empty answer: why the flow stops."""
     for stmt, line in stmts:
         why = f"the change binds it (line {line})"
@@ -116,7 +114,9 @@ def _seed(
         if stmt.decorated:
             return f"a decorator at line {line} runs at import and may register it elsewhere"
         if stmt.kind in ("computed", "star"):
-            state.whole.setdefault(file, f"binds names by code (line {line}), which the change touches")
+            state.whole.setdefault(
+                file, f"binds names by code (line {line}), which the change touches"
+            )
             continue
         if stmt.kind == "import":
             imported.update(stmt.binds)
@@ -135,6 +135,9 @@ def _propagate(state: _State, modules: dict[str, Module]) -> str:
                 if stmt.kind == "star":
                     changed |= _star(state, module.file, stmt, modules)
                     continue
+                if stmt.kind == "import":
+                    changed |= _imported(state, module.file, stmt)
+                    continue
                 hit = state.any_hit(stmt.value_refs)
                 if hit is not None:
                     (_, name), _cause = hit
@@ -145,7 +148,9 @@ def _propagate(state: _State, modules: dict[str, Module]) -> str:
                         )
                     if stmt.kind == "computed":
                         if module.file not in state.whole:
-                            state.whole[module.file] = f"binds names by code from {name} (line {stmt.line})"
+                            state.whole[module.file] = (
+                                f"binds names by code from {name} (line {stmt.line})"
+                            )
                             changed = True
                         continue
                     why = f"line {stmt.line} of {module.file} builds it from {name}"
@@ -161,6 +166,20 @@ def _propagate(state: _State, modules: dict[str, Module]) -> str:
     return ""
 
 
+def _imported(state: _State, file: str, stmt: Stmt) -> bool:
+    """``from m import X as Y``: Y carries X's change (value or behaviour), name by name."""
+    changed = False
+    for bound, ref in sorted(stmt.sources.items()):
+        if ref is None:
+            continue  # a module object: its names are read through it, not changed
+        hit = state.value_hit([ref])
+        if hit is not None:
+            changed |= state.mark(state.value, (file, bound), f"imported from {ref[0]}")
+        elif ref in state.behaviour:
+            changed |= state.mark(state.behaviour, (file, bound), f"imported from {ref[0]}")
+    return changed
+
+
 def _star(state: _State, file: str, stmt: Stmt, modules: dict[str, Module]) -> bool:
     """``from m import *`` carries m's changed public names (its ``__all__``) into ``file``."""
     source = modules.get(stmt.source)
@@ -174,7 +193,9 @@ def _star(state: _State, file: str, stmt: Stmt, modules: dict[str, Module]) -> b
     changed = False
     for table in (state.value, state.behaviour):
         for (origin, name), _why in list(table.items()):
-            public = name in source.public if source.public is not None else not name.startswith("_")
+            public = (
+                name in source.public if source.public is not None else not name.startswith("_")
+            )
             if origin == stmt.source and public:
                 changed |= state.mark(table, (file, name), f"imported with * from {origin}")
     return changed
@@ -240,7 +261,9 @@ def follow(
             if source is not None:
                 modules[file], _ = parse_module(source, file, resolver)
     except (SyntaxError, ValueError, RecursionError) as exc:
-        return Flow({}, {}, f"a file does not parse ({type(exc).__name__}): the flow cannot be followed")
+        return Flow(
+            {}, {}, f"a file does not parse ({type(exc).__name__}): the flow cannot be followed"
+        )
     state = _State()
     imported: set[str] = set()
     old_ranges = [(s, s + c - 1) for s, c, _, _ in hunks if c]

@@ -61,9 +61,9 @@ def names_of(
         )
         whole: dict[str, str] = {}
         for file, why in found.whole.items():
-            for test in tests_under(project, str(PurePosixPath(file).parent)) if _conftest(
-                file
-            ) else [file]:
+            for test in (
+                tests_under(project, str(PurePosixPath(file).parent)) if _conftest(file) else [file]
+            ):
                 whole.setdefault(test, why)
         return Flow(found.readers, whole, found.fallback, found.changed)
 

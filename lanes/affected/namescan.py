@@ -28,8 +28,19 @@ ALL: Final = "*"
 
 # Decorators that only wrap (no registration elsewhere): a change to them stays local.
 _PLAIN_DECORATORS: Final = frozenset(
-    {"staticmethod", "classmethod", "property", "wraps", "abstractmethod", "dataclass",
-     "cached_property", "total_ordering", "setter", "getter", "deleter"}
+    {
+        "staticmethod",
+        "classmethod",
+        "property",
+        "wraps",
+        "abstractmethod",
+        "dataclass",
+        "cached_property",
+        "total_ordering",
+        "setter",
+        "getter",
+        "deleter",
+    }
 )
 # Calls whose result is the module's own namespace: writing to it binds computed names.
 _NAMESPACE_CALLS: Final = frozenset({"locals", "globals", "vars"})
@@ -49,6 +60,8 @@ class Stmt:
     kind: str  # plain, def, import, star, computed, call, doc
     source: str = ""  # the module a star import reads (its file)
     decorated: bool = False  # carries a decorator that may register it elsewhere
+    # An import: each bound name and the reference it is bound from (None: a module).
+    sources: dict[str, Ref | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -158,7 +171,9 @@ class _Reads(ast.NodeVisitor):
                 self.refs.add((target, ALL if alias.name == "*" else alias.name))
 
 
-def _reads(nodes: Iterable[ast.AST], module: Module, aliases: dict[str, str], resolver: Resolver) -> set[Ref]:
+def _reads(
+    nodes: Iterable[ast.AST], module: Module, aliases: dict[str, str], resolver: Resolver
+) -> set[Ref]:
     visitor = _Reads(module, aliases, resolver)
     for node in nodes:
         visitor.visit(node)
@@ -193,6 +208,24 @@ def _bound(stmt: ast.stmt) -> set[str]:
 
     walk(stmt)
     return names
+
+
+def _sources(
+    stmt: ast.Import | ast.ImportFrom, module: Module, resolver: Resolver
+) -> dict[str, Ref | None]:
+    """Each name an import binds -> the name it reads (``from m import X as Y``: Y -> (m, X))."""
+    if isinstance(stmt, ast.Import):
+        return {(a.asname or a.name).split(".")[0]: None for a in stmt.names}
+    base = resolver.absolute(module.file, stmt.level, stmt.module)
+    target = _file_of_module(resolver, base)
+    found: dict[str, Ref | None] = {}
+    for alias in stmt.names:
+        submodule = _file_of_module(resolver, f"{base}.{alias.name}" if base else alias.name)
+        # `from pkg import mod` binds the module object: its names are read through it.
+        found[alias.asname or alias.name] = (
+            (target, alias.name) if target is not None and submodule is None else None
+        )
+    return found
 
 
 def _decorator_name(node: ast.expr) -> str:
@@ -230,7 +263,11 @@ def _split_def(
         if not isinstance(node, ast.Lambda):
             evaluated.extend(node.decorator_list)
             if annotations:
-                evaluated.extend(a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg) and a.annotation)
+                evaluated.extend(
+                    a.annotation
+                    for a in ast.walk(node.args)
+                    if isinstance(a, ast.arg) and a.annotation
+                )
                 if node.returns is not None:
                     evaluated.append(node.returns)
         evaluated.extend(node.args.defaults)
@@ -247,7 +284,12 @@ def _split_def(
 
 
 def _statement(
-    stmt: ast.stmt, module: Module, aliases: dict[str, str], resolver: Resolver, *, annotations: bool
+    stmt: ast.stmt,
+    module: Module,
+    aliases: dict[str, str],
+    resolver: Resolver,
+    *,
+    annotations: bool,
 ) -> Stmt:
     # A decorated definition starts at its first decorator (the `def` line comes after).
     decorators = getattr(stmt, "decorator_list", [])
@@ -261,7 +303,9 @@ def _statement(
         return Stmt(line, end, set(), set(), set(), "star", source=source)
     if isinstance(stmt, ast.Import | ast.ImportFrom):
         refs = _reads([stmt], module, aliases, resolver)
-        return Stmt(line, end, _bound(stmt), refs, set(), "import")
+        return Stmt(
+            line, end, _bound(stmt), refs, set(), "import", sources=_sources(stmt, module, resolver)
+        )
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         evaluated: list[ast.AST] = []
         called: list[ast.AST] = []
@@ -286,14 +330,20 @@ def _statement(
             root = root.value
         # `X.append(...)` on a name of this module mutates X; any other call's
         # effects (registration, setattr, I/O) cannot be followed.
-        if isinstance(func, ast.Attribute) and isinstance(root, ast.Name) and root.id not in aliases:
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(root, ast.Name)
+            and root.id not in aliases
+        ):
             binds.add(root.id)
         else:
             return Stmt(line, end, binds, refs, set(), "call")
     return Stmt(line, end, binds, refs, set(), "plain")
 
 
-def _functions(tree: ast.Module, module: Module, aliases: dict[str, str], resolver: Resolver) -> None:
+def _functions(
+    tree: ast.Module, module: Module, aliases: dict[str, str], resolver: Resolver
+) -> None:
     """Every function's qualified name (as the map names it) -> the names its code reads."""
 
     def walk(node: ast.AST, prefix: str) -> None:
@@ -317,7 +367,11 @@ def _literal_all(tree: ast.Module) -> set[str] | None:
             and any(isinstance(t, ast.Name) and t.id == "__all__" for t in stmt.targets)
             and isinstance(stmt.value, ast.List | ast.Tuple)
         ):
-            return {e.value for e in stmt.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+            return {
+                e.value
+                for e in stmt.value.elts
+                if isinstance(e, ast.Constant) and isinstance(e.value, str)
+            }
     return None
 
 
@@ -326,10 +380,14 @@ def parse_module(source: bytes, file: str, resolver: Resolver) -> tuple[Module, 
     module = Module(file)
     aliases = _aliases(tree, file, resolver)
     annotations = not any(
-        isinstance(s, ast.ImportFrom) and s.module == "__future__" and any(a.name == "annotations" for a in s.names)
+        isinstance(s, ast.ImportFrom)
+        and s.module == "__future__"
+        and any(a.name == "annotations" for a in s.names)
         for s in tree.body
     )
-    module.stmts = [_statement(s, module, aliases, resolver, annotations=annotations) for s in tree.body]
+    module.stmts = [
+        _statement(s, module, aliases, resolver, annotations=annotations) for s in tree.body
+    ]
     _functions(tree, module, aliases, resolver)
     for stmt in tree.body:
         if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -337,5 +395,3 @@ def parse_module(source: bytes, file: str, resolver: Resolver) -> tuple[Module, 
             module.getattr_hook |= stmt.name == "__getattr__"
     module.public = _literal_all(tree)
     return module, tree
-
-

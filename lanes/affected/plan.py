@@ -216,7 +216,9 @@ def _share(picks: list[Pick], static: list[str]) -> str:
     share = f"{within} of {len(static)} statically selected test files"
     beyond = len(files - set(static))
     if beyond:
-        share += f", and {beyond} the import graph does not reach (the recording saw them execute it)"
+        share += (
+            f", and {beyond} the import graph does not reach (the recording saw them execute it)"
+        )
     return f"{share} ({ids} test ids)"
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PARALLEL_FROM", "SuiteRun", "plan_gates", "runs_xdist", "suite_runs"]
 
+
 @dataclass
 class SuiteRun:
     name: str

@@ -3,14 +3,16 @@
 For a changed Python file the diff against the map's commit gives hunks; each
 hunk lies inside one function (the innermost holding it, in the file as it was
 at the map's commit) or touches module level (imports, constants,
-decorators, class bodies, a new function). Only function-level changes are
-narrowed: the tests, by pytest node id, that executed one of the changed
-functions. A statically selected test file the map never recorded runs whole;
-in a recorded one, the tests the map does not vouch for (they did not pass, or
-spawned processes) run beside them, by id, each with the reason. Everything
-else — a module-level change, a function that ran at import (outside every
-test), a file new since the map's commit, a map from another configuration —
-is the static rule's answer, and says so.
+decorators, class bodies, a new function). A function-level change selects
+the tests, by pytest node id, that executed one of the changed functions. A
+module-level change, or a changed function that ran at import (outside every
+test), is followed by name flow (:mod:`lanes.affected.nameflow`): the tests
+that executed code reading what it changed; where the flow cannot be followed,
+every test that imports the file. A statically selected test file the map
+never recorded runs whole; in a recorded one, the tests the map does not vouch
+for (they did not pass, or spawned processes) run beside them, by id. A file
+new since the map's commit or a map from another configuration gets the
+static rule's answer, and says so.
 """
 
 from __future__ import annotations

@@ -23,9 +23,15 @@ reviewer) can check the reasoning instead of trusting it:
 
 With a recorded map (:mod:`lanes.affected.mapselect`), a change inside
 functions, or to a data file the recording saw read, selects *tests*, by
-pytest node id: the ones that executed the function or read the file. Every
-static fallback (a module-level change, a file the map never saw, a test the
-map cannot vouch for, a computed import) selects whole files, as above.
+pytest node id: the ones that executed the function or read the file; a
+module-level change selects the tests that executed code reading the names it
+changes (:mod:`lanes.affected.nameflow`). Every static fallback (a flow that
+cannot be followed, a file the map never saw, a test the map cannot vouch for,
+a computed import) selects whole files, as above.
+
+The static rules live in :mod:`lanes.affected.rules`, the commands a plan runs
+(suites, gates) in :mod:`lanes.affected.suites`; this module joins them with
+the map into a :class:`Plan`.
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the

@@ -69,6 +69,8 @@ class _State:
     value: dict[Ref, str] = field(default_factory=dict)
     behaviour: dict[Ref, str] = field(default_factory=dict)
     whole: dict[str, str] = field(default_factory=dict)  # file -> why every name of it changed
+    # Test files whose module-level calls read a changed name -> why (they run whole).
+    calls: dict[str, str] = field(default_factory=dict)
 
     def value_hit(self, refs: Iterable[Ref]) -> tuple[Ref, str] | None:
         for ref in sorted(refs):
@@ -125,7 +127,7 @@ def _seed(state: _State, file: str, stmts: list[tuple[Stmt, int]], imported: set
     return ""
 
 
-def _propagate(state: _State, modules: dict[str, Module]) -> str:
+def _propagate(state: _State, modules: dict[str, Module], test_file: Callable[[str], bool]) -> str:
     """Module-level flow to a fixed point; a non-empty answer: why the flow stops."""
     changed = True
     while changed:
@@ -138,9 +140,15 @@ def _propagate(state: _State, modules: dict[str, Module]) -> str:
                 if stmt.kind == "import":
                     changed |= _imported(state, module.file, stmt)
                     continue
-                hit = state.any_hit(stmt.value_refs)
+                hit = state.any_hit(stmt.value_refs) or state.value_hit(stmt.base_refs)
                 if hit is not None:
                     (_, name), _cause = hit
+                    if stmt.kind == "call" and test_file(module.file):
+                        # It runs when pytest collects that file: the file runs whole.
+                        state.calls.setdefault(
+                            module.file, f"a module-level call at line {stmt.line} reads {name}"
+                        )
+                        continue
                     if stmt.kind == "call":
                         return (
                             f"{module.file}:{stmt.line}: a module-level call reads {name}, "
@@ -157,7 +165,7 @@ def _propagate(state: _State, modules: dict[str, Module]) -> str:
                     for bound in stmt.binds:
                         changed |= state.mark(state.value, (module.file, bound), why)
                     continue
-                hit = state.any_hit(stmt.body_refs)
+                hit = state.any_hit(stmt.body_refs | stmt.base_refs)
                 if hit is not None:
                     (_, name), _cause = hit
                     why = f"its code reads {name}"
@@ -281,19 +289,27 @@ def follow(
     for qualname in sorted(ran_at_import):
         top = qualname.split(".", 1)[0]
         state.mark(state.behaviour, (path, top), f"{qualname} changed and ran at import")
-    stop = stop or _propagate(state, modules) or _checks(state, path, modules, imported)
+    stop = (
+        stop
+        or _propagate(state, modules, lambda f: runs_whole(f) and not f.endswith("conftest.py"))
+        or _checks(state, path, modules, imported)
+    )
     if stop:
         return Flow({}, {}, stop)
-    return _readers(state, modules, outside, set(ran_at_import), runs_whole)
+    return _readers(state, modules, outside, (path, set(ran_at_import)), runs_whole)
 
 
 def _readers(
     state: _State,
     modules: dict[str, Module],
     outside: Callable[[str], set[str]],
-    seeds: set[str],
+    ran_at_import: tuple[str, set[str]],
     runs_whole: Callable[[str], bool],
 ) -> Flow:
+    """The functions reading a changed value, the code of changed definitions,
+    and the test files run whole; or why not (a reader ran outside every test)."""
+    path, seeds = ran_at_import
+    seed_refs = {(path, qualname.split(".", 1)[0]) for qualname in seeds}
     readers: dict[str, dict[str, str]] = {}
     whole: dict[str, str] = {}
     for module in modules.values():
@@ -309,16 +325,28 @@ def _readers(
             for qualname in module.functions:
                 if qualname == name or qualname.startswith(f"{name}."):
                     found.setdefault(qualname, f"is code of {name}, which {_which(cause)}")
-        ran = outside(module.file)
-        for qualname in sorted(found):
-            if qualname in ran and qualname not in seeds:
+        # Code run outside every test (a pytest hook at collection, a function a
+        # module-level statement elsewhere calls) that reads a changed name, or
+        # calls a changed function, builds what no recorded test is credited with.
+        # (A changed value it reads, or a changed function that ran at import it
+        # calls: what the functions between read, ran outside too and is checked.)
+        for qualname in sorted(outside(module.file) - (seeds if module.file == path else set())):
+            refs = module.functions.get(qualname, set())
+            used = state.value_hit(refs) or next(
+                ((ref, "") for ref in sorted(refs & seed_refs)), None
+            )
+            if used is not None:
                 return Flow(
                     {},
                     {},
-                    f"{module.file}::{qualname} {found[qualname].split(',')[0]} and ran outside "
-                    "every test (at import or collection): every test that imports it",
+                    f"{module.file}::{qualname} reads {used[0][1]}, which the change affects, "
+                    "and ran outside every test (at import or collection)",
                 )
-        if runs_whole(module.file):
+        if module.file in state.calls:
+            whole[module.file] = (
+                f"{state.calls[module.file]}, run when it is collected: it runs whole"
+            )
+        elif runs_whole(module.file):
             bound = sorted(
                 name
                 for (file, name) in state.value

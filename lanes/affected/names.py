@@ -12,7 +12,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
 from lanes._jsondoc import read_bytes
-from lanes.affected.graph import MAX_SOURCE_BYTES
+from lanes.affected.graph import MAX_SOURCE_BYTES, module_name
 from lanes.affected.nameflow import Flow, follow
 from lanes.affected.rules import tests_under
 
@@ -28,6 +28,26 @@ __all__ = ["names_of"]
 
 def _conftest(path: str) -> bool:
     return PurePosixPath(path).name == "conftest.py"
+
+
+def _reached_by_tests(project: Project) -> set[str]:
+    """The files a test can run: what the tests and conftests import, transitively,
+    and every module a computed import could load. A module-level call in a
+    script no test runs (an example, a tool) cannot change a test's outcome."""
+    names = {f: module_name(f, project.roots) for f in project.graph.files}
+    reached = {f for f in project.graph.files if f in project.tests or _conftest(f)}
+    reached.update(
+        f
+        for f, name in names.items()
+        if name is not None and any(spot.reaches(name) for spot in project.computed)
+    )
+    queue = list(reached)
+    while queue:
+        for target in project.graph.imports.get(queue.pop(), ()):
+            if target not in reached:
+                reached.add(target)
+                queue.append(target)
+    return reached
 
 
 def names_of(
@@ -46,6 +66,8 @@ def names_of(
     def runs_whole(file: str) -> bool:
         return file in project.tests or _conftest(file)
 
+    reached = _reached_by_tests(project)
+
     def flow(ran_at_import: set[str]) -> Flow:
         found = follow(
             path,
@@ -53,7 +75,7 @@ def names_of(
             list(verdict.module_hunks),
             files=project.graph.files,
             roots=project.roots,
-            dependents=project.graph.dependents([path]),
+            dependents=[f for f in project.graph.dependents([path]) if f in reached],
             read=read,
             outside=test_map.outside,
             ran_at_import=ran_at_import,

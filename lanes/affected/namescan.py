@@ -60,6 +60,8 @@ class Stmt:
     kind: str  # plain, def, import, star, computed, call, doc
     source: str = ""  # the module a star import reads (its file)
     decorated: bool = False  # carries a decorator that may register it elsewhere
+    # A class's bases: a base whose methods changed changes its behaviour, not its value.
+    base_refs: set[Ref] = field(default_factory=set)
     # An import: each bound name and the reference it is bound from (None: a module).
     sources: dict[str, Ref | None] = field(default_factory=dict)
 
@@ -125,10 +127,19 @@ def _aliases(tree: ast.Module, file: str, resolver: Resolver) -> dict[str, str]:
 class _Reads(ast.NodeVisitor):
     """The references an expression or statement reads, resolved to (file, name)."""
 
-    def __init__(self, module: Module, aliases: dict[str, str], resolver: Resolver) -> None:
+    def __init__(
+        self,
+        module: Module,
+        aliases: dict[str, str],
+        resolver: Resolver,
+        local: frozenset[str] = frozenset(),
+    ) -> None:
         self.module = module
         self.aliases = aliases
         self.resolver = resolver
+        # A function's own names (parameters, assignments): a load of one reads no
+        # module name (`def f(validate)` shadows the module `validate`).
+        self.local = local
         self.refs: set[Ref] = set()
 
     def _module_ref(self, dotted: str, attrs: list[str]) -> None:
@@ -151,6 +162,9 @@ class _Reads(ast.NodeVisitor):
         while isinstance(value, ast.Attribute):
             attrs.append(value.attr)
             value = value.value
+        if isinstance(value, ast.Name) and value.id in self.local:
+            self.generic_visit(node)
+            return
         if isinstance(value, ast.Name) and value.id in self.aliases:
             self.refs.add((self.module.file, value.id))
             self._module_ref(self.aliases[value.id], attrs[::-1])
@@ -158,7 +172,7 @@ class _Reads(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Name(self, node: ast.Name) -> None:
-        if isinstance(node.ctx, ast.Load):
+        if isinstance(node.ctx, ast.Load) and node.id not in self.local:
             self.refs.add((self.module.file, node.id))
             if node.id in self.aliases:
                 self._module_ref(self.aliases[node.id], [])
@@ -172,9 +186,13 @@ class _Reads(ast.NodeVisitor):
 
 
 def _reads(
-    nodes: Iterable[ast.AST], module: Module, aliases: dict[str, str], resolver: Resolver
+    nodes: Iterable[ast.AST],
+    module: Module,
+    aliases: dict[str, str],
+    resolver: Resolver,
+    local: frozenset[str] = frozenset(),
 ) -> set[Ref]:
-    visitor = _Reads(module, aliases, resolver)
+    visitor = _Reads(module, aliases, resolver, local)
     for node in nodes:
         visitor.visit(node)
     return visitor.refs
@@ -276,6 +294,8 @@ def _split_def(
         called.extend(body)
         return
     if isinstance(node, ast.ClassDef):
+        # A nested class's bases are evaluated with its body; a top-level class's
+        # are kept apart by the caller (Stmt.base_refs).
         evaluated.extend([*node.decorator_list, *node.bases, *node.keywords])
         for child in node.body:
             _split_def(child, evaluated, called, annotations=annotations)
@@ -309,7 +329,12 @@ def _statement(
     if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         evaluated: list[ast.AST] = []
         called: list[ast.AST] = []
-        _split_def(stmt, evaluated, called, annotations=annotations)
+        if isinstance(stmt, ast.ClassDef):
+            evaluated.extend(stmt.decorator_list)
+            for child in stmt.body:
+                _split_def(child, evaluated, called, annotations=annotations)
+        else:
+            _split_def(stmt, evaluated, called, annotations=annotations)
         return Stmt(
             line,
             end,
@@ -318,6 +343,12 @@ def _statement(
             _reads(called, module, aliases, resolver),
             "def",
             decorated=_registers(stmt),
+            base_refs=_reads(
+                [*stmt.bases, *stmt.keywords] if isinstance(stmt, ast.ClassDef) else [],
+                module,
+                aliases,
+                resolver,
+            ),
         )
     refs = _reads([stmt], module, aliases, resolver)
     if _namespace_write(stmt):
@@ -341,6 +372,47 @@ def _statement(
     return Stmt(line, end, binds, refs, set(), "plain")
 
 
+_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Lambda,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def _locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """A function's local names: parameters and what its own body assigns (not
+    inside nested scopes, not imports: `import m` there still reads m's names;
+    `global`/`nonlocal` names stay module names)."""
+    args = function.args
+    names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+    names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    shared: set[str] = set()
+
+    def walk(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Global | ast.Nonlocal):
+                shared.update(child.names)
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(child.name)
+                continue
+            elif isinstance(child, _SCOPES):
+                continue
+            elif isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store | ast.Del):
+                names.add(child.id)
+            elif isinstance(child, ast.ExceptHandler) and child.name:
+                names.add(child.name)
+            walk(child)
+
+    for statement in function.body:
+        walk(ast.Module(body=[statement], type_ignores=[]))
+    return frozenset(names - shared)
+
+
 def _functions(
     tree: ast.Module, module: Module, aliases: dict[str, str], resolver: Resolver
 ) -> None:
@@ -350,7 +422,9 @@ def _functions(
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 qualname = f"{prefix}{child.name}"
-                module.functions[qualname] = _reads(child.body, module, aliases, resolver)
+                module.functions[qualname] = _reads(
+                    child.body, module, aliases, resolver, _locals(child)
+                )
                 walk(child, f"{qualname}.<locals>.")
             elif isinstance(child, ast.ClassDef):
                 walk(child, f"{prefix}{child.name}.")

@@ -67,6 +67,12 @@ FILES = {
     "def test_n(n: int) -> None:\n    assert n >= 2\n",
     "tests/test_reg.py": "from pkg import reg\n\n\n"
     "def test_one() -> None:\n    assert reg.REGISTRY == {'one': reg.one}\n",
+    # A parameter shadows the module alias: helper reads no name of pkg.consts.
+    "tests/test_shadow.py": "from pkg import consts\n\n\ndef helper(consts: int) -> int:\n"
+    "    return consts\n\n\ndef test_shadow() -> None:\n    assert helper(1) == 1\n",
+    # A module-level call in a test file runs when pytest collects it.
+    "tests/test_collect.py": "from pkg.consts import LIMIT\n\nprint(LIMIT)\n\n\n"
+    "def test_collected() -> None:\n    pass\n",
     "tests/test_plugins.py": "from pkg.loader import plugin\n\n\ndef test_p1() -> None:\n"
     "    assert plugin('p1').run(2) == 4  # type: ignore[attr-defined]\n",
 }
@@ -139,7 +145,8 @@ def test_a_constant_selects_the_code_reading_it_through_imports_defaults_and_tab
 ) -> None:
     # Before: every test of the project (the package imports every module).
     # LIMIT reaches calc by `from ... import`, DOUBLE is built from it, clamp's
-    # default reads it, and `import *` re-exports it as pkg.LIMIT.
+    # default reads it, and `import *` re-exports it as pkg.LIMIT; test_shadow's
+    # helper reads its parameter `consts`, not the module.
     plan, failing = _planted(
         recorded, monkeypatch, capsys, path="pkg/consts.py", old="LIMIT = 3", new="LIMIT = 4"
     )
@@ -150,8 +157,13 @@ def test_a_constant_selects_the_code_reading_it_through_imports_defaults_and_tab
         "tests/test_calc.py::test_double",
         "tests/test_star.py::test_limit",
     }
-    assert whole == {}
-    reasons = {n["id"]: n["reasons"][0]["detail"] for t in plan["tests"] for n in t["nodes"]}
+    assert whole == {
+        "tests/test_collect.py": "a module-level call at line 3 reads LIMIT, "
+        "run when it is collected: it runs whole"
+    }
+    reasons = {
+        n["id"]: n["reasons"][0]["detail"] for t in plan["tests"] for n in t.get("nodes", [])
+    }
     assert reasons["tests/test_calc.py::test_clamp"] == (
         "pkg/calc.py::clamp is code of clamp, which changed "
         "(line 6 of pkg/calc.py builds it from LIMIT)"
@@ -230,7 +242,7 @@ def test_where_the_flow_cannot_be_followed_every_importer_runs_whole(
     plan, failing = _planted(recorded, monkeypatch, capsys, path=path, old=old, new=new)
     ids, whole = _selected(plan)
     assert ids == set()
-    assert len(whole) == 7  # every test file: each imports the package
+    assert len(whole) == 9  # every test file: each imports the package
     changed = next(c for c in plan["changed"] if c["path"] == path)
     assert "the name flow stops: " in changed["detail"]
     assert why in changed["detail"]

@@ -143,13 +143,16 @@ def _propagate(state: _State, modules: dict[str, Module], test_file: Callable[[s
                 hit = state.any_hit(stmt.value_refs) or state.value_hit(stmt.base_refs)
                 if hit is not None:
                     (_, name), _cause = hit
-                    if stmt.kind == "call" and test_file(module.file):
+                    # A decorator that may register elsewhere runs like a call.
+                    kind = "call" if stmt.decorated else stmt.kind
+                    if kind == "call" and test_file(module.file):
                         # It runs when pytest collects that file: the file runs whole.
+                        what = "a decorator" if stmt.decorated else "a module-level call"
                         state.calls.setdefault(
-                            module.file, f"a module-level call at line {stmt.line} reads {name}"
+                            module.file, f"{what} at line {stmt.line} reads {name}"
                         )
                         continue
-                    if stmt.kind == "call":
+                    if kind == "call":
                         return (
                             f"{module.file}:{stmt.line}: a module-level call reads {name}, "
                             "which the change affects: what it changes cannot be followed"

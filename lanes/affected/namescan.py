@@ -273,6 +273,37 @@ def _namespace_write(node: ast.AST) -> bool:
     )
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+
+
+def _mutates(stmt: ast.stmt) -> bool:
+    """A statement that changes an existing object rather than binding a name
+    (in a compound statement, any statement it runs: `for n in N: setattr(...)`)."""
+    if not isinstance(stmt, ast.Expr | ast.AugAssign | ast.Assign | ast.AnnAssign | ast.Delete):
+        return any(
+            _mutates(child)
+            for child in ast.iter_child_nodes(stmt)
+            if isinstance(child, ast.stmt) and not isinstance(child, _DEFINITIONS)
+        ) or any(
+            _mutates(inner) for handler in getattr(stmt, "handlers", []) for inner in handler.body
+        )
+    if isinstance(stmt, ast.Expr):
+        return any(isinstance(node, ast.Call) for node in ast.walk(stmt.value))
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign | ast.Delete):
+        targets = [stmt.target] if isinstance(stmt, ast.AnnAssign) else stmt.targets
+    return any(
+        isinstance(node, ast.Attribute | ast.Subscript)
+        and isinstance(node.ctx, ast.Store | ast.Del)
+        for target in targets
+        for node in ast.walk(target)
+    )
+
+
 def _split_def(
     node: ast.AST, evaluated: list[ast.AST], called: list[ast.AST], *, annotations: bool
 ) -> None:
@@ -354,21 +385,12 @@ def _statement(
     if _namespace_write(stmt):
         return Stmt(line, end, _bound(stmt), refs, set(), "computed")
     binds = _bound(stmt)
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        func = stmt.value.func
-        root: ast.expr = func
-        while isinstance(root, ast.Attribute | ast.Subscript):
-            root = root.value
-        # `X.append(...)` on a name of this module mutates X; any other call's
-        # effects (registration, setattr, I/O) cannot be followed.
-        if (
-            isinstance(func, ast.Attribute)
-            and isinstance(root, ast.Name)
-            and root.id not in aliases
-        ):
-            binds.add(root.id)
-        else:
-            return Stmt(line, end, binds, refs, set(), "call")
+    if _mutates(stmt):
+        # A module-level call, or a write into an object (`X.a = v`, `X[k] = v`,
+        # `X += [v]`): the object may be shared with another module (`from m
+        # import X`, `Y = m.X`), registration and I/O reach anywhere. What it
+        # changes cannot be followed by name.
+        return Stmt(line, end, binds, refs, set(), "call")
     return Stmt(line, end, binds, refs, set(), "plain")
 
 

@@ -153,8 +153,9 @@ def _propagate(state: _State, modules: dict[str, Module], test_file: Callable[[s
                         )
                         continue
                     if kind == "call":
+                        what = "a decorator that may register" if stmt.decorated else "a call"
                         return (
-                            f"{module.file}:{stmt.line}: a module-level call reads {name}, "
+                            f"{module.file}:{stmt.line}: {what} at module level reads {name}, "
                             "which the change affects: what it changes cannot be followed"
                         )
                     if stmt.kind == "computed":

@@ -36,6 +36,8 @@ _PLAIN_DECORATORS: Final = frozenset(
         "abstractmethod",
         "dataclass",
         "cached_property",
+        "cache",
+        "lru_cache",
         "total_ordering",
         "setter",
         "getter",

@@ -225,7 +225,7 @@ def test_names_bound_by_code_change_every_name_of_the_module(
             "pkg/reg.py",
             "REGISTRY: dict[str, object] = {}",
             "REGISTRY: dict[str, object] = {'x': None}",
-            "pkg/reg.py:13: a module-level call reads register",
+            "pkg/reg.py:13: a call at module level reads register",
         ),
         ("pkg/consts.py", '"LIMIT", "SCALE"', '"LIMIT"', "__all__ changes"),
     ],

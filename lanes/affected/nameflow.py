@@ -24,7 +24,9 @@ The flow, over the changed module and every module that imports it:
 
 It gives up, and the static rule stands, with the reason, wherever the flow
 cannot be followed: a module-level call whose effects are unknown
-(``register(X)``, ``setattr(...)``), a changed ``__all__``, a module-level
+(``register(X)``, ``setattr(...)``) or a write into an existing object
+(``X.a = v``, ``X[k] = v``, ``X += v``: it may be shared with another module),
+a decorator that may register the function elsewhere, a changed ``__all__``, a module-level
 ``__getattr__`` in a module with changed names, a changed import of a name
 other modules import from it, a reader that ran outside every test (called at
 import or collection by code the flow does not see), a file that does not

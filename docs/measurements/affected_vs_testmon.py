@@ -69,8 +69,12 @@ def measure_plant(
         raise SystemExit(msg)
     path.write_text(source.replace(plant["old"], plant["new"]))
     try:
-        failed, _ = run(root, [lanes, "-m", "pytest", "-rf", *pytest_args], env)
-        failing = set(re.findall(r"^FAILED (\S+?)(?: - |$)", failed.stdout, re.MULTILINE))
+        failed, _ = run(root, [lanes, "-m", "pytest", "-rfE", *pytest_args], env)
+        _, _, summary = failed.stdout.rpartition("short test summary info")
+        failing: set[str] = set()
+        for found in re.findall(r"^(?:FAILED|ERROR) (\S+?)(?: - |$)", summary, re.MULTILINE):
+            # A test file that fails to import errors as a whole: each of its tests fails.
+            failing.update(per_file.get(found, {found}) if "::" not in found else {found})
         planned, _ = run(root, [lanes, "-m", "lanes", "affected", "--json", "--base", "HEAD"], env)
         plan = json.loads(planned.stdout)
         selected: set[str] = set()

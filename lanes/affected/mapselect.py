@@ -3,14 +3,16 @@
 For a changed Python file the diff against the map's commit gives hunks; each
 hunk lies inside one function (the innermost holding it, in the file as it was
 at the map's commit) or touches module level (imports, constants,
-decorators, class bodies, a new function). Only function-level changes are
-narrowed: the tests, by pytest node id, that executed one of the changed
-functions. A statically selected test file the map never recorded runs whole;
-in a recorded one, the tests the map does not vouch for (they did not pass, or
-spawned processes) run beside them, by id, each with the reason. Everything
-else — a module-level change, a function that ran at import (outside every
-test), a file new since the map's commit, a map from another configuration —
-is the static rule's answer, and says so.
+decorators, class bodies, a new function). A function-level change selects
+the tests, by pytest node id, that executed one of the changed functions. A
+module-level change, or a changed function that ran at import (outside every
+test), is followed by name flow (:mod:`lanes.affected.nameflow`): the tests
+that executed code reading what it changed; where the flow cannot be followed,
+every test that imports the file. A statically selected test file the map
+never recorded runs whole; in a recorded one, the tests the map does not vouch
+for (they did not pass, or spawned processes) run beside them, by id. A file
+new since the map's commit or a map from another configuration gets the
+static rule's answer, and says so.
 """
 
 from __future__ import annotations
@@ -23,21 +25,36 @@ from typing import TYPE_CHECKING
 from lanes.affected.testmap import function_nodes, innermost
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
+    from lanes.affected.nameflow import Flow
     from lanes.affected.testmap import TestMap
 
 __all__ = ["MapVerdict", "Pick", "function_changes", "narrow", "vouched_picks"]
 
-_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,\d+)? @@", re.MULTILINE)
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
+
+# A hunk: (old start, old count, new start, new count), as `git diff -U0` gives it.
+Hunk = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True)
 class MapVerdict:
-    """The map's answer for one changed file: changed functions, or why it cannot answer."""
+    """The map's answer for one changed file: changed functions and module-level
+    hunks, or why it cannot answer."""
 
     functions: frozenset[str]
     fallback: str  # non-empty: the map cannot narrow this file, and why
+    # Hunks at module level (imports, constants, decorators, class bodies, new functions).
+    module_hunks: tuple[Hunk, ...] = ()
+    old: bytes = b""  # the file at the map's commit
+
+    def module_level(self) -> str:
+        """Where the first module-level change is, for the reasons; empty when none."""
+        if not self.module_hunks:
+            return ""
+        return f"a module-level change at line {self.module_hunks[0][0]}"
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -45,12 +62,16 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
 
 
 def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
-    """Which functions of ``path`` (as of ``commit``) the working tree changes."""
+    """Which functions of ``path`` (as of ``commit``) the working tree changes,
+    and which hunks sit at module level."""
     old = _git(root, "show", f"{commit}:{path}")
     if old.returncode != 0:
         return MapVerdict(frozenset(), "new since the map's commit: the map never saw it")
     diff = _git(root, "diff", "-U0", "--no-color", commit, "--", path)
-    hunks = [(int(a), int(b) if b else 1) for a, b in _HUNK.findall(diff.stdout)]
+    hunks = [
+        (int(a), int(b) if b else 1, int(c), int(d) if d else 1)
+        for a, b, c, d in _HUNK.findall(diff.stdout)
+    ]
     if diff.returncode != 0 or not hunks:
         return MapVerdict(
             frozenset(), "unchanged since the map's commit: the map was recorded with this change"
@@ -60,7 +81,9 @@ def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
     except (SyntaxError, ValueError):
         return MapVerdict(frozenset(), "did not parse at the map's commit")
     changed: set[str] = set()
-    for start, count in hunks:
+    module_hunks: list[Hunk] = []
+    for hunk in hunks:
+        start, count = hunk[0], hunk[1]
         # A pure insertion (count 0) sits after line `start`: inside a function
         # only if the lines on both sides are.
         first, last = (start, start + 1) if count == 0 else (start, start + count - 1)
@@ -71,13 +94,10 @@ def function_changes(root: Path, commit: str, path: str) -> MapVerdict:
         opens_body = count == 0 and holder is not None and start == holder.body - 1
         # (A one-line function's body shares the `def` line: module level too.)
         if holder is None or (not opens_body and (first < holder.body or first <= holder.start)):
-            return MapVerdict(
-                frozenset(),
-                f"a module-level change at line {start} (imports, constants, decorators, "
-                "class bodies, a new or renamed function): every test that imports it",
-            )
-        changed.add(holder.qualname)
-    return MapVerdict(frozenset(changed), "")
+            module_hunks.append(hunk)
+        else:
+            changed.add(holder.qualname)
+    return MapVerdict(frozenset(changed), "", tuple(module_hunks), old.stdout)
 
 
 @dataclass(frozen=True)
@@ -121,18 +141,60 @@ def vouched_picks(
     return picks
 
 
-def narrow(test_map: TestMap, path: str, verdict: MapVerdict, static: list[str]) -> list[Pick]:
-    """The map within the static selection, for one changed Python file."""
+def narrow(
+    test_map: TestMap,
+    path: str,
+    verdict: MapVerdict,
+    static: list[str],
+    names: Callable[[set[str]], Flow] | None = None,
+) -> tuple[list[Pick], str]:
+    """The map within the static selection, for one changed Python file, and a
+    note saying how it chose. ``names(ran_at_import)``: the name flow
+    (:mod:`lanes.affected.nameflow`) of the file's module-level changes."""
     if verdict.fallback:
-        return [Pick(t, "import graph", f"static: {verdict.fallback}") for t in static]
-    at_import = sorted(verdict.functions & test_map.outside(path))
-    if at_import:
-        # It ran at import or collection: what it built, every importer uses.
-        why = (
-            f"static: {', '.join(at_import)} ran outside every test when the map was "
-            "recorded (at import or collection): every test that imports it"
+        return [Pick(t, "import graph", f"static: {verdict.fallback}") for t in static], (
+            verdict.fallback
         )
-        return [Pick(t, "import graph", why) for t in static]
+    at_import = sorted(verdict.functions & test_map.outside(path))
+    hits: dict[str, tuple[str, str]] = {}
+    whole: dict[str, str] = {}
+    note = "changed " + ", ".join(sorted(verdict.functions)) if verdict.functions else ""
+    if verdict.module_hunks or at_import:
+        # What ran at import or a module-level statement changed: what it built,
+        # the code reading those names uses.
+        flow = names(set(at_import)) if names is not None else None
+        if flow is None or flow.fallback:
+            why = _static_reason(verdict, at_import, flow.fallback if flow is not None else "")
+            return [Pick(t, "import graph", f"static: {why}") for t in static], why
+        for file, found in sorted(flow.readers.items()):
+            for node, (test_file, qualname) in test_map.executed(file, set(found)).items():
+                hits.setdefault(node, (test_file, f"{file}::{qualname} {found[qualname]}"))
+        whole = flow.whole
+        changed = sorted({n for (f, n) in flow.changed if f == path})
+        shown = ", ".join(changed[:5]) + (
+            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
+        )
+        flowed = f"module level: followed the names it changes ({shown or 'none'})"
+        note = f"{note}; {flowed}" if note else flowed
     executed = test_map.executed(path, set(verdict.functions))
-    hits = {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
-    return vouched_picks(test_map, hits, static, "import graph")
+    hits.update(
+        {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
+    )
+    # A file run whole says so first: its reason explains the whole run.
+    picks = [Pick(test, "map", why) for test, why in sorted(whole.items())]
+    picks.extend(vouched_picks(test_map, hits, static, "import graph"))
+    return picks, note
+
+
+def _static_reason(verdict: MapVerdict, at_import: list[str], stop: str) -> str:
+    """Why a module-level change selects every importer: the flow's stop, said whole."""
+    where = (
+        f"{', '.join(at_import)} ran outside every test when the map was recorded "
+        "(at import or collection)"
+        if at_import
+        else verdict.module_level()
+        + " (imports, constants, decorators, class bodies, a new or renamed function)"
+    )
+    if stop:
+        return f"{where}, and the name flow stops: {stop}; every test that imports it"
+    return f"{where}: every test that imports it"

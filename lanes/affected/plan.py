@@ -23,9 +23,15 @@ reviewer) can check the reasoning instead of trusting it:
 
 With a recorded map (:mod:`lanes.affected.mapselect`), a change inside
 functions, or to a data file the recording saw read, selects *tests*, by
-pytest node id: the ones that executed the function or read the file. Every
-static fallback (a module-level change, a file the map never saw, a test the
-map cannot vouch for, a computed import) selects whole files, as above.
+pytest node id: the ones that executed the function or read the file; a
+module-level change selects the tests that executed code reading the names it
+changes (:mod:`lanes.affected.nameflow`). Every static fallback (a flow that
+cannot be followed, a file the map never saw, a test the map cannot vouch for,
+a computed import) selects whole files, as above.
+
+The static rules live in :mod:`lanes.affected.rules`, the commands a plan runs
+(suites, gates) in :mod:`lanes.affected.suites`; this module joins them with
+the map into a :class:`Plan`.
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the
@@ -34,30 +40,33 @@ plan selects: they are cheap compared to being skipped by mistake.
 
 from __future__ import annotations
 
-import fnmatch
-import shlex
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from lanes.affected.computed import ComputedImport, computed_imports
-from lanes.affected.discover import PytestRules, read_rules
-from lanes.affected.graph import ImportGraph, build_graph, module_name
+from lanes.affected.graph import module_name
 from lanes.affected.mapselect import Pick, function_changes, narrow, vouched_picks
-from lanes.affected.settings import Gate
+from lanes.affected.names import names_of
+from lanes.affected.rules import (
+    FULL_PATTERNS,
+    Project,
+    Reason,
+    computed_tests,
+    graph_tests,
+    import_chains,
+    matches,
+    rule_for,
+    static_choice,
+)
+from lanes.affected.suites import SuiteRun, plan_gates, runs_xdist, suite_runs
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from lanes.affected.changes import Changes
+    from lanes.affected.settings import Gate
     from lanes.affected.testmap import TestMap
-    from lanes.config import Config
     from lanes.payloads.affected import (
         AffectedBlindSpot,
         AffectedCounts,
         AffectedPlan,
-        AffectedReason,
-        AffectedSuite,
         AffectedTest,
     )
 
@@ -65,6 +74,7 @@ __all__ = [
     "FULL_PATTERNS",
     "Plan",
     "Project",
+    "Reason",
     "Selection",
     "SuiteRun",
     "graph_tests",
@@ -73,43 +83,6 @@ __all__ = [
     "matches",
     "runs_xdist",
 ]
-
-# Changes to these can alter any test's outcome or the way tests are run.
-FULL_PATTERNS: tuple[tuple[str, str], ...] = (
-    ("pyproject.toml", "packaging and tool configuration"),
-    ("setup.py", "packaging"),
-    ("setup.cfg", "packaging and tool configuration"),
-    ("tox.ini", "test environment configuration"),
-    ("noxfile.py", "test session configuration"),
-    ("pytest.ini", "pytest configuration"),
-    ("conftest.py", "the root conftest.py applies to every test"),
-    ("requirements*.txt", "dependencies"),
-    ("requirements/**", "dependencies"),
-    ("constraints*.txt", "dependencies"),
-    ("uv.lock", "dependencies"),
-    ("poetry.lock", "dependencies"),
-    ("Makefile", "build configuration"),
-    (".github/**", "CI configuration"),
-    (".ci/**", "CI configuration"),
-    ("lanes/affected/**", "the selector's own rules changed"),
-)
-
-
-def matches(path: str, pattern: str) -> bool:
-    """A pattern with a slash matches the whole path (``**`` spans directories); without, the basename."""
-    if "/" in pattern:
-        return fnmatch.fnmatchcase(path, pattern.replace("**", "*"))
-    return fnmatch.fnmatchcase(PurePosixPath(path).name, pattern)
-
-
-@dataclass(frozen=True)
-class Reason:
-    rule: str
-    changed: str
-    detail: str = ""
-
-    def to_dict(self) -> AffectedReason:
-        return {"rule": self.rule, "changed": self.changed, "detail": self.detail}
 
 
 @dataclass
@@ -121,27 +94,6 @@ class Selection:
     rule: str
     detail: str
     tests: list[str] = field(default_factory=list)
-
-
-@dataclass
-class SuiteRun:
-    name: str
-    command: list[str]
-    files: list[str]
-    full: bool
-    # The test ids the command names instead of their files (a file narrowed by the map).
-    nodes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> AffectedSuite:
-        entry: AffectedSuite = {
-            "name": self.name,
-            "command": self.command,
-            "files": self.files,
-            "full": self.full,
-        }
-        if self.nodes:
-            entry["nodes"] = self.nodes
-        return entry
 
 
 @dataclass
@@ -218,280 +170,6 @@ class Plan:
         return counts
 
 
-@dataclass
-class Project:
-    """The repository as the selector sees it: its files, test files and import graph."""
-
-    config: Config
-    files: list[str]
-    roots: tuple[str, ...]
-    tests: list[str]
-    graph: ImportGraph
-    rules: PytestRules
-    computed: list[ComputedImport]
-
-    def test_dirs(self) -> frozenset[str]:
-        return self.rules.test_dirs(self.tests)
-
-    @classmethod
-    def scan(cls, config: Config, files: list[str], *, phantom: tuple[str, ...] = ()) -> Project:
-        """``phantom``: deleted Python files, kept in the module map so their importers are found."""
-        root = config.root
-        roots = ("src", "") if any(path.startswith("src/") for path in files) else ("",)
-        # pytest decides what a test is: its testpaths, python_files and doctest
-        # globs, plus each suite's explicit paths (`pytest PATH` collects there too).
-        suite_paths = [p for suite in config.suites.values() for p in suite.paths]
-        rules = read_rules(root, config.affected.test_patterns, suite_paths)
-        tests = sorted(path for path in files if rules.is_test(path))
-        test_set = set(tests)
-        graph = build_graph(
-            root,
-            [*files, *phantom],
-            roots,
-            _console_scripts(config),
-            lambda path: path in test_set or PurePosixPath(path).name == "conftest.py",
-        )
-        return cls(
-            config=config,
-            files=files,
-            roots=roots,
-            tests=tests,
-            graph=graph,
-            rules=rules,
-            computed=computed_imports(root, graph, roots),
-        )
-
-
-def _console_scripts(config: Config) -> dict[str, str]:
-    """``[project.scripts]``: script name -> the module it runs."""
-    import tomllib  # noqa: PLC0415  # only when a plan is made
-
-    if config.source is None:
-        return {}
-    try:
-        document = tomllib.loads(config.source.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return {}
-    scripts = document.get("project", {}).get("scripts", {})
-    if not isinstance(scripts, dict):
-        return {}
-    return {
-        name: target.split(":", 1)[0]
-        for name, target in scripts.items()
-        if isinstance(name, str) and isinstance(target, str)
-    }
-
-
-def _under(path: str, directory: str) -> bool:
-    directory = directory.rstrip("/")
-    return directory in ("", ".") or path == directory or path.startswith(f"{directory}/")
-
-
-def _rule_for(path: str, project: Project) -> tuple[str, str]:
-    """(rule, detail) for one changed path: the first rule that claims it."""
-    settings = project.config.affected
-    name = PurePosixPath(path).name
-    for pattern in settings.full:
-        if matches(path, pattern):
-            return "full", f"listed in [tool.lanes.affected] full ({pattern})"
-    for pattern, why in FULL_PATTERNS:
-        # A name without a slash counts at the root only: tests/data/setup.py is data.
-        if ("/" in pattern or "/" not in path) and matches(path, pattern):
-            return "full", why
-    if name == "conftest.py":
-        return "conftest", f"applies to every test under {PurePosixPath(path).parent!s}/"
-    # pytest's own rules, not a name pattern: a product module named test_*.py
-    # outside testpaths is not a test (and must reach the import graph).
-    if path in project.tests or project.rules.is_test(path):
-        return "test file", "a changed test runs itself"
-    for pattern in settings.quiet:
-        if matches(path, pattern):
-            holder = _test_dir_holding(project, path)
-            if holder is not None:
-                return "test data", (
-                    f"under the test directory {holder}/ ({pattern} is quiet elsewhere): "
-                    f"no rule proves no test there reads it, so its tests run"
-                )
-            return "quiet", (
-                f"cannot change a test's outcome ({pattern}): outside every test directory, "
-                f"not a doctest file ({' '.join(project.rules.doctest_globs)})"
-            )
-    for pattern in settings.owners:
-        if matches(path, pattern):
-            return "owners", f"[tool.lanes.affected.owners] {pattern!r}"
-    if path.endswith(".py"):
-        return "import graph", "tests that import it, directly or transitively"
-    return "unknown", "no rule knows which tests read this file kind: fail open"
-
-
-def _test_dir_holding(project: Project, path: str) -> str | None:
-    """The outermost test directory holding ``path`` (below the root), if any."""
-    dirs = project.test_dirs()
-    holders = [str(p) for p in PurePosixPath(path).parents if str(p) in dirs]
-    return holders[-1] if holders else None
-
-
-def _computed_tests(project: Project, path: str) -> list[tuple[str, str]]:
-    """(test, why) for the tests that reach a computed import that could load ``path``."""
-    name = module_name(path, project.roots)
-    if name is None:
-        return []
-    found: dict[str, str] = {}
-    for spot in project.computed:
-        if not spot.reaches(name):
-            continue
-        reach = [spot.file, *project.graph.dependents([spot.file])]
-        for test in _with_conftest_subtrees(project, reach):
-            found.setdefault(test, spot.describe())
-    return sorted(found.items())
-
-
-def _with_conftest_subtrees(project: Project, files: list[str]) -> set[str]:
-    test_set = set(project.tests)
-    selected = {f for f in files if f in test_set}
-    for f in files:
-        if PurePosixPath(f).name == "conftest.py":
-            selected.update(_tests_under(project, str(PurePosixPath(f).parent)))
-    return selected
-
-
-def _tests_under(project: Project, directory: str) -> list[str]:
-    return [test for test in project.tests if _under(test, directory)]
-
-
-def import_chains(project: Project, path: str, tests: list[str]) -> dict[str, str]:
-    """Test file -> the import chain that selects it (``a -> b -> path``), or the conftest that does."""
-    chains = project.graph.chains(path)
-    conftests = sorted(
-        (f for f in chains if PurePosixPath(f).name == "conftest.py"), key=lambda f: len(chains[f])
-    )
-    found: dict[str, str] = {}
-    for test in tests:
-        if test in chains:
-            found[test] = "imports it: " + " -> ".join(chains[test])
-            continue
-        holder = next((c for c in conftests if _under(test, str(PurePosixPath(c).parent))), None)
-        if holder is not None:
-            found[test] = "under a conftest that imports it: " + " -> ".join(chains[holder])
-    return found
-
-
-def graph_tests(project: Project, path: str) -> tuple[list[str], str]:
-    distances = project.graph.dependents([path])
-    selected = {test for test in distances if test in project.tests}
-    # A conftest that imports the module puts it in front of every test below it.
-    for importer in distances:
-        if PurePosixPath(importer).name == "conftest.py":
-            selected.update(_tests_under(project, str(PurePosixPath(importer).parent)))
-    direct = sum(1 for test in selected if distances.get(test) == 1)
-    return sorted(selected), f"{direct} direct, {len(selected) - direct} transitive"
-
-
-def _suite_runs(
-    project: Project, tests: list[str], nodes: dict[str, list[str]], *, full: bool
-) -> list[SuiteRun]:
-    """One run per suite holding selected files; a file narrowed by the map is named
-    by its test ids (``path::test``), pytest's own way to run part of a file."""
-
-    def args(files: list[str]) -> tuple[list[str], list[str]]:
-        ids = [node for f in files for node in nodes.get(f, ())]
-        return [f for f in files if f not in nodes], ids
-
-    runs: list[SuiteRun] = []
-    claimed: set[str] = set()
-    parallel = runs_xdist(project.config.root)
-    for suite in project.config.suites.values():
-        argv = shlex.split(suite.command)
-        if full:
-            runs.append(SuiteRun(suite.name, argv, [], full=True))
-            continue
-        files = [t for t in tests if t not in claimed and any(_under(t, p) for p in suite.paths)]
-        if not files or suite.runner != "pytest":
-            continue
-        claimed.update(files)
-        # The suite's own options, its path selectors replaced by the selected files.
-        kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
-        whole, ids = args(files)
-        runs.append(
-            SuiteRun(
-                suite.name,
-                [*_parallel(kept, files, suite_parallel=parallel), *whole, *ids],
-                files,
-                False,
-                ids,
-            )
-        )
-    rest = [t for t in tests if t not in claimed]
-    if rest and not full:
-        whole, ids = args(rest)
-        runs.append(
-            SuiteRun(
-                "(no suite)",
-                [*_parallel(["pytest"], rest, suite_parallel=parallel), *whole, *ids],
-                rest,
-                False,
-                ids,
-            )
-        )
-    return runs
-
-
-# From this many selected files on, a serial run costs more than starting
-# xdist's workers (38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
-PARALLEL_FROM = 8
-
-# Where a project says it runs its suite under xdist.
-_PARALLEL_SOURCES = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py")
-
-
-def runs_xdist(root: Path) -> bool:
-    """Whether the project runs its own suite under pytest-xdist (names it in its config)."""
-    for name in _PARALLEL_SOURCES:
-        try:
-            text = (root / name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue
-        if "xdist" in text or "numprocesses" in text:
-            return True
-    return False
-
-
-def _parallel(argv: list[str], files: list[str], *, suite_parallel: bool) -> list[str]:
-    """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when the
-    project runs its suite under xdist, xdist is installed and the command does not
-    choose already. A project that runs serially stays serial: xdist's workers buy
-    wall time with CPU (toolz's 12 files under -n auto cost 2.5x its serial full run)."""
-    import importlib.util  # noqa: PLC0415  # only when a plan runs suites
-
-    chooses = any(
-        a in ("-n", "--numprocesses") or a.startswith(("-n", "--numprocesses=")) for a in argv
-    )
-    if (
-        chooses
-        or not suite_parallel
-        or len(files) < PARALLEL_FROM
-        or importlib.util.find_spec("xdist") is None
-    ):
-        return argv
-    return [*argv, "-n", "auto"]
-
-
-def _gates(project: Project) -> dict[str, Gate]:
-    configured = project.config.affected.gates
-    if configured is not None:
-        return dict(configured)
-    # Derived: a project whose noxfile has a `lint` session runs it for Python changes.
-    noxfile = project.config.root / "noxfile.py"
-    try:
-        text = noxfile.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    if "def lint(" not in text:
-        return {}
-    inputs = ("*.py", "*.pyi", "pyproject.toml", "setup.cfg", "noxfile.py")
-    return {"lint": Gate(name="lint", command="nox -s lint", inputs=inputs)}
-
-
 def _map_data(test_map: TestMap, path: str, static: list[str], rule: str) -> list[Pick] | None:
     """A data file the map saw read: its readers by id, plus the static choice's unvouched tests."""
     readers = test_map.readers(path)
@@ -499,26 +177,6 @@ def _map_data(test_map: TestMap, path: str, static: list[str], rule: str) -> lis
         return None  # read by no recorded test: the static rule stands
     why = f"read {path} when the map was recorded"
     return vouched_picks(test_map, {node: (f, why) for node, f in readers.items()}, static, rule)
-
-
-def _static_choice(
-    project: Project, path: str, change: str, rule: str, detail: str
-) -> tuple[list[str], str]:
-    """The test files the static rule ``rule`` selects for ``path``, and its detail."""
-    if rule == "test file":
-        chosen = [path] if path in project.tests else []
-        return chosen, "deleted: nothing left to run" if change == "deleted" else detail
-    if rule == "conftest":
-        return _tests_under(project, str(PurePosixPath(path).parent)), detail
-    if rule == "test data":
-        holder = _test_dir_holding(project, path)
-        return (_tests_under(project, holder) if holder is not None else []), detail
-    if rule == "owners":
-        owners = project.config.affected.owners
-        return sorted({t for p, ts in owners.items() if matches(path, p) for t in ts}), detail
-    if rule == "import graph":
-        return graph_tests(project, path)
-    return [], detail
 
 
 def _map_choice(
@@ -535,14 +193,17 @@ def _map_choice(
     path, change = changed
     if rule == "import graph" and change != "deleted":
         verdict = function_changes(project.config.root, test_map.commit, path)
-        explained = narrow(test_map, path, verdict, static)
-        files = {pick.file for pick in explained}
-        ids = sum(1 for pick in explained if pick.node is not None)
-        detail = f"map: {len(files)} of {len(static)} statically selected ({ids} test ids); " + (
-            verdict.fallback or "changed " + ", ".join(sorted(verdict.functions))
+        explained, note = narrow(
+            test_map, path, verdict, static, names_of(project, test_map, path, verdict)
         )
-        # Code that ran at import is not narrowed: what it built, every importer uses.
-        narrowed = not verdict.fallback and not verdict.functions & test_map.outside(path)
+        detail = f"map: {_share(explained, static)}; {note}"
+        # Only a change inside functions that ran in tests is narrowed by what the
+        # tests executed; a module-level one keeps the computed-import net whole.
+        narrowed = (
+            not verdict.fallback
+            and not verdict.module_hunks
+            and not verdict.functions & test_map.outside(path)
+        )
         return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):
         read = _map_data(test_map, path, static, rule)
@@ -552,28 +213,19 @@ def _map_choice(
     return rule, detail, None, False
 
 
-def _plan_gates(
-    project: Project, changes: Changes, full_reasons: list[Reason]
-) -> dict[str, tuple[Gate, list[Reason]]]:
-    """The gates the changed paths fire (every gate for the full set), one reason per path."""
-    full = bool(full_reasons)
-    gates: dict[str, tuple[Gate, list[Reason]]] = {}
-    for name, gate in _gates(project).items():
-        reasons = [
-            Reason("gate", path, f"matches {pattern}")
-            for path in sorted(changes.paths)
-            for pattern in gate.inputs
-            if matches(path, pattern)
-        ]
-        if full and not reasons:
-            reasons = [Reason("full", full_reasons[0].changed, "the full set includes every gate")]
-        if reasons:
-            # One reason per changed path is enough to explain the gate.
-            seen: dict[str, Reason] = {}
-            for reason in reasons:
-                seen.setdefault(reason.changed, reason)
-            gates[name] = (gate, list(seen.values()))
-    return gates
+def _share(picks: list[Pick], static: list[str]) -> str:
+    """How the map's files relate to the static net's: a map can select a file the
+    graph does not reach (a plugin loaded by entry point), never by "N of fewer"."""
+    files = {pick.file for pick in picks}
+    ids = sum(1 for pick in picks if pick.node is not None)
+    within = len(files & set(static))
+    share = f"{within} of {len(static)} statically selected test files"
+    beyond = len(files - set(static))
+    if beyond:
+        share += (
+            f", and {beyond} the import graph does not reach (the recording saw them execute it)"
+        )
+    return f"{share} ({ids} test ids)"
 
 
 def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[AffectedBlindSpot]:
@@ -616,10 +268,10 @@ def make_plan(
     full_reasons: list[Reason] = []
     selections: list[Selection] = []
     for path, change in sorted(changes.paths.items()):
-        rule, detail = _rule_for(path, project)
+        rule, detail = rule_for(path, project)
         if rule in ("full", "unknown"):
             full_reasons.append(Reason(rule, path, detail))
-        chosen, detail = _static_choice(project, path, change, rule, detail)
+        chosen, detail = static_choice(project, path, change, rule, detail)
         explained: list[Pick] | None = None
         narrowed = False
         if test_map is not None:
@@ -652,7 +304,7 @@ def make_plan(
                 tests.setdefault(test, []).append(Reason(rule, path, chains.get(test, detail)))
         if rule == "import graph":
             # Fail open through computed imports: the graph cannot follow them.
-            extra = [(t, why) for t, why in _computed_tests(project, path) if t not in chosen]
+            extra = [(t, why) for t, why in computed_tests(project, path) if t not in chosen]
             if narrowed and test_map is not None:
                 # The recording saw what a vouched test executed through a computed
                 # import too: the net is for the tests it cannot vouch for.
@@ -678,7 +330,7 @@ def make_plan(
         for test in project.tests:
             tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
     narrowed_nodes = {f: ids for f, ids in nodes.items() if f not in whole}
-    gates = _plan_gates(project, changes, full_reasons)
+    gates = plan_gates(project, changes, full_reasons)
     blind = _blind_spots(project, changes, set(tests))
     return Plan(
         base=changes.base,
@@ -686,7 +338,7 @@ def make_plan(
         selections=selections,
         tests=tests,
         full_reasons=full_reasons,
-        suites=_suite_runs(
+        suites=suite_runs(
             project, sorted(tests), {f: sorted(ids) for f, ids in narrowed_nodes.items()}, full=full
         ),
         gates=gates,

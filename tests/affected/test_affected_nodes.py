@@ -118,12 +118,31 @@ def test_run_runs_only_the_selected_test_ids(
 def test_a_static_fallback_selects_whole_files_with_the_import_chain(
     recorded: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
-    (recorded / "pkg/a.py").write_text(FILES["pkg/a.py"].replace("CONST = 1", "CONST = 2"))
+    # A module-level call: what it changes, no name flow can follow.
+    (recorded / "pkg/a.py").write_text(FILES["pkg/a.py"] + "\nprint('loaded')\n")
     plan = _plan(capfd)
     assert _nodes(plan) == {"tests/test_a.py": [], "tests/test_b.py": []}
     details = {t["file"]: t["reasons"][0]["detail"] for t in plan["tests"]}
+    assert "a module-level call changed at line 11" in details["tests/test_a.py"]
     assert details["tests/test_a.py"].endswith("imports it: tests/test_a.py -> pkg/a.py")
     assert "node_ids" not in plan["counts"]
+
+
+@pytest.mark.integration
+def test_a_changed_constant_selects_the_tests_that_executed_code_reading_it(
+    recorded: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    # Before: a module-level change selected every importer whole (6 tests);
+    # only fa reads CONST, and three tests executed fa.
+    (recorded / "pkg/a.py").write_text(FILES["pkg/a.py"].replace("CONST = 1", "CONST = 2"))
+    reason = "pkg/a.py::fa reads CONST, which the change binds (line 1)"
+    assert _nodes(_plan(capfd)) == {
+        "tests/test_a.py": [("tests/test_a.py::test_fa", "map", reason)],
+        "tests/test_b.py": [
+            ("tests/test_b.py::test_fa_twice[1]", "map", reason),
+            ("tests/test_b.py::test_fa_twice[2]", "map", reason),
+        ],
+    }
 
 
 @pytest.mark.integration
@@ -258,9 +277,20 @@ def test_a_line_inserted_at_the_top_of_a_body_is_a_function_change(
     assert [n for n, _, _ in _nodes(_plan(capfd))["tests/test_a.py"]] == [
         "tests/test_a.py::test_fa"
     ]
-    # A new decorator line is module level: every importer runs whole.
+    # A new decorator line is module level: a plain wrapper changes fa only, so
+    # the tests that executed fa run; one that may register fa elsewhere (any
+    # other decorator) cannot be followed: every importer runs whole.
     (recorded / "pkg/a.py").write_text(
         FILES["pkg/a.py"].replace("def fa() -> int:\n", "@staticmethod\ndef fa() -> int:\n")
+    )
+    assert [n for ns in _nodes(_plan(capfd)).values() for n, _, _ in ns] == [
+        "tests/test_a.py::test_fa",
+        "tests/test_b.py::test_fa_twice[1]",
+        "tests/test_b.py::test_fa_twice[2]",
+    ]
+    (recorded / "pkg/a.py").write_text(
+        "import functools\n\n"
+        + FILES["pkg/a.py"].replace("def fa() -> int:\n", "@functools.cache\ndef fa() -> int:\n")
     )
     assert _nodes(_plan(capfd)) == {"tests/test_a.py": [], "tests/test_b.py": []}
 
@@ -296,18 +326,29 @@ def shared(
 
 
 @pytest.mark.integration
-def test_a_function_run_only_at_import_selects_every_importer(
+def test_a_function_run_only_at_import_selects_the_readers_of_what_it_built(
     shared: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     # Before: no recorded test executed build(), so the plan selected nothing
-    # while test_table failed (boltons' urlutils builds its quote maps so).
+    # while test_table failed (boltons' urlutils builds its quote maps so);
+    # then every importer ran whole. build() runs only to make TABLE, and only
+    # test_table reads TABLE.
     (shared / "pkg/table.py").write_text(SHARED["pkg/table.py"].replace("'a': 1", "'a': 2"))
     plan = _plan(capfd)
-    assert _nodes(plan) == {"tests/test_shared.py": []}
-    assert (
-        "build ran outside every test when the map was recorded"
-        in plan["tests"][0]["reasons"][0]["detail"]
-    )
+    assert _nodes(plan) == {
+        "tests/test_shared.py": [
+            (
+                "tests/test_shared.py::test_table",
+                "map",
+                (
+                    "tests/test_shared.py::test_table reads TABLE, which changed "
+                    "(line 5 of pkg/table.py builds it from build)"
+                ),
+            )
+        ]
+    }
+    changed = next(c for c in plan["changed"] if c["path"] == "pkg/table.py")
+    assert "followed the names it changes (TABLE, build)" in changed["detail"]
 
 
 @pytest.mark.integration

@@ -288,9 +288,22 @@ def test_a_line_inserted_at_the_top_of_a_body_is_a_function_change(
         "tests/test_b.py::test_fa_twice[1]",
         "tests/test_b.py::test_fa_twice[2]",
     ]
+    # functools.cache wraps fa in place: every caller went through fa's code in
+    # the recording, so the tests that executed fa are still the ones it reaches.
     (recorded / "pkg/a.py").write_text(
         "import functools\n\n"
         + FILES["pkg/a.py"].replace("def fa() -> int:\n", "@functools.cache\ndef fa() -> int:\n")
+    )
+    assert [n for ns in _nodes(_plan(capfd)).values() for n, _, _ in ns] == [
+        "tests/test_a.py::test_fa",
+        "tests/test_b.py::test_fa_twice[1]",
+        "tests/test_b.py::test_fa_twice[2]",
+    ]
+    # atexit.register hands fa to someone else: what that caller does with it the
+    # flow cannot follow, so every importer runs whole.
+    (recorded / "pkg/a.py").write_text(
+        "import atexit\n\n"
+        + FILES["pkg/a.py"].replace("def fa() -> int:\n", "@atexit.register\ndef fa() -> int:\n")
     )
     assert _nodes(_plan(capfd)) == {"tests/test_a.py": [], "tests/test_b.py": []}
 

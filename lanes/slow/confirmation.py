@@ -46,7 +46,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypedDict
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple, TypedDict
 
 import pytest
 
@@ -61,13 +61,15 @@ if TYPE_CHECKING:
     from lanes.slow.stopwatch import Stopwatch
     from lanes.slow.verdicts import Judged
 
-__all__ = ["Plan", "Retimer", "far_past", "read_plan", "retime"]
+__all__ = ["Plan", "Retimer", "Retiming", "far_past", "read_plan", "retime"]
 
 CHILD_SLACK: Final = 300.0
 """Seconds of pytest start-up and collection allowed to the re-timing run: generous,
 because on a loaded machine a child's start-up alone took a minute."""
 DEADLINE_FACTOR: Final = 10.0
 """A pass over the offenders may take this many times what they took in the suite run."""
+SPAWN_OPTION: Final = "--slow-confirm-spawn: a fresh pytest was asked for"
+FORKED_WHY: Final = "a fork of the finished run: no start-up, no collection"
 # pytest-rerunfailures' outcome for an attempt it reruns. Typed str: pytest's own
 # outcomes are a Literal that does not include it.
 _RERUN: str = "rerun"
@@ -100,9 +102,24 @@ def _command(config: pytest.Config, plan: Path, nodeids: Sequence[str]) -> list[
     ]  # fmt: skip
     if config.inipath is not None:
         command.append(f"--config-file={config.inipath}")
+    # The plugins the run named (-p NAME, -p no:NAME), as it loaded them: with
+    # autoload off, -p xdist is how xdist came in, and -n 0 needs it.
+    command += [arg for name in _plugin_args(config) for arg in ("-p", name)]
     if config.pluginmanager.hasplugin("xdist"):
         command += ["-n", "0"]  # serially, whatever -n addopts or PYTEST_ADDOPTS set
     return [*command, *nodeids]
+
+
+def _plugin_args(config: pytest.Config) -> list[str]:
+    """The values of the run's own ``-p`` options, read as pytest reads them (``-p NAME``, ``-pNAME``)."""
+    args = iter(str(arg) for arg in config.invocation_params.args)
+    names = []
+    for arg in args:
+        if arg == "-p":
+            names.append(next(args, ""))
+        elif arg.startswith("-p"):
+            names.append(arg[len("-p") :])
+    return [name for name in names if name]
 
 
 def _measured(out: Path) -> dict[str, list[float]]:
@@ -119,18 +136,40 @@ def _measured(out: Path) -> dict[str, list[float]]:
     }
 
 
-def retime(
-    config: pytest.Config, offenders: Sequence[Judged], samples: int, *, once_past: float
-) -> dict[str, list[float]]:
-    """Re-time the offenders up to ``samples`` times each, in one child; seconds per sample taken.
+class Retiming(NamedTuple):
+    """The samples taken, and which child took them (the envelope's ``retimed``)."""
 
+    samples: dict[str, list[float]]
+    """Seconds per sample, by node id; only the offenders that were sampled."""
+    child: Literal["forked", "spawned"]
+    why: str
+    """Why this child: what the fork saves, or why the run could not fork."""
+
+
+def retime(
+    session: pytest.Session,
+    offenders: Sequence[Judged],
+    samples: int,
+    *,
+    once_past: float,
+    stopwatch: Stopwatch,
+    spawn: bool = False,
+) -> Retiming:
+    """Re-time the offenders up to ``samples`` times each, in one child.
+
+    The child is a fork of this finished run where that is safe
+    (:mod:`lanes.slow.forked`), otherwise (or with ``spawn``) a fresh pytest.
     A child that exceeds its deadline (start-up plus ten times what the
     offenders took in the suite run, per pass, measured under the same machine
     load) is killed: the passes it finished keep their samples (it writes
     them after each pass), the rest yield none, so those failures stand — as
     do those of a test the child did not run (it failed to collect there).
     """
+    # Only a run with offenders imports the fork's module (the plugin's import cost).
+    from lanes.slow.forked import fork_refusal, retime_forked  # noqa: PLC0415
+
     nodeids = sorted(judged.nodeid for judged in offenders)
+    refusal = SPAWN_OPTION if spawn else fork_refusal(session, nodeids)
     with tempfile.TemporaryDirectory(prefix="lanes-slow-retime-") as tmp:
         out = Path(tmp) / "samples.json"
         plan: Plan = {
@@ -140,23 +179,35 @@ def retime(
             "limits": {judged.nodeid: judged.limit for judged in offenders},
             "out": str(out),
         }
-        plan_path = Path(tmp) / "plan.json"
-        plan_path.write_text(json.dumps(plan), encoding="utf-8")
         deadline = CHILD_SLACK + DEADLINE_FACTOR * samples * sum(j.seconds for j in offenders)
-        # A killed child: what it did not measure has no sample, and those
-        # failures stand (a slow child is not evidence of a slow test).
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(
-                _command(config, plan_path, nodeids),
-                cwd=config.rootpath,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=deadline,
-                check=False,
-                env=measuring_environment(),
-            )
+        if refusal is None:
+            retime_forked(session, plan, nodeids, stopwatch, deadline)
+        else:
+            _spawn(session.config, plan, Path(tmp) / "plan.json", nodeids, deadline)
         measured = _measured(out)
-    return {nodeid: measured[nodeid] for nodeid in nodeids if measured.get(nodeid)}
+    taken = {nodeid: measured[nodeid] for nodeid in nodeids if measured.get(nodeid)}
+    if refusal is None:
+        return Retiming(taken, "forked", FORKED_WHY)
+    return Retiming(taken, "spawned", refusal)
+
+
+def _spawn(
+    config: pytest.Config, plan: Plan, plan_path: Path, nodeids: Sequence[str], deadline: float
+) -> None:
+    """A fresh child pytest that collects the offenders and runs :class:`Retimer`."""
+    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    # A killed child: what it did not measure has no sample, and those
+    # failures stand (a slow child is not evidence of a slow test).
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(
+            _command(config, plan_path, nodeids),
+            cwd=config.rootpath,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=deadline,
+            check=False,
+            env=measuring_environment(),
+        )
 
 
 def read_plan(path: str) -> Plan:
@@ -202,7 +253,11 @@ class Retimer:
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
         if session.testsfailed or session.config.option.collectonly:
             return None  # pytest's own loop reports collection errors and --collect-only
-        items = list(session.items)
+        self.run(session, list(session.items))
+        return True
+
+    def run(self, session: pytest.Session, items: Sequence[pytest.Item]) -> None:
+        """Every pass over ``items``, the samples written after each (the forked child's entry)."""
         for number in range(self.plan["passes"]):
             order = [item for item in items if self._wants(item.nodeid, number)]
             if not order:
@@ -222,7 +277,6 @@ class Retimer:
                 if session.shouldstop:
                     raise session.Interrupted(session.shouldstop)
             write_atomic(self.plan["out"], json.dumps({"samples": self.samples}) + "\n")
-        return True
 
     def _wants(self, nodeid: str, number: int) -> bool:
         taken = self.samples.get(nodeid, [])

@@ -214,7 +214,8 @@ def test_a_killed_retiming_child_keeps_the_passes_it_finished(
     monkeypatch.setattr(confirmation, "DEADLINE_FACTOR", 0.0)
     _paced(project, 0.6, 0.6, 60)
     out = project.path / "slow.json"
-    _run(project, "--deselect", SLOW, f"--slow-json={out}")
+    # A spawned child, whatever this process's threads (a fork: test_slow_forked.py).
+    _run(project, "--deselect", SLOW, f"--slow-json={out}", "--slow-confirm-spawn")
     data = read_json(out)
     # Confirmed, or (the run-queue clock on a loaded Linux 6.18 can take a
     # sleep for CPU wait) unconfirmed: one sample either way.
@@ -367,9 +368,10 @@ def test_the_first_test_of_a_retiming_run_is_not_always_the_same(
     # in runs where a test sorting before it was an offender too. All the
     # re-timings run in one child now: its warm-up is paid once, by the
     # first test of the first pass, and the second pass starts with the other.
+    # A spawned child pays a warm-up (a fork inherits the run's: test_slow_forked.py).
     project.path.joinpath("tests", "test_first.py").write_text(FIRST_PAYS)
     out = project.path / "slow.json"
-    result = _run(project, "--deselect", SLOW, f"--slow-json={out}")
+    result = _run(project, "--deselect", SLOW, f"--slow-json={out}", "--slow-confirm-spawn")
     data = read_json(out)
     assert data["offenders"] == [], result.stdout.str()
     samples = {u["nodeid"]: u["samples_ms"] for u in data["unconfirmed"]}

@@ -2,15 +2,19 @@
 
 One wall-clock sample is not a verdict on a loaded machine: the same test was
 measured at 1.8 s and 6.3 s in two runs of one suite. So after the suite, on
-the controller, only the offenders run again — serially, in **one** fresh
-child pytest with ``-n 0`` that takes every sample: ``confirm`` passes over
-the offenders, every other pass in reverse order (so no test pays the child's
-warm-up in every sample) — and a test fails only if it stays past its limit in
-**every** sample.
+the controller, only the offenders run again — serially, in **one** child
+process that takes every sample: ``confirm`` passes over the offenders, every
+other pass in reverse order (so no test pays a child's warm-up in every
+sample) — and a test fails only if it stays past its limit in **every**
+sample.
 
 One child, not one per sample: each child paid the interpreter's, pytest's
 and the plugins' start-up and the offenders' collection again, and two of
-them made a confirmed FAIL cost 2.04x the plain run of a short suite. A pass
+them made a confirmed FAIL cost 2.04x the plain run of a short suite. The
+child is a **fork of the finished run** where that is safe
+(:mod:`lanes.slow.forked`: no start-up, no collection at all), else a fresh
+pytest with ``-n 0`` (Windows, macOS, an xdist controller, threads alive,
+``--slow-confirm-spawn``); :class:`Retiming` says which, and why. A pass
 tears every fixture down (``nextitem=None``) before the next one begins, so a
 sample sets up what the suite run set up; the shared fixtures it sets up again
 are taken out of it, as in the suite run (:mod:`lanes.slow.setups`).
@@ -20,7 +24,7 @@ offender whose suite-run time **and** first re-timing are both FACTOR x its
 limit or more is not re-timed again: noise would have had to strike twice,
 by half the limit again, the second time in a fresh process on a
 contention-free clock. Its first re-timing alone does not decide, because a
-lone offender is the first test of its child and pays the child's warm-up:
+lone offender is the first test of a spawned child and pays its warm-up:
 on attrs under load a Hypothesis test measured 2.78 s in the suite, 1.56 s
 re-timed first in its child and 0.46-0.57 s in other runs (limit 1.34 s);
 deciding on the suite's figure alone confirmed it and doubled the distinct
@@ -32,10 +36,10 @@ out of the samples (:mod:`lanes.slow.runqueue`: wall-clock minus the time the
 test waited for a CPU), so a machine under sustained load does not confirm
 every test it slowed down.
 
-The child runs with the project's own rootdir and configuration file, the
-same plugins (autoload as in the parent) and ``--slow-retime=PLAN``: the
-stopwatch and :class:`Retimer` only — no verdict, no last-run file, no nested
-re-timing.
+A spawned child runs with the project's own rootdir and configuration file,
+the same plugins (autoload as in the parent, and the run's own ``-p``
+options) and ``--slow-retime=PLAN``: the stopwatch and :class:`Retimer` only
+— no verdict, no last-run file, no nested re-timing.
 """
 
 from __future__ import annotations

@@ -47,6 +47,7 @@ import os
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes._measuring import measuring_environment
@@ -72,7 +73,7 @@ def threads_alive() -> int:
     """This process's threads: the kernel's count where it shows one (threads started
     outside Python's ``threading`` included), else ``threading``'s."""
     try:
-        return len(os.listdir(_TASKS))
+        return sum(1 for _task in Path(_TASKS).iterdir())
     except OSError:
         return threading.active_count()
 
@@ -92,7 +93,9 @@ def fork_refusal(session: pytest.Session, nodeids: Sequence[str]) -> str | None:
         )
     stack = getattr(getattr(session, "_setupstate", None), "stack", None)
     if not isinstance(stack, dict):
-        return "pytest's setup state is not readable here: whether fixtures are torn down is unknown"
+        return (
+            "pytest's setup state is not readable here: whether fixtures are torn down is unknown"
+        )
     if stack:
         return "fixtures are still set up at the session's end: their teardown is the run's"
     threads = threads_alive()

@@ -1,0 +1,378 @@
+"""The re-timing child's parts, in this test process: the Retimer's passes, the
+spawned child's command line, the plan and samples files, when a run may fork,
+and the wait on a child.
+
+Real pytest sessions run in-process (pytester), on the controlled clock
+(:data:`tests.slow.slow_helpers.CLOCK_CONFTEST`) where a duration is the
+point, and real processes where a child is; the other files of this package
+run whole ratchet runs with their children.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from fnmatch import fnmatch
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from lanes.slow.confirmation import Plan, far_past, read_plan
+from lanes.slow.forked import fork_refusal, threads_alive
+from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from lanes.slow.verdicts import Judged
+
+# Each test notes its name as it runs, and takes its planted time on the
+# controlled clock: A and B 0.6 s (3x the 0.2 s limit), C 0.25 s (1.25x),
+# S fails in its setup (no call phase: nothing to sample). F sleeps (real
+# time: the stopwatch times shared fixtures on its own clock) 0.2 s, 0.1 s in
+# a function-scoped fixture and 0.3 s in a module-scoped one (charged to no test).
+OFFENDERS = """
+import pathlib, time, pytest
+
+ORDER = pathlib.Path(__file__).with_suffix(".order")
+
+def _ran(name):
+    with ORDER.open("a") as order:
+        order.write(name + "\\n")
+
+@pytest.fixture
+def broken():
+    raise RuntimeError("setup fails")
+
+@pytest.fixture(scope="module")
+def shared():
+    time.sleep(0.3)
+
+@pytest.fixture
+def own():
+    time.sleep(0.1)
+
+def test_a(takes):
+    _ran("a")
+    takes(0.6)
+
+def test_b(takes):
+    _ran("b")
+    takes(0.6)
+
+def test_c(takes):
+    _ran("c")
+    takes(0.25)
+
+def test_s(broken):
+    _ran("s")
+
+def test_f(shared, own):
+    _ran("f")
+    time.sleep(0.2)
+"""
+FILE = "tests/test_offenders.py"
+A, B, C, S, F = (f"{FILE}::test_{name}" for name in "abcsf")
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyprojecttoml(PYPROJECT.replace("{enabled}", ""))
+    pytester.path.joinpath("conftest.py").write_text(CLOCK_CONFTEST)
+    pytester.mkdir("tests").joinpath("test_offenders.py").write_text(OFFENDERS)
+    return pytester
+
+
+def _retime_here(
+    project: pytest.Pytester, nodeids: list[str], **plan: Any
+) -> tuple[dict[str, list[float]], list[str]]:
+    """A re-timing run of ``nodeids`` in this process (what a spawned child runs).
+
+    Its samples, and the order in which the tests ran.
+    """
+    out = project.path / "samples.json"
+    full: Plan = {
+        "passes": 2,
+        "once_past": 0.0,
+        "far": [],
+        "limits": dict.fromkeys(nodeids, 0.2),
+        "out": str(out),
+    }
+    full.update(plan)  # type: ignore[typeddict-item]  # the test's own keys are Plan's
+    plan_path = project.path / "plan.json"
+    plan_path.write_text(json.dumps(full))
+    project.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "lanes.slow",
+        f"--slow-retime={plan_path}",
+        *nodeids,
+    )
+    order = project.path / "tests" / "test_offenders.order"
+    samples = json.loads(out.read_text())["samples"] if out.exists() else {}
+    return samples, order.read_text().split() if order.exists() else []
+
+
+@pytest.mark.integration
+def test_every_pass_samples_every_offender_every_other_pass_in_reverse(
+    project: pytest.Pytester,
+) -> None:
+    samples, order = _retime_here(project, [A, B], passes=3)
+    assert order == ["a", "b", "b", "a", "a", "b"]
+    # On the controlled clock, less the time each test waited for a CPU.
+    assert samples == {A: [pytest.approx(0.6, abs=0.1)] * 3, B: [pytest.approx(0.6, abs=0.1)] * 3}
+
+
+@pytest.mark.integration
+def test_a_first_sample_far_past_ends_the_sampling_of_a_test_far_past_in_the_suite(
+    project: pytest.Pytester,
+) -> None:
+    # A: far past in the suite (in `far`) and 3x its limit when first
+    # re-timed: once. B: as far past now, but not in the suite: every pass.
+    # C: far past in the suite, but its first re-timing is 1.25x: every pass.
+    samples, order = _retime_here(project, [A, B, C], once_past=1.5, far=[A, C])
+    assert order == ["a", "b", "c", "c", "b"]
+    assert {nodeid: len(taken) for nodeid, taken in samples.items()} == {A: 1, B: 2, C: 2}
+
+
+@pytest.mark.integration
+def test_once_past_zero_samples_every_pass(project: pytest.Pytester) -> None:
+    samples, order = _retime_here(project, [A, B], once_past=0.0, far=[A, B])
+    assert order == ["a", "b", "b", "a"]
+    assert {nodeid: len(taken) for nodeid, taken in samples.items()} == {A: 2, B: 2}
+
+
+@pytest.mark.integration
+def test_a_test_without_a_call_phase_has_no_sample_and_is_not_run_again(
+    project: pytest.Pytester,
+) -> None:
+    samples, order = _retime_here(project, [A, S])
+    assert S not in samples
+    assert order == ["a", "a"]
+    assert len(samples[A]) == 2
+
+
+@pytest.mark.integration
+def test_a_sample_holds_the_tests_own_fixtures_not_the_shared_ones(
+    project: pytest.Pytester,
+) -> None:
+    # 0.2 s of call (and 0.1 s of its own fixture) in both passes; the 0.3 s
+    # module-scoped fixture, set up again in each pass, is charged to no test.
+    project.path.joinpath("conftest.py").unlink()  # real time: no controlled clock
+    samples, _order = _retime_here(project, [F])
+    # Real sleeps: a loaded machine stretches them, and the run-queue clock
+    # takes CPU waits out; 0.6 s or more would hold the shared fixture.
+    assert [0.15 <= sample < 0.55 for sample in samples[F]] == [True, True], samples
+
+
+@pytest.mark.integration
+def test_no_pass_runs_when_collection_failed(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_broken.py").write_text("import no_such_module\n")
+    samples, order = _retime_here(project, [A, "tests/test_broken.py"])
+    assert (samples, order) == ({}, [])
+
+
+@pytest.mark.integration
+def test_the_samples_are_written_after_each_pass(project: pytest.Pytester) -> None:
+    # The second pass stops the run (pytest.exit in the test, as a Ctrl-C
+    # would): what the first pass measured is on file.
+    project.path.joinpath("tests", "test_stops.py").write_text(
+        "import pathlib\n"
+        "def test_stops(takes):\n"
+        "    runs = pathlib.Path(__file__).with_suffix('.runs')\n"
+        "    if runs.exists():\n"
+        "        import pytest; pytest.exit('stopped in the second pass')\n"
+        "    runs.write_text('1')\n"
+        "    takes(0.6)\n"
+    )
+    stops = "tests/test_stops.py::test_stops"
+    samples, _order = _retime_here(project, [stops])
+    assert samples == {stops: [pytest.approx(0.6, abs=0.1)]}
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("{", "*not a re-timing plan (Expecting property name*"),
+        ('{"passes": 2}', "*not a re-timing plan ('once_past')*"),
+        (None, "*not a re-timing plan (*No such file*"),
+    ],
+)
+def test_an_unreadable_plan_is_a_usage_error_naming_it(
+    tmp_path: Path, text: str | None, problem: str
+) -> None:
+    path = tmp_path / "plan.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises(pytest.UsageError) as caught:
+        read_plan(str(path))
+    message = str(caught.value)
+    assert message.startswith(f"--slow-retime={str(path)!r}: "), message
+    assert fnmatch(message, problem), message
+    assert message.endswith("this option is internal to the ratchet's confirmation child")
+
+
+def test_a_plan_reads_back_as_written(tmp_path: Path) -> None:
+    path = tmp_path / "plan.json"
+    plan = {"passes": 3, "once_past": 1.5, "far": ["t::a"], "limits": {"t::a": 0.4}, "out": "o"}
+    path.write_text(json.dumps(plan))
+    assert read_plan(str(path)) == plan
+
+
+def _judged(seconds: float, limit: float) -> Judged:
+    from lanes.slow.verdicts import Judged, Measurement, Verdict  # noqa: PLC0415
+
+    measurement = Measurement("t::a", "unit", seconds)
+    return Judged(measurement, seconds, limit / 2, limit / 2, limit, Verdict.FAIL)
+
+
+@pytest.mark.parametrize(
+    ("seconds", "once_past", "far"),
+    [(0.75, 1.5, True), (0.74, 1.5, False), (0.75, 0.0, False), (10.0, 0.0, False)],
+)
+def test_far_past_is_at_once_past_times_the_limit_or_more(
+    seconds: float, once_past: float, far: bool
+) -> None:
+    assert far_past(_judged(seconds, 0.5), once_past) is far
+
+
+class _Refusal:
+    """Asks, at the session's end, whether the run may fork to re-time its tests."""
+
+    def __init__(self) -> None:
+        self.refusal: str | None = "not asked"
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        self.refusal = fork_refusal(session, sorted(item.nodeid for item in session.items) or [A])
+
+
+def _refusal(project: pytest.Pytester, *args: str) -> str | None:
+    probe = _Refusal()
+    project.runpytest("-p", "no:cacheprovider", *args, FILE, plugins=[probe])
+    return probe.refusal
+
+
+@pytest.mark.integration
+def test_a_run_whose_tests_ran_in_xdist_workers_may_not_fork(project: pytest.Pytester) -> None:
+    refusal = _refusal(project, "-p", "xdist", "-n", "1")
+    assert refusal == f"1 of the offenders ran in another process (xdist workers), first {A}"
+
+
+@pytest.mark.integration
+def test_a_run_that_left_fixtures_set_up_may_not_fork(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "conftest.py").write_text(
+        "import pytest\n"
+        "@pytest.hookimpl(tryfirst=True)\n"
+        "def pytest_runtestloop(session):\n"
+        "    for item, nextitem in zip(session.items, session.items[1:]):\n"
+        "        item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)\n"
+        "    return True\n"
+    )
+    refusal = _refusal(project)
+    assert refusal == "fixtures are still set up at the session's end: their teardown is the run's"
+
+
+@pytest.mark.integration
+def test_a_run_with_another_thread_alive_may_not_fork(project: pytest.Pytester) -> None:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        alive = threads_alive()
+        refusal = _refusal(project)
+    finally:
+        stop.set()
+        thread.join()
+    assert alive >= 2
+    assert refusal == (
+        f"{alive} threads alive: a fork copies only this one, and the locks others hold"
+    )
+
+
+@pytest.mark.integration
+def test_a_finished_single_threaded_run_may_fork(project: pytest.Pytester) -> None:
+    # This test process may have threads of its own (xdist's, a plugin's
+    # server): then the run may not fork, and says so.
+    alive = threads_alive()
+    refusal = _refusal(project)
+    if alive == 1:
+        assert refusal is None
+    else:
+        assert refusal is not None
+        assert refusal.startswith(f"{alive} threads alive")
+
+
+def test_threads_alive_counts_a_thread_started_here() -> None:
+    before = threads_alive()
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert threads_alive() == before + 1
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _child(code: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-c", code])
+
+
+def test_the_wait_kills_a_child_past_its_deadline_and_reaps_it() -> None:
+    from lanes.slow.forked import _wait  # noqa: PLC0415  # the parent's half of a forked re-timing
+
+    child = _child("import time; time.sleep(600)")
+    _wait(child.pid, 0.2)
+    # Killed and reaped: the process is gone, and not a zombie either.
+    with pytest.raises(ProcessLookupError):
+        os.kill(child.pid, 0)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
+    child.returncode = -9  # reaped above: Popen must not wait for it again
+
+
+def test_the_wait_lets_a_child_finish_within_its_deadline(tmp_path: Path) -> None:
+    from lanes.slow.forked import _wait  # noqa: PLC0415  # the parent's half of a forked re-timing
+
+    done = tmp_path / "done"
+    # A few polls' worth of work, then a file: killed early, it would not exist.
+    child = _child(
+        f"import pathlib, time; time.sleep(0.3); pathlib.Path({str(done)!r}).write_text('1')"
+    )
+    _wait(child.pid, 600)
+    assert done.read_text() == "1"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child.pid, os.WNOHANG)
+    child.returncode = 0
+
+
+def test_an_interrupted_wait_kills_the_child_and_goes_on_interrupting() -> None:
+    from lanes.slow.forked import _wait  # noqa: PLC0415  # the parent's half of a forked re-timing
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("a Ctrl-C reaches the main thread only, and this test runs in another")
+    child = _child("import time; time.sleep(600)")
+    # Ctrl-C while waiting: a timer interrupts the main thread's wait.
+    timer = threading.Timer(0.2, _interrupt_main)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            _wait(child.pid, 600)
+    finally:
+        timer.cancel()
+    with pytest.raises(ProcessLookupError):
+        os.kill(child.pid, 0)
+    child.returncode = -9
+
+
+def _interrupt_main() -> None:
+    import _thread  # noqa: PLC0415  # how a Ctrl-C reaches the main thread
+
+    _thread.interrupt_main()

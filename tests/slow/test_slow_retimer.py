@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+from contextlib import contextmanager
 from fnmatch import fnmatch
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from lanes.slow.forked import fork_refusal, threads_alive
 from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
     from lanes.slow.verdicts import Judged
@@ -321,21 +323,29 @@ def test_threads_alive_counts_a_thread_started_here() -> None:
         thread.join()
 
 
-def _child(code: str) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", code])
+@contextmanager
+def _child(code: str) -> Iterator[subprocess.Popen[bytes]]:
+    """A Python child running ``code``, killed on the way out if the test left it alive."""
+    child = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        yield child
+    finally:
+        # poll() takes a child the wait already reaped as ended.
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def test_the_wait_kills_a_child_past_its_deadline_and_reaps_it() -> None:
     from lanes.slow.forked import _wait  # noqa: PLC0415  # the parent's half of a forked re-timing
 
-    child = _child("import time; time.sleep(600)")
-    _wait(child.pid, 0.2)
-    # Killed and reaped: the process is gone, and not a zombie either.
-    with pytest.raises(ProcessLookupError):
-        os.kill(child.pid, 0)
-    with pytest.raises(ChildProcessError):
-        os.waitpid(child.pid, os.WNOHANG)
-    child.returncode = -9  # reaped above: Popen must not wait for it again
+    with _child("import time; time.sleep(600)") as child:
+        _wait(child.pid, 0.2)
+        # Killed and reaped: the process is gone, and not a zombie either.
+        with pytest.raises(ProcessLookupError):
+            os.kill(child.pid, 0)
+        with pytest.raises(ChildProcessError):
+            os.waitpid(child.pid, os.WNOHANG)
 
 
 def test_the_wait_lets_a_child_finish_within_its_deadline(tmp_path: Path) -> None:
@@ -343,14 +353,12 @@ def test_the_wait_lets_a_child_finish_within_its_deadline(tmp_path: Path) -> Non
 
     done = tmp_path / "done"
     # A few polls' worth of work, then a file: killed early, it would not exist.
-    child = _child(
-        f"import pathlib, time; time.sleep(0.3); pathlib.Path({str(done)!r}).write_text('1')"
-    )
-    _wait(child.pid, 600)
-    assert done.read_text() == "1"
-    with pytest.raises(ChildProcessError):
-        os.waitpid(child.pid, os.WNOHANG)
-    child.returncode = 0
+    code = f"import pathlib, time; time.sleep(0.3); pathlib.Path({str(done)!r}).write_text('1')"
+    with _child(code) as child:
+        _wait(child.pid, 600)
+        assert done.read_text() == "1"
+        with pytest.raises(ChildProcessError):
+            os.waitpid(child.pid, os.WNOHANG)
 
 
 def test_an_interrupted_wait_kills_the_child_and_goes_on_interrupting() -> None:
@@ -358,18 +366,17 @@ def test_an_interrupted_wait_kills_the_child_and_goes_on_interrupting() -> None:
 
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("a Ctrl-C reaches the main thread only, and this test runs in another")
-    child = _child("import time; time.sleep(600)")
-    # Ctrl-C while waiting: a timer interrupts the main thread's wait.
-    timer = threading.Timer(0.2, _interrupt_main)
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            _wait(child.pid, 600)
-    finally:
-        timer.cancel()
-    with pytest.raises(ProcessLookupError):
-        os.kill(child.pid, 0)
-    child.returncode = -9
+    with _child("import time; time.sleep(600)") as child:
+        # Ctrl-C while waiting: a timer interrupts the main thread's wait.
+        timer = threading.Timer(0.2, _interrupt_main)
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                _wait(child.pid, 600)
+        finally:
+            timer.cancel()
+        with pytest.raises(ProcessLookupError):
+            os.kill(child.pid, 0)
 
 
 def _interrupt_main() -> None:

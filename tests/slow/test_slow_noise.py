@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from lanes.slow.confirmation import FORKED_WHY, SPAWN_OPTION
+from lanes.slow.forked import threads_alive
 from lanes.slow.report import NEAR_LIMIT
 from tests.slow.slow_helpers import BAND, FAST, PYPROJECT, SLOW, THREE_TESTS, write_pins
 from tests.support.documents import read_json
@@ -84,6 +86,7 @@ def test_a_one_off_slow_run_is_unconfirmed_and_a_slow_test_is_confirmed(
 ) -> None:
     project.path.joinpath("tests", "test_noisy.py").write_text(NOISY_TEST)
     out = project.path / "slow.json"
+    threads = threads_alive()
     result = _run(project, f"--slow-json={out}")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
@@ -99,6 +102,15 @@ def test_a_one_off_slow_run_is_unconfirmed_and_a_slow_test_is_confirmed(
     )
     data = read_json(out)
     assert data["confirm"] == 2
+    # This process forks the re-timing when it has no other thread (a
+    # plugin's server thread, xdist's channels): tests/slow/test_slow_forked.py.
+    if threads == 1:
+        assert data["retimed"] == {"child": "forked", "why": FORKED_WHY}
+    else:
+        assert data["retimed"] == {
+            "child": "spawned",
+            "why": f"{threads} threads alive: a fork copies only this one, and the locks others hold",
+        }
     assert [o["nodeid"] for o in data["offenders"]] == [SLOW]
     assert len(data["offenders"][0]["samples_ms"]) == 2
     assert all(ms > 180 for ms in data["offenders"][0]["samples_ms"])
@@ -217,6 +229,7 @@ def test_a_killed_retiming_child_keeps_the_passes_it_finished(
     # A spawned child, whatever this process's threads (a fork: test_slow_forked.py).
     _run(project, "--deselect", SLOW, f"--slow-json={out}", "--slow-confirm-spawn")
     data = read_json(out)
+    assert data["retimed"] == {"child": "spawned", "why": SPAWN_OPTION}
     # Confirmed, or (the run-queue clock on a loaded Linux 6.18 can take a
     # sleep for CPU wait) unconfirmed: one sample either way.
     (retimed,) = data["offenders"] + data["unconfirmed"]
@@ -373,6 +386,7 @@ def test_the_first_test_of_a_retiming_run_is_not_always_the_same(
     out = project.path / "slow.json"
     result = _run(project, "--deselect", SLOW, f"--slow-json={out}", "--slow-confirm-spawn")
     data = read_json(out)
+    assert data["retimed"] == {"child": "spawned", "why": SPAWN_OPTION}
     assert data["offenders"] == [], result.stdout.str()
     samples = {u["nodeid"]: u["samples_ms"] for u in data["unconfirmed"]}
     first, second = "tests/test_first.py::test_a", "tests/test_first.py::test_b"

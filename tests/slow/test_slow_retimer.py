@@ -383,3 +383,77 @@ def _interrupt_main() -> None:
     import _thread  # noqa: PLC0415  # how a Ctrl-C reaches the main thread
 
     _thread.interrupt_main()
+
+
+def test_the_spawned_child_runs_serially_with_the_runs_own_plugins(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from lanes.slow.confirmation import _command  # noqa: PLC0415  # the spawned child's command line
+
+    # With autoload off, xdist comes in only through -p: the child needs it
+    # for its -n 0, and every other plugin the run named.
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    pytester.makepyprojecttoml("[tool.pytest.ini_options]\n")
+    config = pytester.parseconfig("-p", "xdist", "-pno:randomly", "-p", "lanes.slow")
+    plan = tmp_path / "plan.json"
+    assert _command(config, plan, ["tests/t.py::a", "tests/t.py::b"]) == [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "lanes.slow",
+        f"--rootdir={config.rootpath}",
+        f"--slow-retime={plan}",
+        f"--config-file={config.inipath}",
+        "-p",
+        "xdist",
+        "-p",
+        "no:randomly",
+        "-p",
+        "lanes.slow",
+        "-n",
+        "0",
+        "tests/t.py::a",
+        "tests/t.py::b",
+    ]
+
+
+def test_a_run_without_xdist_or_a_configuration_file_gives_its_child_neither(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from lanes.slow.confirmation import _command  # noqa: PLC0415  # the spawned child's command line
+
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    config = pytester.parseconfig()
+    assert config.inipath is None
+    command = _command(config, tmp_path / "plan.json", ["t.py::a"])
+    assert command[-1] == "t.py::a"
+    assert "-n" not in command
+    assert not [arg for arg in command if arg.startswith("--config-file")]
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ('{"samples": {"t::a": [0.5, 0.25], "t::b": []}}', {"t::a": [0.5, 0.25], "t::b": []}),
+        # Only numbers are samples; a list is all a test's entry can be.
+        ('{"samples": {"t::a": [1, "x", null, 0.5], "t::b": 0.5}}', {"t::a": [1.0, 0.5]}),
+        ('{"samples": [0.5]}', {}),
+        ('{"other": {}}', {}),
+        ("[1]", {}),
+        ("{", {}),
+        (None, {}),
+    ],
+)
+def test_the_samples_file_is_read_as_far_as_it_holds_samples(
+    tmp_path: Path, written: str | None, read: dict[str, list[float]]
+) -> None:
+    from lanes.slow.confirmation import _measured  # noqa: PLC0415  # what the parent reads of its child
+
+    out = tmp_path / "samples.json"
+    if written is not None:
+        out.write_text(written)
+    assert _measured(out) == read

@@ -433,8 +433,11 @@ def test_confirm_zero_fails_on_one_sample(project: pytest.Pytester) -> None:
     out = project.path / "slow.json"
     _run(project, f"--slow-json={out}", "--slow-confirm=0")
     data = read_json(out)
-    assert sorted(o["nodeid"] for o in data["offenders"]) == sorted([SLOW, NOISY])
+    # A loaded machine can stretch the band test (sleep 0.06 s) past the limit
+    # too (0.213 s under load 24): one sample fails it as well.
+    assert {o["nodeid"] for o in data["offenders"]} - {BAND} == {SLOW, NOISY}
     assert data["unconfirmed"] == []
+    assert data["retimed"] is None
 
 
 def test_a_pin_is_removable_only_after_three_fast_runs_in_a_row(project: pytest.Pytester) -> None:

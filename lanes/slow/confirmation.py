@@ -14,7 +14,7 @@ them made a confirmed FAIL cost 2.04x the plain run of a short suite. The
 child is a **fork of the finished run** where that is safe
 (:mod:`lanes.slow.forked`: no start-up, no collection at all), else a fresh
 pytest with ``-n 0`` (Windows, macOS, an xdist controller, threads alive,
-``--slow-confirm-spawn``); :class:`Retiming` says which, and why. A pass
+a stopped run, ``--slow-confirm-spawn``); :class:`Retiming` says which, and why. A pass
 tears every fixture down (``nextitem=None``) before the next one begins, so a
 sample sets up what the suite run set up; the shared fixtures it sets up again
 are taken out of it, as in the suite run (:mod:`lanes.slow.setups`).

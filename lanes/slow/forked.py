@@ -27,6 +27,8 @@ otherwise, saying why (:func:`fork_refusal`, the envelope's ``retimed``):
   is why Python's own ``multiprocessing`` spawns there;
 - an offender that is not an item of this process: under xdist the
   controller collects nothing, its workers ran the tests;
+- a run stopped by ``-x``/``--maxfail`` or a plugin: pytest will not
+  unset ``shouldfail``/``shouldstop``, and the fork would stop after one test;
 - fixtures still set up at the session's end (a plugin's own run loop that
   left them; pytest's tears everything down, even when ``-x`` stops the
   run): their teardown belongs to the run, and a fork would set up over them;
@@ -35,7 +37,7 @@ otherwise, saying why (:func:`fork_refusal`, the envelope's ``retimed``):
 
 In the fork, standard output and error go to ``/dev/null`` and the terminal
 reporter is unregistered (its progress lines would land in the run's
-output); the run's counters of failures are reset, as in a fresh process.
+output); the run's count of failures is reset, as in a fresh process.
 The fork ends with ``os._exit``: no ``atexit`` handler, no session finish, no
 flush of a buffer the run will write itself.
 """
@@ -62,7 +64,7 @@ if TYPE_CHECKING:
     from lanes.slow.confirmation import Plan
     from lanes.slow.stopwatch import Stopwatch
 
-__all__ = ["fork_refusal", "retime_forked", "threads_alive"]
+__all__ = ["fork_refusal", "retime_forked", "retime_here", "threads_alive"]
 
 POLL: Final = 0.005
 """Seconds between two looks at whether the fork has ended: at most this much is added to
@@ -92,6 +94,10 @@ def fork_refusal(session: pytest.Session, nodeids: Sequence[str]) -> str | None:
             f"{len(elsewhere)} of the offenders ran in another process (xdist workers), "
             f"first {elsewhere[0]}"
         )
+    stopped = session.shouldfail or session.shouldstop
+    if stopped:
+        # pytest refuses to unset either: the fork would stop after one test.
+        return f"the run was stopped ({stopped}): a fork of it would stop after one test"
     stack = getattr(getattr(session, "_setupstate", None), "stack", None)
     if not isinstance(stack, dict):
         return (
@@ -127,7 +133,8 @@ def retime_forked(
     if pid == 0:
         code = 1
         try:
-            _retime_here(session, plan, items, stopwatch)
+            _quiet()
+            retime_here(session, plan, items, stopwatch)
             code = 0
         finally:
             # Never the run's own exit path, whatever happened above.
@@ -135,21 +142,25 @@ def retime_forked(
     _wait(pid, deadline)
 
 
-def _retime_here(
-    session: pytest.Session, plan: Plan, items: Sequence[pytest.Item], stopwatch: Stopwatch
-) -> None:
-    """In the fork: quiet, counters reset, the run-queue clock and the Retimer's passes."""
+def _quiet() -> None:
+    """The fork writes nothing where the run writes: standard output and error go nowhere."""
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
+
+
+def retime_here(
+    session: pytest.Session, plan: Plan, items: Sequence[pytest.Item], stopwatch: Stopwatch
+) -> None:
+    """The :class:`Retimer`'s passes over ``items`` of a finished ``session``, as a fresh
+    process would run them: no progress lines (the terminal reporter leaves), the run's
+    failure count reset, the run-queue clock on. What the fork runs."""
     manager = session.config.pluginmanager
     terminal = manager.get_plugin("terminalreporter")
     if terminal is not None:
         manager.unregister(terminal)
     os.environ.update(measuring_environment())
     session.testsfailed = 0
-    session.shouldfail = False
-    session.shouldstop = False
     clock = None
     if available():
         clock = RunQueueClock()

@@ -153,6 +153,11 @@ NOT_RUN = """
 def test_not_run():
     pass
 """
+# Runs after the offender: with -x, the run stops at it.
+FAILS = """
+def test_fails():
+    assert False
+"""
 
 
 @pytest.mark.integration
@@ -168,8 +173,9 @@ def test_not_run():
         ),
         ([], THREAD_CONFTEST, "", "2 threads alive: a fork copies only this one*"),
         ([], LEFT_SET_UP, NOT_RUN, "fixtures are still set up at the session's end*"),
+        (["-x"], "", FAILS, "the run was stopped (stopping after 1 failures)*"),
     ],
-    ids=["asked-for", "xdist-controller", "threads", "fixtures-left-set-up"],
+    ids=["asked-for", "xdist-controller", "threads", "fixtures-left-set-up", "stopped"],
 )
 def test_a_run_that_cannot_fork_retimes_in_a_spawned_child_and_says_why(
     project: pytest.Pytester, args: list[str], conftest: str, stopper: str, why: str

@@ -24,6 +24,7 @@ import pytest
 
 from lanes.slow.confirmation import Plan, far_past, read_plan
 from lanes.slow.forked import fork_refusal, threads_alive
+from lanes.slow.runqueue import available
 from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
 
 if TYPE_CHECKING:
@@ -283,6 +284,16 @@ def test_a_run_that_left_fixtures_set_up_may_not_fork(project: pytest.Pytester) 
 
 
 @pytest.mark.integration
+def test_a_stopped_run_may_not_fork(project: pytest.Pytester) -> None:
+    project.path.joinpath("tests", "test_z.py").write_text("def test_fails():\n    assert False\n")
+    probe = _Refusal()
+    project.runpytest("-p", "no:cacheprovider", "-x", "tests/test_z.py", FILE, plugins=[probe])
+    assert probe.refusal == (
+        "the run was stopped (stopping after 1 failures): a fork of it would stop after one test"
+    )
+
+
+@pytest.mark.integration
 def test_a_run_with_another_thread_alive_may_not_fork(project: pytest.Pytester) -> None:
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
@@ -462,3 +473,61 @@ def test_the_samples_file_is_read_as_far_as_it_holds_samples(
     if written is not None:
         out.write_text(written)
     assert _measured(out) == read
+
+
+class _RetimeHere:
+    """At the end of a finished run, re-times ``nodeids`` in this very process, as the fork does."""
+
+    def __init__(self, plan: Plan, nodeids: list[str]) -> None:
+        self.plan = plan
+        self.nodeids = nodeids
+        self.failed: list[int] = []
+        self.plugins: dict[str, object] = {}
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from lanes.slow.forked import retime_here  # noqa: PLC0415  # the fork's own work
+
+        manager = session.config.pluginmanager
+        stopwatch = manager.get_plugin("lanes-slow-stopwatch")
+        items = [item for item in session.items if item.nodeid in self.nodeids]
+        self.failed = [session.testsfailed]
+        retime_here(session, self.plan, items, stopwatch)
+        self.failed.append(session.testsfailed)
+        self.plugins = {
+            name: manager.get_plugin(name) for name in ("terminalreporter", "lanes-slow-runqueue")
+        }
+
+
+@pytest.mark.integration
+def test_a_finished_run_retimes_as_a_fresh_process_would(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run with a failure: the re-timing starts from no failure, takes every
+    # pass, prints no progress line, and runs as a lane's measuring run.
+    project.path.joinpath("tests", "test_z.py").write_text("def test_fails():\n    assert False\n")
+    monkeypatch.setenv("LANES_TEST_FORCE", "0")
+    out = project.path / "samples.json"
+    plan: Plan = {"passes": 2, "once_past": 0.0, "far": [], "limits": {}, "out": str(out)}
+    probe = _RetimeHere(plan, [A, B])
+    project.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "lanes.slow",
+        "--slow-ratchet",
+        "--slow-confirm=0",
+        A,
+        B,
+        "tests/test_z.py",
+        plugins=[probe],
+    )
+    assert probe.failed == [1, 0]
+    samples = json.loads(out.read_text())["samples"]
+    assert samples == {A: [pytest.approx(0.6, abs=0.1)] * 2, B: [pytest.approx(0.6, abs=0.1)] * 2}
+    order = project.path.joinpath("tests", "test_offenders.order").read_text().split()
+    assert order == ["a", "b", "a", "b", "b", "a"]
+    assert probe.plugins["terminalreporter"] is None
+    assert (probe.plugins["lanes-slow-runqueue"] is not None) == available()
+    assert os.environ["LANES_TEST_FORCE"] == "1"

@@ -281,9 +281,11 @@ def test_a_test_whose_retimings_straddle_the_limit_is_told_to_be_pinned(
                 "past the limit in 1 of 2 re-timings — its own duration sits near the limit, so its "
                 "verdict will flip between runs; not failed, but pin it or move it to a slower tier:"
             ),
+            # 1.25 x the slower re-timing: 0.75 s for the planted 0.6 s sleep,
+            # 0.8 s when the load stretched it to 0.637 s (a loaded sweep).
             (
                 f"     lanes slow pin {PACED} --reason '<why it is slow>' --tracking '<issue>' "
-                "--ceiling 0.7*"
+                "--ceiling 0.[78]*"
             ),
         ]
     )

@@ -246,7 +246,8 @@ class Retimer:
     def __init__(self, plan: Plan, stopwatch: Stopwatch, clock: RunQueueClock | None) -> None:
         self.plan = plan
         self._stopwatch = stopwatch
-        self._clock = clock
+        self.clock = clock
+        """The run-queue clock its samples take CPU waits out with (None: plain wall-clock)."""
         self._reports: list[pytest.TestReport] = []
         self.samples: dict[str, list[float]] = {}
 
@@ -307,7 +308,7 @@ class Retimer:
         shared = self._stopwatch.shared_setups[shared_before:]
         setup = setup_times(setups, shared).last.get(nodeid, 0.0)
         call = calls[-1].duration
-        clock = self._clock
+        clock = self.clock
         if clock is not None:
             # Wall-clock minus the time spent waiting for a CPU (runqueue.py).
             setup = max(0.0, setup - clock.setup.get(nodeid, 0.0))

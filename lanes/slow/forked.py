@@ -44,7 +44,6 @@ flush of a buffer the run will write itself.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 import threading
@@ -131,22 +130,17 @@ def retime_forked(
     sys.stderr.flush()
     pid = os.fork()
     if pid == 0:
-        code = 1
         try:
-            _quiet()
+            # The fork writes nothing where the run writes.
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
             retime_here(session, plan, items, stopwatch)
-            code = 0
         finally:
-            # Never the run's own exit path, whatever happened above.
-            os._exit(code)
+            # Never the run's own exit path, whatever happened above. The
+            # parent reads the samples file, not this status.
+            os._exit(0)
     _wait(pid, deadline)
-
-
-def _quiet() -> None:
-    """The fork writes nothing where the run writes: standard output and error go nowhere."""
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 1)
-    os.dup2(devnull, 2)
 
 
 def retime_here(
@@ -173,23 +167,16 @@ def retime_here(
 def _wait(pid: int, deadline: float) -> None:
     """Until the fork ends, or kill it at ``deadline`` seconds (or when this wait is interrupted)."""
     end = time.monotonic() + deadline
+    ended = False
     try:
         while time.monotonic() < end:
-            ended, _status = os.waitpid(pid, os.WNOHANG)
-            if ended:
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                ended = True
                 return
             time.sleep(POLL)
-    except BaseException:
-        _kill(pid)
-        raise
-    _kill(pid)
+    finally:
+        if not ended:  # past the deadline, or interrupted (Ctrl-C): it must not outlive the run
+            import signal  # noqa: PLC0415  # only a fork past its deadline, or an interrupted wait
 
-
-def _kill(pid: int) -> None:
-    import signal  # noqa: PLC0415  # only a fork past its deadline, or an interrupted wait
-
-    # It may have ended since the last look (or been reaped, when the wait was
-    # interrupted right after): nothing left to kill then.
-    with contextlib.suppress(ProcessLookupError, ChildProcessError):
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

@@ -16,13 +16,14 @@ import signal
 import subprocess
 import sys
 import threading
+import warnings
 from contextlib import contextmanager
 from fnmatch import fnmatch
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from lanes.slow.confirmation import Plan, far_past, read_plan
+from lanes.slow.confirmation import FORKED_WHY, SPAWN_OPTION, Plan, Retimer, far_past, read_plan
 from lanes.slow.forked import fork_refusal, threads_alive
 from lanes.slow.runqueue import available
 from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
@@ -494,7 +495,8 @@ class _RetimeHere:
         retime_here(session, self.plan, items, stopwatch)
         self.failed.append(session.testsfailed)
         self.plugins = {
-            name: manager.get_plugin(name) for name in ("terminalreporter", "lanes-slow-runqueue")
+            name: manager.get_plugin(name)
+            for name in ("terminalreporter", "lanes-slow-runqueue", "lanes-slow-retimer")
         }
 
 
@@ -529,5 +531,132 @@ def test_a_finished_run_retimes_as_a_fresh_process_would(
     order = project.path.joinpath("tests", "test_offenders.order").read_text().split()
     assert order == ["a", "b", "a", "b", "b", "a"]
     assert probe.plugins["terminalreporter"] is None
-    assert (probe.plugins["lanes-slow-runqueue"] is not None) == available()
+    # Its samples take CPU waits out, as a spawned child's do.
+    clock = probe.plugins["lanes-slow-runqueue"]
+    assert (clock is not None) == available()
+    retimer = probe.plugins["lanes-slow-retimer"]
+    assert isinstance(retimer, Retimer)
+    assert retimer.clock is clock
     assert os.environ["LANES_TEST_FORCE"] == "1"
+
+
+class _ForkHere:
+    """At the end of a finished run, re-times ``nodeids`` in a fork of this very process."""
+
+    def __init__(self, plan: Plan, nodeids: list[str]) -> None:
+        self.plan = plan
+        self.nodeids = nodeids
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        from lanes.slow.forked import retime_forked  # noqa: PLC0415  # the parent's half
+
+        stopwatch = session.config.pluginmanager.get_plugin("lanes-slow-stopwatch")
+        with warnings.catch_warnings():
+            # Python 3.12+ warns on a fork with threads alive, and this test
+            # process may have some (xdist's, a plugin's): the fork here runs
+            # only the re-timing and ends with os._exit.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            retime_forked(session, self.plan, self.nodeids, stopwatch, 600.0)
+
+
+# Writes to the process's own descriptors, past any sys.stdout replacement.
+LOUD = """
+import os
+
+def test_loud(takes):
+    os.write(1, b"loud on stdout\\n")
+    os.write(2, b"loud on stderr\\n")
+    takes(0.6)
+"""
+
+
+@pytest.mark.integration
+def test_a_fork_of_the_run_retimes_and_writes_nothing_where_the_run_writes(
+    project: pytest.Pytester, capfd: pytest.CaptureFixture[str]
+) -> None:
+    project.path.joinpath("tests", "test_loud.py").write_text(LOUD)
+    loud = "tests/test_loud.py::test_loud"
+    out = project.path / "samples.json"
+    plan: Plan = {"passes": 2, "once_past": 0.0, "far": [], "limits": {}, "out": str(out)}
+    # Not captured (-s): the suite's run writes to this test's descriptors.
+    project.runpytest(
+        "-s",
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "lanes.slow",
+        "--slow-ratchet",
+        "--slow-confirm=0",
+        B,
+        loud,
+        A,
+        plugins=[_ForkHere(plan, [loud, B, A, "tests/test_gone.py::test_never"])],
+    )
+    written = capfd.readouterr()
+    # In node-id order, each once per pass; a node id the run does not have is no item.
+    assert project.path.joinpath("tests", "test_offenders.order").read_text().split() == [
+        "b",
+        "a",
+        "a",
+        "b",
+        "b",
+        "a",
+    ]
+    samples = json.loads(out.read_text())["samples"]
+    assert sorted(samples) == sorted([A, B, loud])
+    assert all(taken == [pytest.approx(0.6, abs=0.1)] * 2 for taken in samples.values())
+    # The suite's run wrote once; the fork's two passes wrote nowhere here.
+    assert written.out.count("loud on stdout") == 1
+    assert written.err.count("loud on stderr") == 1
+
+
+def _ratchet(project: pytest.Pytester, *args: str) -> dict[str, Any]:
+    """A ratchet run in this process, on the controlled clock; its result."""
+    out = project.path / "slow.json"
+    project.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "lanes.slow",
+        f"--slow-json={out}",
+        "--slow-confirm=2",
+        *args,
+    )
+    data: dict[str, Any] = json.loads(out.read_text())
+    return data
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("spawn", [False, True], ids=["fork-if-safe", "spawned"])
+@pytest.mark.parametrize(
+    ("once_past", "counts"),
+    # A and B: 0.6 s, 3.3x the 0.18 s limit, in the suite and re-timed; C:
+    # 0.25 s, 1.4x. Past 1.5x in both, one re-timing decides.
+    [(1.5, {A: 1, B: 1, C: 2}), (0.0, {A: 2, B: 2, C: 2})],
+    ids=["once-past-1.5", "once-past-off"],
+)
+def test_the_offenders_are_retimed_once_each_pass_in_one_child(
+    project: pytest.Pytester, spawn: bool, once_past: float, counts: dict[str, int]
+) -> None:
+    threads = threads_alive()
+    flags = ["--slow-confirm-spawn"] if spawn else []
+    data = _ratchet(project, f"--slow-confirm-once-past={once_past}", *flags, C, B, A)
+    samples = {o["nodeid"]: o["samples_ms"] for o in data["offenders"]}
+    assert data["unconfirmed"] == []
+    assert {nodeid: len(taken) for nodeid, taken in samples.items()} == counts
+    expected = {A: 600, B: 600, C: 250}
+    for nodeid, taken in samples.items():
+        # On the controlled clock (the child loads the project's conftest),
+        # less the time each test waited for a CPU.
+        assert taken == [pytest.approx(expected[nodeid], abs=100)] * counts[nodeid]
+    if spawn:
+        assert data["retimed"] == {"child": "spawned", "why": SPAWN_OPTION}
+    elif threads == 1:
+        assert data["retimed"] == {"child": "forked", "why": FORKED_WHY}
+    else:
+        assert data["retimed"]["child"] == "spawned"
+        assert data["retimed"]["why"].startswith(f"{threads} threads alive")

@@ -26,6 +26,7 @@ import pytest
 from lanes.slow.confirmation import FORKED_WHY, SPAWN_OPTION, Plan, Retimer, far_past, read_plan
 from lanes.slow.forked import fork_refusal, threads_alive
 from lanes.slow.runqueue import available
+from lanes.slow.stopwatch import Stopwatch
 from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
 
 if TYPE_CHECKING:
@@ -490,6 +491,7 @@ class _RetimeHere:
 
         manager = session.config.pluginmanager
         stopwatch = manager.get_plugin("lanes-slow-stopwatch")
+        assert isinstance(stopwatch, Stopwatch)
         items = [item for item in session.items if item.nodeid in self.nodeids]
         self.failed = [session.testsfailed]
         retime_here(session, self.plan, items, stopwatch)
@@ -551,6 +553,7 @@ class _ForkHere:
         from lanes.slow.forked import retime_forked  # noqa: PLC0415  # the parent's half
 
         stopwatch = session.config.pluginmanager.get_plugin("lanes-slow-stopwatch")
+        assert isinstance(stopwatch, Stopwatch)
         with warnings.catch_warnings():
             # Python 3.12+ warns on a fork with threads alive, and this test
             # process may have some (xdist's, a plugin's): the fork here runs

@@ -166,6 +166,12 @@ def retime_here(
 
 def _wait(pid: int, deadline: float) -> None:
     """Until the fork ends, or kill it at ``deadline`` seconds (or when this wait is interrupted)."""
+    if pid <= 0:
+        # os.kill(0) would signal this whole process group, os.kill(-1) every
+        # process this user may signal: found by a mutant that ran the fork's
+        # branch in the parent and killed its whole mutation sweep.
+        msg = f"not a child's process id: {pid!r}"
+        raise ValueError(msg)
     end = time.monotonic() + deadline
     ended = False
     try:

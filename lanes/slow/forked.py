@@ -138,8 +138,10 @@ def retime_forked(
             retime_here(session, plan, items, stopwatch)
         finally:
             # Never the run's own exit path, whatever happened above. The
-            # parent reads the samples file, not this status.
-            os._exit(0)
+            # parent reads the samples file, not this status; non-zero, so
+            # that reaching this branch in the run's own process (a bug, or a
+            # mutant of the test above) fails the run instead of passing it.
+            os._exit(1)
     _wait(pid, deadline)
 
 

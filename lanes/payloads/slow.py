@@ -27,6 +27,7 @@ __all__ = [
     "SlowPin",
     "SlowPinState",
     "SlowRatchet",
+    "SlowRetimed",
     "SlowSelfCheck",
     "SlowSelfCheckOutcome",
     "SlowSlowest",
@@ -180,6 +181,23 @@ class SlowSelfCheck(TypedDict):
     ]
 
 
+class SlowRetimed(TypedDict):
+    """Which child process re-timed the offenders, and why that one."""
+
+    child: Annotated[
+        Literal["forked", "spawned"],
+        Doc(
+            "forked: a fork of the finished run (no start-up, no collection); "
+            "spawned: a freshly started pytest"
+        ),
+    ]
+    why: Annotated[
+        str,
+        MinLength(1),
+        Doc("what the fork saves, or why the run could not fork (xdist workers, threads, ...)"),
+    ]
+
+
 class SlowRatchet(TypedDict):
     """The ratchet's verdicts, as the pytest plugin writes them (``--slow-json``)."""
 
@@ -202,6 +220,9 @@ class SlowRatchet(TypedDict):
         int,
         Min(0),
         Doc("confirmation re-timings per offender; 0 = a single sample decides"),
+    ]
+    retimed: Annotated[
+        SlowRetimed | None, Doc("how the offenders were re-timed; null when none was")
     ]
     removable_after: Annotated[
         int,

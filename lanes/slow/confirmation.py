@@ -2,15 +2,19 @@
 
 One wall-clock sample is not a verdict on a loaded machine: the same test was
 measured at 1.8 s and 6.3 s in two runs of one suite. So after the suite, on
-the controller, only the offenders run again — serially, in **one** fresh
-child pytest with ``-n 0`` that takes every sample: ``confirm`` passes over
-the offenders, every other pass in reverse order (so no test pays the child's
-warm-up in every sample) — and a test fails only if it stays past its limit in
-**every** sample.
+the controller, only the offenders run again — serially, in **one** child
+process that takes every sample: ``confirm`` passes over the offenders, every
+other pass in reverse order (so no test pays a child's warm-up in every
+sample) — and a test fails only if it stays past its limit in **every**
+sample.
 
 One child, not one per sample: each child paid the interpreter's, pytest's
 and the plugins' start-up and the offenders' collection again, and two of
-them made a confirmed FAIL cost 2.04x the plain run of a short suite. A pass
+them made a confirmed FAIL cost 2.04x the plain run of a short suite. The
+child is a **fork of the finished run** where that is safe
+(:mod:`lanes.slow.forked`: no start-up, no collection at all), else a fresh
+pytest with ``-n 0`` (Windows, macOS, an xdist controller, threads alive,
+a stopped run, ``--slow-confirm-spawn``); :class:`Retiming` says which, and why. A pass
 tears every fixture down (``nextitem=None``) before the next one begins, so a
 sample sets up what the suite run set up; the shared fixtures it sets up again
 are taken out of it, as in the suite run (:mod:`lanes.slow.setups`).
@@ -20,7 +24,7 @@ offender whose suite-run time **and** first re-timing are both FACTOR x its
 limit or more is not re-timed again: noise would have had to strike twice,
 by half the limit again, the second time in a fresh process on a
 contention-free clock. Its first re-timing alone does not decide, because a
-lone offender is the first test of its child and pays the child's warm-up:
+lone offender is the first test of a spawned child and pays its warm-up:
 on attrs under load a Hypothesis test measured 2.78 s in the suite, 1.56 s
 re-timed first in its child and 0.46-0.57 s in other runs (limit 1.34 s);
 deciding on the suite's figure alone confirmed it and doubled the distinct
@@ -32,10 +36,10 @@ out of the samples (:mod:`lanes.slow.runqueue`: wall-clock minus the time the
 test waited for a CPU), so a machine under sustained load does not confirm
 every test it slowed down.
 
-The child runs with the project's own rootdir and configuration file, the
-same plugins (autoload as in the parent) and ``--slow-retime=PLAN``: the
-stopwatch and :class:`Retimer` only — no verdict, no last-run file, no nested
-re-timing.
+A spawned child runs with the project's own rootdir and configuration file,
+the same plugins (autoload as in the parent, and the run's own ``-p``
+options) and ``--slow-retime=PLAN``: the stopwatch and :class:`Retimer` only
+— no verdict, no last-run file, no nested re-timing.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypedDict
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple, TypedDict
 
 import pytest
 
@@ -61,13 +65,15 @@ if TYPE_CHECKING:
     from lanes.slow.stopwatch import Stopwatch
     from lanes.slow.verdicts import Judged
 
-__all__ = ["Plan", "Retimer", "far_past", "read_plan", "retime"]
+__all__ = ["Plan", "Retimer", "Retiming", "far_past", "read_plan", "retime"]
 
 CHILD_SLACK: Final = 300.0
 """Seconds of pytest start-up and collection allowed to the re-timing run: generous,
 because on a loaded machine a child's start-up alone took a minute."""
 DEADLINE_FACTOR: Final = 10.0
 """A pass over the offenders may take this many times what they took in the suite run."""
+SPAWN_OPTION: Final = "--slow-confirm-spawn: a fresh pytest was asked for"
+FORKED_WHY: Final = "a fork of the finished run: no start-up, no collection"
 # pytest-rerunfailures' outcome for an attempt it reruns. Typed str: pytest's own
 # outcomes are a Literal that does not include it.
 _RERUN: str = "rerun"
@@ -100,9 +106,24 @@ def _command(config: pytest.Config, plan: Path, nodeids: Sequence[str]) -> list[
     ]  # fmt: skip
     if config.inipath is not None:
         command.append(f"--config-file={config.inipath}")
+    # The plugins the run named (-p NAME, -p no:NAME), as it loaded them: with
+    # autoload off, -p xdist is how xdist came in, and -n 0 needs it.
+    command += [arg for name in _plugin_args(config) for arg in ("-p", name)]
     if config.pluginmanager.hasplugin("xdist"):
         command += ["-n", "0"]  # serially, whatever -n addopts or PYTEST_ADDOPTS set
     return [*command, *nodeids]
+
+
+def _plugin_args(config: pytest.Config) -> list[str]:
+    """The values of the run's own ``-p`` options, read as pytest reads them (``-p NAME``, ``-pNAME``)."""
+    args = iter(str(arg) for arg in config.invocation_params.args)
+    names = []
+    for arg in args:
+        if arg == "-p":
+            names.append(next(args, ""))
+        elif arg.startswith("-p"):
+            names.append(arg[len("-p") :])
+    return [name for name in names if name]
 
 
 def _measured(out: Path) -> dict[str, list[float]]:
@@ -119,18 +140,40 @@ def _measured(out: Path) -> dict[str, list[float]]:
     }
 
 
-def retime(
-    config: pytest.Config, offenders: Sequence[Judged], samples: int, *, once_past: float
-) -> dict[str, list[float]]:
-    """Re-time the offenders up to ``samples`` times each, in one child; seconds per sample taken.
+class Retiming(NamedTuple):
+    """The samples taken, and which child took them (the envelope's ``retimed``)."""
 
+    samples: dict[str, list[float]]
+    """Seconds per sample, by node id; only the offenders that were sampled."""
+    child: Literal["forked", "spawned"]
+    why: str
+    """Why this child: what the fork saves, or why the run could not fork."""
+
+
+def retime(
+    session: pytest.Session,
+    offenders: Sequence[Judged],
+    samples: int,
+    *,
+    once_past: float,
+    stopwatch: Stopwatch,
+    spawn: bool = False,
+) -> Retiming:
+    """Re-time the offenders up to ``samples`` times each, in one child.
+
+    The child is a fork of this finished run where that is safe
+    (:mod:`lanes.slow.forked`), otherwise (or with ``spawn``) a fresh pytest.
     A child that exceeds its deadline (start-up plus ten times what the
     offenders took in the suite run, per pass, measured under the same machine
     load) is killed: the passes it finished keep their samples (it writes
     them after each pass), the rest yield none, so those failures stand — as
     do those of a test the child did not run (it failed to collect there).
     """
+    # Only a run with offenders imports the fork's module (the plugin's import cost).
+    from lanes.slow.forked import fork_refusal, retime_forked  # noqa: PLC0415
+
     nodeids = sorted(judged.nodeid for judged in offenders)
+    refusal = SPAWN_OPTION if spawn else fork_refusal(session, nodeids)
     with tempfile.TemporaryDirectory(prefix="lanes-slow-retime-") as tmp:
         out = Path(tmp) / "samples.json"
         plan: Plan = {
@@ -140,23 +183,35 @@ def retime(
             "limits": {judged.nodeid: judged.limit for judged in offenders},
             "out": str(out),
         }
-        plan_path = Path(tmp) / "plan.json"
-        plan_path.write_text(json.dumps(plan), encoding="utf-8")
         deadline = CHILD_SLACK + DEADLINE_FACTOR * samples * sum(j.seconds for j in offenders)
-        # A killed child: what it did not measure has no sample, and those
-        # failures stand (a slow child is not evidence of a slow test).
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(
-                _command(config, plan_path, nodeids),
-                cwd=config.rootpath,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                timeout=deadline,
-                check=False,
-                env=measuring_environment(),
-            )
+        if refusal is None:
+            retime_forked(session, plan, nodeids, stopwatch, deadline)
+        else:
+            _spawn(session.config, plan, Path(tmp) / "plan.json", nodeids, deadline)
         measured = _measured(out)
-    return {nodeid: measured[nodeid] for nodeid in nodeids if measured.get(nodeid)}
+    taken = {nodeid: measured[nodeid] for nodeid in nodeids if measured.get(nodeid)}
+    if refusal is None:
+        return Retiming(taken, "forked", FORKED_WHY)
+    return Retiming(taken, "spawned", refusal)
+
+
+def _spawn(
+    config: pytest.Config, plan: Plan, plan_path: Path, nodeids: Sequence[str], deadline: float
+) -> None:
+    """A fresh child pytest that collects the offenders and runs :class:`Retimer`."""
+    plan_path.write_text(json.dumps(plan), encoding="utf-8")
+    # A killed child: what it did not measure has no sample, and those
+    # failures stand (a slow child is not evidence of a slow test).
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        subprocess.run(
+            _command(config, plan_path, nodeids),
+            cwd=config.rootpath,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=deadline,
+            check=False,
+            env=measuring_environment(),
+        )
 
 
 def read_plan(path: str) -> Plan:
@@ -191,7 +246,8 @@ class Retimer:
     def __init__(self, plan: Plan, stopwatch: Stopwatch, clock: RunQueueClock | None) -> None:
         self.plan = plan
         self._stopwatch = stopwatch
-        self._clock = clock
+        self.clock = clock
+        """The run-queue clock its samples take CPU waits out with (None: plain wall-clock)."""
         self._reports: list[pytest.TestReport] = []
         self.samples: dict[str, list[float]] = {}
 
@@ -202,7 +258,11 @@ class Retimer:
     def pytest_runtestloop(self, session: pytest.Session) -> bool | None:
         if session.testsfailed or session.config.option.collectonly:
             return None  # pytest's own loop reports collection errors and --collect-only
-        items = list(session.items)
+        self.run(session, list(session.items))
+        return True
+
+    def run(self, session: pytest.Session, items: Sequence[pytest.Item]) -> None:
+        """Every pass over ``items``, the samples written after each (the forked child's entry)."""
         for number in range(self.plan["passes"]):
             order = [item for item in items if self._wants(item.nodeid, number)]
             if not order:
@@ -222,7 +282,6 @@ class Retimer:
                 if session.shouldstop:
                     raise session.Interrupted(session.shouldstop)
             write_atomic(self.plan["out"], json.dumps({"samples": self.samples}) + "\n")
-        return True
 
     def _wants(self, nodeid: str, number: int) -> bool:
         taken = self.samples.get(nodeid, [])
@@ -249,7 +308,7 @@ class Retimer:
         shared = self._stopwatch.shared_setups[shared_before:]
         setup = setup_times(setups, shared).last.get(nodeid, 0.0)
         call = calls[-1].duration
-        clock = self._clock
+        clock = self.clock
         if clock is not None:
             # Wall-clock minus the time spent waiting for a CPU (runqueue.py).
             setup = max(0.0, setup - clock.setup.get(nodeid, 0.0))

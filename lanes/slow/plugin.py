@@ -78,6 +78,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "N times)",
     )
     group.addoption(
+        "--slow-confirm-spawn",
+        action="store_true",
+        default=False,
+        help="re-time offenders in a freshly started pytest, never in a fork of the finished "
+        "run (the default where it is safe: no start-up, no collection)",
+    )
+    group.addoption(
         "--slow-retime",
         metavar="PLAN",
         default=None,

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         SlowJudged,
         SlowPinState,
         SlowRatchet,
+        SlowRetimed,
         SlowSlowest,
     )
     from lanes.slow.settings import SlowConfig
@@ -353,6 +354,7 @@ def envelope_data(
     outcomes: Mapping[str, int] | None = None,
     pytest_args: Sequence[str] = (),
     partial: Sequence[str] = (),
+    retimed: SlowRetimed | None = None,
 ) -> SlowRatchet:
     """The ratchet's part of the ``slow`` lane's payload (:class:`lanes.payloads.slow.SlowRatchet`)."""
     return {
@@ -363,6 +365,7 @@ def envelope_data(
         # of this machine, which the report would show to every reader.
         "pytest_args": [arg for arg in pytest_args if not arg.startswith("--slow-json=")],
         "confirm": slow.confirm,
+        "retimed": retimed,
         "removable_after": slow.removable_after,
         "phases": PHASES,
         "fail_factor": slow.fail_factor,

@@ -52,6 +52,8 @@ from lanes.slow.verdicts import Judged, Judgement, Timings, Verdict, confirm, ju
 if TYPE_CHECKING:
     from collections.abc import Generator
 
+    from lanes.payloads.slow import SlowRetimed
+
 __all__ = ["Ratchet", "start"]
 
 # Outcome categories pytest's terminal summary counts; the rest ("" for a
@@ -183,6 +185,8 @@ class Ratchet:
         self._partial: list[str] = []
         self._outcomes: dict[str, int] = {}
         self._args: list[str] = []
+        # How the offenders were re-timed (the envelope's "retimed"); None: none was.
+        self._retimed: SlowRetimed | None = None
 
     def pytest_report_header(self) -> str:
         slow = self.config.slow
@@ -325,9 +329,16 @@ class Ratchet:
         if judgement.failures and slow.confirm and not interrupted:  # Ctrl-C means stop now
             from lanes.slow.confirmation import retime  # noqa: PLC0415  # only a run with offenders pays
 
-            once_past = config.getoption("slow_confirm_once_past")
-            samples = retime(config, judgement.failures, slow.confirm, once_past=once_past)
-            judgement = confirm(judgement, samples)
+            retiming = retime(
+                session,
+                judgement.failures,
+                slow.confirm,
+                once_past=config.getoption("slow_confirm_once_past"),
+                stopwatch=self._stopwatch,
+                spawn=config.getoption("slow_confirm_spawn"),
+            )
+            self._retimed = {"child": retiming.child, "why": retiming.why}
+            judgement = confirm(judgement, retiming.samples)
         self.judgement = judgement
         self._partial = partial_reasons(config, session, self._deselected)
         if not judgement.passed and session.exitstatus == pytest.ExitCode.OK:
@@ -371,6 +382,7 @@ class Ratchet:
             outcomes=self._outcomes,
             pytest_args=self._args,
             partial=self._partial,
+            retimed=self._retimed,
         )
         self.json_path.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(self.json_path, json.dumps(data, indent=1) + "\n")

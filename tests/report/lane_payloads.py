@@ -95,6 +95,7 @@ def slow_data(
         "pytest_exit": 0,
         "self_check": None,
         "confirm": 0,
+        "retimed": None,
         "partial": False,
         "partial_reasons": [],
         "pytest_args": [],

@@ -21,6 +21,7 @@ FOCUSED = "pytest tests/unit/test_a.py"
         FOCUSED + " -P no:lanes.governor",  # -P is no plugin option
         "PYTEST_ADDOPTS='-p no:lanes.governor' true; " + FOCUSED,
         "PYTEST_CURRENT_TEST=x true; " + FOCUSED,
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 true; " + FOCUSED,
     ],
 )
 def test_what_only_looks_like_turning_the_plugin_off_is_allowed(
@@ -42,6 +43,13 @@ def test_turning_the_plugin_off_anywhere_in_its_own_command_is_a_sweep_attempt(
     decision = project.pre(command)
     assert (decision.action, decision.step) == ("block", "sweep"), decision
     assert "turns the governor's pytest plugin off" in decision.message
+
+
+def test_with_autoload_off_only_p_loads_the_plugin(project: Project) -> None:
+    # `-kEXPR` is a keyword filter that happens to name the plugin: no `-p`.
+    command = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + FOCUSED + " -klanes.governor"
+    assert project.pre(command).action == "block"
+    assert project.pre(command.replace("-klanes", "-planes")).action == "allow"
 
 
 def test_a_unittest_run_has_no_pytest_plugin_to_turn_off(project: Project) -> None:

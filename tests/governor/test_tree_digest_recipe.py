@@ -18,6 +18,8 @@ import stat
 import subprocess
 from typing import TYPE_CHECKING
 
+import pytest
+
 from lanes.governor.state.ledger import CLEAN
 from lanes.governor.state.tree import (
     LANEKIT_OUTPUTS,
@@ -164,6 +166,9 @@ def test_submodules_are_followed_eight_deep_and_no_deeper(tmp_path: Path) -> Non
     (levels[8] / "test_x.py").write_text("def test_x():\n    assert 0\n", encoding="utf-8")
     at_eight = _digest(top)
     assert at_eight != before
+    probe = start_tree_state(str(top)).result()  # the hook's way: also from depth 0
+    assert probe is not None
+    assert probe.dirty_digest == at_eight
     (levels[2] / "test_x.py").write_text("def test_x():\n    assert 0\n", encoding="utf-8")
     assert _digest(top) not in (before, at_eight)
 
@@ -195,16 +200,30 @@ def test_the_probe_reads_head_itself_when_given_another_work_tree(tmp_path: Path
     assert state.dirty_digest == CLEAN
 
 
-def test_a_cancelled_probe_has_no_answer(tmp_path: Path) -> None:
+def _open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc")
+def test_a_cancelled_probe_stops_git_and_has_no_answer(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
+    before = _open_fds()
     probe = start_tree_state(str(repo))
+    assert _open_fds() > before  # git's output pipes
     probe.cancel()
+    assert _open_fds() == before  # closed, and git stopped and reaped
     assert probe.result() is None
     probe.cancel()  # twice is harmless
     done = TreeProbe(str(repo), LANEKIT_OUTPUTS, 0)
     assert done.result() is not None
     done.cancel()  # after the answer: nothing left to stop
     assert done.result() is None
+
+
+def test_git_slower_than_the_timeout_leaves_the_tree_unknown(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    assert tree_state(str(repo), timeout=0.0) is None  # the gate fails open
+    assert tree_state(str(repo)) is not None
 
 
 def test_lanekit_writes_its_state_dir_and_the_configured_envelope_dir(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import hashlib
 import os
 import stat
 import subprocess
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -24,6 +25,7 @@ from lanes.governor.state.ledger import CLEAN
 from lanes.governor.state.tree import (
     LANEKIT_OUTPUTS,
     TreeProbe,
+    _file_digest,  # the one seam: no public call can make a listed file vanish
     find_repo,
     lanekit_writes,
     start_tree_state,
@@ -34,7 +36,6 @@ from tests.support.git import GIT_ENV, commit_all, git, git_repo, head
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from pathlib import Path
 
 
 def _git_bytes(repo: Path, *args: str) -> bytes:
@@ -47,7 +48,7 @@ def _file_tag(path: Path) -> bytes:
     """The recipe's tag of one file: link text, file type, or mode bits and content."""
     info = os.lstat(path)
     if stat.S_ISLNK(info.st_mode):
-        return hashlib.sha256(b"L" + os.fsencode(os.readlink(path))).digest()
+        return hashlib.sha256(b"L" + os.fsencode(path.readlink())).digest()
     if not stat.S_ISREG(info.st_mode):
         return hashlib.sha256(b"T%o" % stat.S_IFMT(info.st_mode)).digest()
     return hashlib.sha256(b"F%o\0" % stat.S_IMODE(info.st_mode) + path.read_bytes()).digest()
@@ -109,8 +110,6 @@ def test_the_digest_is_the_recipe_over_the_diff_and_every_odd_file(tmp_path: Pat
 
 
 def test_a_file_that_vanishes_while_being_hashed_is_tagged_apart() -> None:
-    from lanes.governor.state.tree import _file_digest  # the seam: no public way to race it
-
     assert _file_digest("/nonexistent/lanekit/file") == hashlib.sha256(b"?").digest()
 
 
@@ -200,11 +199,14 @@ def test_the_probe_reads_head_itself_when_given_another_work_tree(tmp_path: Path
     assert state.dirty_digest == CLEAN
 
 
+FDS = Path("/proc/self/fd")
+
+
 def _open_fds() -> int:
-    return len(os.listdir("/proc/self/fd"))
+    return len(list(FDS.iterdir()))
 
 
-@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts descriptors in /proc")
+@pytest.mark.skipif(not FDS.is_dir(), reason="counts descriptors in /proc")
 def test_a_cancelled_probe_stops_git_and_has_no_answer(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r")
     before = _open_fds()
@@ -227,6 +229,6 @@ def test_git_slower_than_the_timeout_leaves_the_tree_unknown(tmp_path: Path) -> 
 
 
 def test_lanekit_writes_its_state_dir_and_the_configured_envelope_dir(tmp_path: Path) -> None:
-    root = str(tmp_path)
-    assert lanekit_writes(None, root, "out") == [os.path.join(root, "out")]
-    assert lanekit_writes("/state", root, "out") == ["/state", os.path.join(root, "out")]
+    out = str(tmp_path / "out")
+    assert lanekit_writes(None, str(tmp_path), "out") == [out]
+    assert lanekit_writes("/state", tmp_path, "out") == ["/state", out]

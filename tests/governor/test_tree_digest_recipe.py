@@ -33,6 +33,7 @@ from lanes.governor.state.tree import (
 )
 from tests.governor.governor_helpers import make_repo
 from tests.support.git import GIT_ENV, commit_all, git, git_repo, head
+from tests.support.git import make_repo as git_make_repo
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -232,3 +233,15 @@ def test_lanekit_writes_its_state_dir_and_the_configured_envelope_dir(tmp_path: 
     out = str(tmp_path / "out")
     assert lanekit_writes(None, str(tmp_path), "out") == [out]
     assert lanekit_writes("/state", tmp_path, "out") == ["/state", out]
+
+
+@pytest.mark.parametrize("unwatched", ["a.py", "b.py"])
+def test_an_unwatched_file_counts_in_a_two_file_repository(tmp_path: Path, unwatched: str) -> None:
+    # The listing is two entries, one of them `h` (assume-unchanged): the
+    # shortcut for "every entry is a plain tracked file" must not take it.
+    repo = git_make_repo(tmp_path / "r", {"a.py": "a = 1\n", "b.py": "b = 1\n"})
+    git(repo, "update-index", "--assume-unchanged", unwatched)
+    before = _digest(repo)
+    (repo / unwatched).write_text("changed = 1\n", encoding="utf-8")
+    assert _digest(repo) != before
+    assert _digest(repo) == _recipe(repo)

@@ -35,6 +35,11 @@ def test_an_expansion_after_a_resolved_program_still_cannot_narrow_it() -> None:
     assert _runs('p=pytest; $p "$F"') == [("pytest", "full", ("pytest", "$F"), ())]
 
 
+def test_a_resolved_program_that_runs_no_tests_is_nothing() -> None:
+    result = classify("p=echo; $p hi")
+    assert (result.opaque, result.invocations, result.possible) == (None, (), ())
+
+
 def test_a_resolved_shell_runs_its_script() -> None:
     assert _runs("s=sh; $s -c 'pytest -q'") == [("pytest", "full", ("pytest", "-q"), ())]
 
@@ -46,6 +51,7 @@ def test_a_resolved_program_keeps_the_inline_environment() -> None:
 
 def test_an_unknown_program_is_a_possible_run_anchored_to_the_command_as_written() -> None:
     result = classify("X=1 $RUNNER -q")
+    assert result.opaque is None
     assert result.invocations == ()
     assert [(i.runner, i.scope) for i in result.possible] == [("pytest", "full")]
     (segment,) = result.segments  # one segment, however many stand-ins are tried
@@ -57,6 +63,7 @@ def test_an_unknown_program_is_a_possible_run_anchored_to_the_command_as_written
 
 def test_an_unknown_program_with_an_unknown_argument_is_judged_once() -> None:
     result = classify("$A $B")
+    assert result.opaque is None
     assert len(result.segments) == 1
     assert [(i.runner, i.scope, i.segment.argv) for i in result.possible] == [
         ("pytest", "full", ("$A", "$B"))
@@ -70,6 +77,22 @@ def test_an_expansion_a_wrapper_took_for_assignments_is_a_possible_program() -> 
         ("pytest", "full", ("pytest", "-q"))
     ]
     assert named.possible[0].segment.env == {"A": "1"}
+    for command, scope, paths in (
+        (
+            "env A=1 $(command -v pytest) tests/unit/test_a.py",
+            "filtered",
+            ("tests/unit/test_a.py",),
+        ),
+        ("env A=1 $(command -v sh) -c 'pytest -q'", "full", ()),
+    ):
+        result = classify(command)
+        assert result.opaque is None, command
+        assert [(i.runner, i.scope, i.paths) for i in result.possible] == [
+            ("pytest", scope, paths)
+        ], command
+    selector = classify('env A=1 $(command -v pytest) "$F"')  # "$F" may select all
+    assert selector.opaque is None
+    assert {(i.runner, i.scope) for i in selector.possible} == {("pytest", "full")}
     unknown = classify('env A=1 "$PY" -m pytest')
     assert {(i.runner, i.scope) for i in unknown.possible} == {("pytest", "full")}
     assert all(i.segment.argv == ("$PY", "-m", "pytest") for i in unknown.possible)

@@ -48,7 +48,11 @@ def test_turning_the_plugin_off_anywhere_in_its_own_command_is_a_sweep_attempt(
 def test_with_autoload_off_only_p_loads_the_plugin(project: Project) -> None:
     # `-kEXPR` is a keyword filter that happens to name the plugin: no `-p`.
     command = "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 " + FOCUSED + " -klanes.governor"
-    assert project.pre(command).action == "block"
+    decision = project.pre(command)
+    assert decision.action == "block"
+    assert "PYTEST_DISABLE_PLUGIN_AUTOLOAD keeps the governor's pytest plugin from loading" in (
+        decision.message
+    )
     assert project.pre(command.replace("-klanes", "-planes")).action == "allow"
 
 

@@ -3,7 +3,8 @@ and what text the rule treats as able to hide a gated runner."""
 
 from __future__ import annotations
 
-from lanes.governor.policy.sweep import MIN_REASON, could_hide_sweep, last_resort, message
+from lanes.governor.classify.classifier import classify
+from lanes.governor.policy.sweep import MIN_REASON, could_hide_sweep, judge, last_resort, message
 
 WHY = "no path selector, or only the whole test root"
 
@@ -57,3 +58,20 @@ def test_the_last_resort_reads_a_split_runner_name_in_text_it_cannot_parse() -> 
         '"p\\\\ytest' + padding + '"}}'
     ).encode()
     assert last_resort(raw, {}, "fault") is not None
+
+
+def _why(command: str) -> str:
+    verdict = judge(classify(command), command, ("pytest", "unittest"), 4, {})
+    assert verdict.message is not None
+    return verdict.message.splitlines()[0]
+
+
+def test_the_message_says_why_the_command_is_a_sweep() -> None:
+    assert _why("pytest").endswith("(no path selector, or only the whole test root).")
+    assert _why("pytest a.py b.py c.py d.py::t d.py::u").endswith(
+        "(4 path selectors (sweep_min_paths = 4; node ids of one file count once))."
+    )
+    assert _why("$RUNNER -q").endswith(
+        "(its program `$RUNNER` is computed at run time and could be pytest, which would run "
+        "no path selector, or only the whole test root)."
+    )

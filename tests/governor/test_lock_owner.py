@@ -99,8 +99,10 @@ def test_a_shell_adopted_by_init_is_the_owner() -> None:
     # the shell, never naming init as the owner of a lock.
     assert agent_pid({}) in _ancestors()
     inner = (
-        # Wait (at most ~10 s) until the launching subshell has exited and init adopted us.
-        'i=0; while [ "$(cut -d" " -f4 /proc/$$/stat)" != 1 ] && [ $i -lt 200 ]; '
+        # Wait (at most ~10 s) until the launching subshell ($1) has exited and
+        # someone adopted us: init, or a subreaper, which the probe then names.
+        # (Waiting for pid 1 itself cost the whole 10 s where a subreaper adopts.)
+        'i=0; while [ "$(cut -d" " -f4 /proc/$$/stat)" = "$1" ] && [ $i -lt 200 ]; '
         'do i=$((i+1)); sleep 0.05; done; "$LANES_TEST_PYTHON" -c "$LANES_TEST_PROBE"; true'
     )
     probe = (
@@ -109,7 +111,8 @@ def test_a_shell_adopted_by_init_is_the_owner() -> None:
     )
     env = {**_probe_env(), "LANES_TEST_PYTHON": sys.executable, "LANES_TEST_PROBE": probe}
     out = subprocess.run(
-        ["sh", "-c", '( sh -c "$1" & ); true', "sh", inner],
+        # The subshell passes its own pid: a child of it reports its PPID.
+        ["sh", "-c", '( sh -c "$1" sh "$(exec sh -c \'echo $PPID\')" & ); true', "sh", inner],
         env=env, capture_output=True, text=True, check=True,
     )  # fmt: skip
     owner, shell, adopter = (int(word) for word in out.stdout.split())

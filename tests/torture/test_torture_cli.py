@@ -64,6 +64,9 @@ def test_seed_replay_prints_the_same_signature_twice(
     assert _envelope(project)["data"]["signature"] == first[0]
 
 
+# Eight seeds of real processes racing for the lock, each variant planted: seconds,
+# not the unit tier's 2.5 s.
+@pytest.mark.integration
 def test_self_check_catches_every_planted_bug(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

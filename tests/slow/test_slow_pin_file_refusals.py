@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +31,6 @@ from lanes.slow.pins import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from lanes.slow.settings import SlowConfig
 
 NODE = "tests/test_a.py::test_x"
@@ -430,24 +426,6 @@ def test_re_pinning_keeps_the_date_the_pin_was_first_added(
     assert previous == Pin(NODE, "unit", 3.0, WHY, "#7", "2020-05-06")
     assert pin == Pin(NODE, "unit", 5.0, "spawns a real server", "#7", "2020-05-06")
     assert list(load_pins(path, slow=slow)) == [pin]
-
-
-@pytest.fixture
-def zone_on_another_date() -> Iterator[None]:
-    """A local time zone whose date differs from UTC's right now."""
-    # UTC-12 is a day behind before noon UTC; UTC+14 a day ahead from 10:00 UTC.
-    zone = "Etc/GMT+12" if dt.datetime.now(tz=dt.UTC).hour < 12 else "Etc/GMT-14"
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
 
 
 @pytest.mark.usefixtures("zone_on_another_date")

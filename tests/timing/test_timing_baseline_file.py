@@ -14,7 +14,6 @@ import json
 import os
 import platform
 import re
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +33,6 @@ from lanes.timing.baseline import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from lanes.payloads.timing import TimingFingerprint, TimingMeasurement, TimingStat
 
 HOST: TimingFingerprint = {
@@ -97,23 +94,6 @@ def _suite(
 
 
 # -- recording -------------------------------------------------------------------
-
-
-@pytest.fixture
-def zone_on_another_date() -> Iterator[None]:
-    """A local time zone 12 or 14 hours away from UTC."""
-    zone = "Etc/GMT+12" if dt.datetime.now(tz=dt.UTC).hour < 12 else "Etc/GMT-14"
-    saved = os.environ.get("TZ")
-    os.environ["TZ"] = zone
-    time.tzset()
-    try:
-        yield
-    finally:
-        if saved is None:
-            del os.environ["TZ"]
-        else:
-            os.environ["TZ"] = saved
-        time.tzset()
 
 
 @pytest.mark.usefixtures("zone_on_another_date")

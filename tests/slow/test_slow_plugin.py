@@ -36,7 +36,10 @@ def test_inert_by_default(pytester: pytest.Pytester) -> None:
 
 
 def test_the_run_fails_naming_only_the_test_past_the_limit(pytester: pytest.Pytester) -> None:
-    make_project(pytester)
+    # On the controlled clock: the fast test takes exactly 0 s and the band test
+    # exactly its planted time, so a loaded machine cannot lift either past the
+    # limit (at load 20 a real 0.02 s test once landed in the band).
+    make_project(pytester, clocked=True)
     out = pytester.path / "slow.json"
     result = pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(out))
     result.assert_outcomes(passed=3)
@@ -180,8 +183,9 @@ def test_without_a_terminal_reporter_the_verdicts_are_the_same(
     pytester: pytest.Pytester,
 ) -> None:
     # The reports are read from the terminal reporter's record at the session
-    # end; -p no:terminal takes it away, and the ratchet keeps them itself.
-    make_project(pytester)
+    # end; -p no:terminal takes it away, and the ratchet keeps them itself. On
+    # the controlled clock, so both runs measure the same durations under load.
+    make_project(pytester, clocked=True)
     with_terminal = pytester.path / "terminal.json"
     without = pytester.path / "no-terminal.json"
     pytester.runpytest("-p", "no:cacheprovider", "--slow-json", str(with_terminal))

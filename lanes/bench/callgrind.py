@@ -164,10 +164,15 @@ def make_suite(root: Path, tests: int = SUITE_TESTS) -> None:
         index += 1
 
 
-def _env(drop: tuple[str, ...] = AGENT_VARIABLES) -> dict[str, str]:
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
-    for name in drop:
-        env.pop(name, None)
+def _env() -> dict[str, str]:
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        # Any CODEX_SANDBOX* variable names Codex to the governor's plugin
+        # (runner/plugin.py's agent_of), not only the ones listed.
+        if name not in AGENT_VARIABLES and not name.startswith("CODEX_SANDBOX")
+    }
+    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
     # The warm-up must be able to fill the byte-code caches: with
     # PYTHONDONTWRITEBYTECODE inherited (sandboxes and CI images often set it)
     # every measured run would compile — and assertion-rewrite — the plugin's
@@ -177,9 +182,7 @@ def _env(drop: tuple[str, ...] = AGENT_VARIABLES) -> dict[str, str]:
     return env
 
 
-def warm_up(
-    python: str, root: Path, args: list[str], drop: tuple[str, ...] = AGENT_VARIABLES
-) -> None:
+def warm_up(python: str, root: Path, args: list[str]) -> None:
     """One native run: fills the byte-code and assertion-rewrite caches, as any earlier run has.
 
     pytest rewrites a plugin distribution's modules on first import and caches
@@ -187,7 +190,7 @@ def warm_up(
     and call it the plugin's per-run cost.
     """
     subprocess.run(
-        [python, "-m", "pytest", *args], cwd=root, env=_env(drop), capture_output=True, check=False
+        [python, "-m", "pytest", *args], cwd=root, env=_env(), capture_output=True, check=False
     )
 
 
@@ -196,15 +199,13 @@ def instructions(
     root: Path,
     args: list[str],
     layout: int = 0,
-    drop: tuple[str, ...] = AGENT_VARIABLES,
 ) -> tuple[int, int]:
     """(instructions executed, pytest exit code) of one fresh ``python -m pytest`` under callgrind.
 
     ``layout``: how many otherwise unused environment variables to add, which
-    moves the process's memory layout; ``drop``: the variables of this
-    environment to leave out.
+    moves the process's memory layout.
     """
-    env = {**_env(drop), **{f"{LAYOUT_VARIABLE}_{i}": "x" * (37 * i) for i in range(layout)}}
+    env = {**_env(), **{f"{LAYOUT_VARIABLE}_{i}": "x" * (37 * i) for i in range(layout)}}
     command = [
         "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
         python, "-m", "pytest", *args,

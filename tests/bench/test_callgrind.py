@@ -91,3 +91,25 @@ def test_the_generated_suites_live_as_long_as_the_context(tmp_path: Path) -> Non
     assert scratch.is_dir()
     del ctx
     assert not scratch.exists()
+
+
+def test_no_measured_run_looks_like_an_agents_to_the_governor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A bench started inside an agent's shell must still measure the plugin
+    # inert: whatever variable makes runner/plugin.py's agent_of name an agent
+    # is left out, Codex's whole CODEX_SANDBOX* family included.
+    from lanes.governor.runner.plugin import agent_of  # noqa: PLC0415  # the rule under test
+
+    for name, value in [
+        ("CLAUDECODE", "1"),
+        ("CODEX_THREAD_ID", "t"),
+        ("CODEX_SANDBOX_SOMETHING_NEW", "1"),
+        ("LANES_AGENT", "me"),
+    ]:
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("LANES_BENCH_KEPT", "yes")
+    env = callgrind._env()
+    assert agent_of(env) is None
+    assert env["LANES_BENCH_KEPT"] == "yes"
+    assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"

@@ -18,8 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Literal, cast
 
+from lanes._jsondoc import failing_with, load_object
 from lanes._measuring import measuring_environment
 from lanes.config import Config, fingerprint, load_config
+from lanes.envelope import MAX_DATA_DEPTH, MAX_ENVELOPE_BYTES
 from lanes.errors import LanesError, UsageError
 from lanes.lane import drive
 from lanes.slow.selfcheck import run_self_check
@@ -130,27 +132,38 @@ def _ended_mid_session(path: Path, returncode: int) -> SlowRunError | None:
 
 
 def _read_result(path: Path, returncode: int) -> SlowRatchet:
+    # Read as a strict document (_jsondoc): with --from-run the file is one in
+    # the project that an earlier step (or anyone) left, not this lane's own
+    # temporary file, so no FIFO, device or oversized file is read.
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        data = load_object(
+            path,
+            what=f"the ratchet's result {str(path)!r}",
+            fail=failing_with(SlowRunError, "re-run the lane; report a bug if it repeats"),
+            max_bytes=MAX_ENVELOPE_BYTES,
+            max_depth=MAX_DATA_DEPTH,
+            follow_symlinks=True,  # a path the user named (--from-run) or our temporary file
+        )
+    except SlowRunError as exc:
+        problem: SlowRunError | None = exc
+        data = None
+    else:
+        problem = None
+    if data is None:
         ended = _ended_mid_session(path, returncode)
         if ended is not None:
             raise ended from None
-        msg = f"pytest exited {returncode} without writing the ratchet's result ({exc})"
+        if problem is not None:
+            raise problem
+        msg = f"pytest exited {returncode} without writing the ratchet's result {str(path)!r}"
         raise SlowRunError(
             msg,
             hint="the slow plugin did not run: check that lanekit is installed in this "
             "interpreter and that nothing passes -p no:lanes.slow",
         ) from None
-    if not isinstance(data, dict):
-        msg = f"the ratchet's result is not a JSON object: {data!r:.80}"
-        raise SlowRunError(
-            msg,
-            hint="re-run the lane; report a bug if it repeats",
-        )
     # Written by this lanekit's own plugin (lanes.slow.report.envelope_data, a
-    # SlowRatchet) in the child pytest; the report validates the envelope's
-    # data against the type before its view reads it.
+    # SlowRatchet); the report validates the envelope's data against the type
+    # before its view reads it.
     return cast("SlowRatchet", data)
 
 

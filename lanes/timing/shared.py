@@ -24,9 +24,11 @@ so its baseline comparison is against the arm recorded the same way
 
 from __future__ import annotations
 
+import errno
 from typing import TYPE_CHECKING, Final
 
 from lanes._atomic import write_atomic
+from lanes._jsondoc import read_bytes
 from lanes.errors import LanesError
 
 if TYPE_CHECKING:
@@ -47,6 +49,8 @@ RATCHET_OPTION: Final = "--slow-json"
 EXIT_SUFFIX: Final = ".pytest-exit"
 # pytest's exit statuses run 0..5; a plugin may add its own, never past a byte.
 _MAX_EXIT: Final = 255
+# "255\n" and some room for a CRLF or spaces; anything longer is not ours.
+_MAX_EXIT_BYTES: Final = 16
 
 
 class SharedRunError(LanesError, ValueError):
@@ -74,7 +78,11 @@ def read_exit(result: Path) -> int:
     """pytest's exit status of the shared run whose ratchet result is ``result``."""
     path = exit_path(result)
     try:
-        text = path.read_text(encoding="utf-8").strip()
+        # A few bytes from a regular file: never a FIFO or a device (_jsondoc).
+        data = read_bytes(path, max_bytes=_MAX_EXIT_BYTES, follow_symlinks=True)
+        if data is None:
+            raise FileNotFoundError(errno.ENOENT, "no such file")
+        text = data.decode("utf-8").strip()
     except (OSError, UnicodeDecodeError) as exc:
         msg = f"the shared run's exit status {str(path)!r} cannot be read: {exc}"
         raise SharedRunError(

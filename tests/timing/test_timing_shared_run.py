@@ -8,6 +8,7 @@ compares it only with a baseline arm recorded the same way.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import sys
 from typing import TYPE_CHECKING, Any
@@ -174,3 +175,21 @@ def test_from_run_takes_no_pytest_arguments(
     code = main(["slow", "run", "--from-run", "x.json", "--", "-k", "fast"])
     assert code == ExitCode.USAGE
     assert "--from-run judges a run already made" in capsys.readouterr().err
+
+
+@pytest.mark.timeout(60)  # before the strict read, a FIFO here blocked the lane forever
+def test_the_slow_lane_reads_a_shared_result_only_as_a_regular_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --from-run names a file in the project that any earlier step may have
+    # left: a FIFO (or a device) is refused with the reason, never read.
+    monkeypatch.chdir(tmp_path)
+    _project(tmp_path, sleep=0.0)
+    shared = tmp_path / "slow-ratchet.json"
+    os.mkfifo(shared)
+    exit_path(shared).write_text("0\n", encoding="utf-8")
+    code = main(["slow", "run", "--from-run", str(shared)])
+    assert code == ExitCode.CRASH
+    err = capsys.readouterr().err
+    assert "is not a regular file" in err
+    assert "hint:" in err

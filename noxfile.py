@@ -8,9 +8,10 @@
     nox -s timing           what each suite costs, the xdist verdict, Δ vs baselines/timing.json
     nox -s docs             the documentation site in site/ (strict: broken links fail it)
 
-Sessions use the interpreter nox runs under, so `python3 -m pip install nox`
-on a machine with only python3 and pip is enough; CI picks the Python version
-by installing nox under it.
+Sessions use the interpreter nox runs under, so `python3 -m pip install nox uv`
+on a machine with only python3 and pip is enough (uv is optional; it makes each
+session's install take seconds); CI picks the Python version by installing nox
+under it.
 
 A session reuses its virtualenv and installs only when what decides it changed
 (the install arguments, pyproject.toml's dependency metadata, lanekit's version;

@@ -115,7 +115,9 @@ def test_templates_and_schema_ship_as_package_data(pyproject: dict[str, Any]) ->
 
 def test_ci_run_is_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    commands = re.findall(r"^(python3 -m pip install nox uv && nox -s tests)\b", readme, re.MULTILINE)
+    commands = re.findall(
+        r"^(python3 -m pip install nox uv && nox -s tests)\b", readme, re.MULTILINE
+    )
     assert commands, "the README must show the one-line test command"
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[0] in script.splitlines()

@@ -202,7 +202,7 @@ def _map_choice(
         narrowed = (
             not verdict.fallback
             and not verdict.module_hunks
-            and not verdict.functions & test_map.outside(path)
+            and not verdict.functions & test_map.session_outside(path)
         )
         return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):

@@ -421,7 +421,9 @@ def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, N
         recorder.enter(*previous)
 
 
-def _scope_of(recorder: _Recorder, collector: pytest.Collector) -> tuple[str, tuple[str, ...]] | None:
+def _scope_of(
+    recorder: _Recorder, collector: pytest.Collector
+) -> tuple[str, tuple[str, ...]] | None:
     """(scope, its own module files) of a collector; None: the session's."""
     if isinstance(collector, pytest.Session):
         return None

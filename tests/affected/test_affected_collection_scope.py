@@ -114,12 +114,11 @@ def test_a_table_built_at_one_modules_import_selects_that_module_whole(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = _plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]")
-    assert _reasons(plan) == {
-        "tests/test_table.py": [
-            "pkg/table.py::rows ran while pytest collected tests/test_table.py (the "
-            "collection could produce other items): it runs whole"
-        ]
-    }
+    why = (
+        "pkg/table.py::rows ran while pytest collected tests/test_table.py (the "
+        "collection could produce other items): it runs whole"
+    )
+    assert _reasons(plan) == {"tests/test_table.py": [why]}
     assert "ran while pytest collected tests/test_table.py" in plan["changed"][0]["detail"]
 
 

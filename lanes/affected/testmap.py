@@ -52,6 +52,8 @@ MAP_KIND: Final = "lanes-affected-map"
 # 3: ``collected``, what ran while pytest collected one file or directory only;
 #    ``outside`` keeps the rest (the session's).
 MAP_VERSION: Final = 3
+# Read as before: everything it ran outside tests is the session's (selects as it did).
+_UNSCOPED_VERSION: Final = 2
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -227,10 +229,12 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
             path,
             f"is not a lanes affected map: kind {document.get('kind')!r}, expected {MAP_KIND!r}",
         )
-    if document.get("version") != MAP_VERSION:
+    version = document.get("version")
+    if version not in (_UNSCOPED_VERSION, MAP_VERSION):
         raise _bad(
             path,
-            f"has version {document.get('version')!r}; this lanekit reads version {MAP_VERSION}",
+            f"has version {version!r}; this lanekit reads versions {_UNSCOPED_VERSION} "
+            f"and {MAP_VERSION}",
         )
     for key in ("commit", "config_digest", "python"):
         if not isinstance(document.get(key), str):
@@ -260,7 +264,8 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
     outside = _int_list(document.get("outside"), len(nodes))
     if outside is None:
         raise _bad(path, "must hold 'outside', a list of node indices")
-    raw_collected = document.get("collected")
+    # A version 2 map has no collection scopes: all it ran outside tests is the session's.
+    raw_collected = document.get("collected", {} if version == _UNSCOPED_VERSION else None)
     if not isinstance(raw_collected, dict):
         raise _bad(path, "must hold 'collected', an object of collection scope -> node indices")
     collected: dict[str, list[int]] = {}

@@ -71,7 +71,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _plan(
-    root: Path, capsys: pytest.CaptureFixture[str], path: str, old: str, new: str
+    root: Path, capsys: pytest.CaptureFixture[str], path: str, old: str, new: str, *args: str
 ) -> dict[str, Any]:
     """The plan for one change, the file restored after."""
     before = (root / path).read_text()
@@ -80,7 +80,7 @@ def _plan(
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(root)
             capsys.readouterr()
-            assert main(["affected", "--json"]) == 0
+            assert main(["affected", "--json", *args]) == 0
             plan = json.loads(capsys.readouterr().out)
     finally:
         (root / path).write_text(before)
@@ -158,3 +158,19 @@ def test_code_run_at_pytest_configure_selects_every_importer_as_before(
     detail = plan["changed"][0]["detail"]
     assert "configure ran outside every test when the map was recorded" in detail
     assert detail.endswith("every test that imports it")
+
+
+@pytest.mark.integration
+def test_a_version_2_map_without_scopes_plans_as_it_did(
+    recorded: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    document = json.loads((recorded / "envelopes/affected-map.json").read_text())
+    # Version 2: what ran at any collection was all the session's.
+    scoped = [i for indices in document.pop("collected").values() for i in indices]
+    document["outside"] = sorted({*document["outside"], *scoped})
+    old = tmp_path / "v2-map.json"
+    old.write_text(json.dumps({**document, "version": 2}))
+    plan = _plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]", "--map", str(old))
+    assert "rows ran outside every test" in plan["changed"][0]["detail"]
+    assert "ran while pytest collected" not in plan["changed"][0]["detail"]
+    assert sorted(_reasons(plan)) == EVERY_TEST

@@ -8,7 +8,8 @@ the tests, by pytest node id, that executed one of the changed functions. A
 changed function that ran while pytest collected one file (a test module's
 parametrize table, a ``@given`` strategy, a plugin's corpus file) or one
 directory (its ``conftest.py``) selects that file's tests, or the
-directory's, whole: the collection could produce other items. A
+directory's, whole: the collection could produce other items; and the test
+files that import what was collected (what its import built, they share). A
 module-level change, or a changed function that ran in the session scope
 (outside every test and every single collection: plugin configure, a shared
 import), is followed by name flow (:mod:`lanes.affected.nameflow`): the tests
@@ -152,10 +153,12 @@ def narrow(
     verdict: MapVerdict,
     static: list[str],
     names: Callable[[set[str]], Flow] | None = None,
+    importers: Callable[[str], list[str]] | None = None,
 ) -> tuple[list[Pick], str]:
     """The map within the static selection, for one changed Python file, and a
     note saying how it chose. ``names(ran_at_import)``: the name flow
-    (:mod:`lanes.affected.nameflow`) of the file's module-level changes."""
+    (:mod:`lanes.affected.nameflow`) of the file's module-level changes;
+    ``importers(file)``: the test files importing ``file``, directly or not."""
     if verdict.fallback:
         return [Pick(t, "import graph", f"static: {verdict.fallback}") for t in static], (
             verdict.fallback
@@ -164,7 +167,7 @@ def narrow(
     hits: dict[str, tuple[str, str]] = {}
     # What ran only while pytest collected a file or directory shapes its tests alone.
     collected = test_map.collected_by(path, set(verdict.functions) - set(at_import))
-    whole = _collected_whole(test_map, path, collected)
+    whole = _collected_whole(test_map, path, collected, importers or (lambda _: []))
     note = "changed " + ", ".join(sorted(verdict.functions)) if verdict.functions else ""
     if collected:
         scopes = sorted({scope for found in collected.values() for scope in found})
@@ -195,23 +198,32 @@ def narrow(
 
 
 def _collected_whole(
-    test_map: TestMap, path: str, collected: dict[str, list[str]]
+    test_map: TestMap,
+    path: str,
+    collected: dict[str, list[str]],
+    importers: Callable[[str], list[str]],
 ) -> dict[str, str]:
-    """Test file -> why it runs whole: a changed function ran while pytest collected it."""
+    """Test file -> why it runs whole: a changed function ran while pytest collected it,
+    or while pytest collected a file it imports."""
     whole: dict[str, str] = {}
     for qualname, scopes in sorted(collected.items()):
         for scope in scopes:
+            directory = scope.endswith("/")
             where = (
                 f"{scope} (its conftest.py or __init__.py): every test under it"
-                if scope.endswith("/")
+                if directory
                 else scope
             )
+            ran = f"{path}::{qualname} ran while pytest collected {where}"
             for test in test_map.scope_tests(scope):
                 whole.setdefault(
-                    test,
-                    f"{path}::{qualname} ran while pytest collected {where} "
-                    "(the collection could produce other items): it runs whole",
+                    test, f"{ran} (the collection could produce other items): it runs whole"
                 )
+            # What that import built lives on in its module: an importer shares it.
+            own = [f"{scope}conftest.py", f"{scope}__init__.py"] if directory else [scope]
+            for file in own:
+                for test in importers(file):
+                    whole.setdefault(test, f"{ran}, and it imports {file}: it runs whole")
     return whole
 
 

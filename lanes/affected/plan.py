@@ -193,8 +193,14 @@ def _map_choice(
     path, change = changed
     if rule == "import graph" and change != "deleted":
         verdict = function_changes(project.config.root, test_map.commit, path)
+        tests = set(project.tests)
         explained, note = narrow(
-            test_map, path, verdict, static, names_of(project, test_map, path, verdict)
+            test_map,
+            path,
+            verdict,
+            static,
+            names_of(project, test_map, path, verdict),
+            lambda file: sorted(t for t in project.graph.dependents([file]) if t in tests),
         )
         detail = f"map: {_share(explained, static)}; {note}"
         # Only a change inside functions that ran in tests is narrowed by what the

@@ -34,9 +34,12 @@ FILES = {
     "conftest.py": "def pytest_configure(config: object) -> None:\n"
     "    from pkg import plug\n\n    plug.configure()\n",
     # Built while pytest imports this module alone: its tests only.
-    "tests/test_table.py": "import pytest\n\nfrom pkg import table\n\n\n"
-    "@pytest.mark.parametrize('row', table.rows())\n"
+    "tests/test_table.py": "import pytest\n\nfrom pkg import table\n\nROWS = table.rows()\n\n\n"
+    "@pytest.mark.parametrize('row', ROWS)\n"
     "def test_row(row: int) -> None:\n    assert row > 0\n",
+    # Collected after test_table.py, it reads the table that collection built.
+    "tests/test_zreuse.py": "from tests.test_table import ROWS\n\n\n"
+    "def test_reuse() -> None:\n    assert ROWS == [1, 2]\n",
     # Built when the helper is first imported, shared by both importers: the session's.
     "tests/__init__.py": "",
     "tests/helpers.py": "from pkg import shared\n\nTABLE = shared.build()\n",
@@ -57,6 +60,7 @@ EVERY_TEST = [
     "tests/test_h2.py",
     "tests/test_plain.py",
     "tests/test_table.py",
+    "tests/test_zreuse.py",
 ]
 
 
@@ -110,15 +114,16 @@ def test_the_map_keeps_each_collection_scope_apart_from_the_session(recorded: Pa
 
 
 @pytest.mark.integration
-def test_a_table_built_at_one_modules_import_selects_that_module_whole(
+def test_a_table_built_at_one_modules_import_selects_that_module_and_its_importers(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = _plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]")
-    why = (
-        "pkg/table.py::rows ran while pytest collected tests/test_table.py (the "
-        "collection could produce other items): it runs whole"
-    )
-    assert _reasons(plan) == {"tests/test_table.py": [why]}
+    ran = "pkg/table.py::rows ran while pytest collected tests/test_table.py"
+    assert _reasons(plan) == {
+        "tests/test_table.py": [f"{ran} (the collection could produce other items): it runs whole"],
+        # What that import built lives on in the module another test imports.
+        "tests/test_zreuse.py": [f"{ran}, and it imports tests/test_table.py: it runs whole"],
+    }
     assert "ran while pytest collected tests/test_table.py" in plan["changed"][0]["detail"]
 
 
@@ -171,6 +176,6 @@ def test_a_version_2_map_without_scopes_plans_as_it_did(
     old = tmp_path / "v2-map.json"
     old.write_text(json.dumps({**document, "version": 2}))
     plan = _plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]", "--map", str(old))
-    assert "rows ran outside every test" in plan["changed"][0]["detail"]
+    # The session's: followed by the name flow, as a version 2 map was.
+    assert "followed the names it changes (rows)" in plan["changed"][0]["detail"]
     assert "ran while pytest collected" not in plan["changed"][0]["detail"]
-    assert sorted(_reasons(plan)) == EVERY_TEST

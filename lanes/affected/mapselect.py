@@ -153,6 +153,7 @@ def narrow(
     verdict: MapVerdict,
     static: list[str],
     names: Callable[[set[str]], Flow] | None = None,
+    *,
     importers: Callable[[str], list[str]] | None = None,
 ) -> tuple[list[Pick], str]:
     """The map within the static selection, for one changed Python file, and a

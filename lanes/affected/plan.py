@@ -200,7 +200,9 @@ def _map_choice(
             verdict,
             static,
             names_of(project, test_map, path, verdict),
-            lambda file: sorted(t for t in project.graph.dependents([file]) if t in tests),
+            importers=lambda file: sorted(
+                t for t in project.graph.dependents([file]) if t in tests
+            ),
         )
         detail = f"map: {_share(explained, static)}; {note}"
         # Only a change inside functions that ran in tests is narrowed by what the

@@ -159,8 +159,11 @@ class _Recorder:
         while frame is not None:
             current = frame.f_code
             if current.co_name == "<module>":
-                if current.co_filename in self.own:
-                    break  # above it: pytest's collection machinery
+                # The scope's own module, or the program's entry (pytest's
+                # __main__, under a collector that imports nothing): what is
+                # above is pytest's machinery.
+                if current.co_filename in self.own or frame.f_globals.get("__name__") == "__main__":
+                    break
                 # Another module's import (or an exec'd string): the session's.
                 self.code.add(code)
                 return False

@@ -51,6 +51,21 @@ FILES = {
     "tests/sub/test_s1.py": "def test_s1(value: int) -> None:\n    assert value == 5\n",
     "tests/sub/test_s2.py": "def test_s2(value: int) -> None:\n    assert value == 5\n",
     "tests/test_plain.py": "import pkg\n\n\ndef test_plain() -> None:\n    assert pkg.plug.SEEN\n",
+    # A file no Python imports, turned into tests by a collector (a fuzz corpus):
+    # what its collect() runs is that file's.
+    "pkg/cases.py": "def parse(text: str) -> list[str]:\n    return text.split()\n",
+    "tests/cases/conftest.py": "import pytest\n\nfrom pkg import cases\n\n\n"
+    "class CaseFile(pytest.File):\n"
+    "    def collect(self):  # type: ignore[no-untyped-def]\n"
+    "        for word in cases.parse(self.path.read_text()):\n"
+    "            yield CaseItem.from_parent(self, name=word)\n\n\n"
+    "class CaseItem(pytest.Item):\n"
+    "    def runtest(self) -> None:\n        assert self.name.isalpha()\n\n\n"
+    "def pytest_collect_file(file_path, parent):  # type: ignore[no-untyped-def]\n"
+    "    if file_path.suffix == '.case':\n"
+    "        return CaseFile.from_parent(parent, path=file_path)\n"
+    "    return None\n",
+    "tests/cases/words.case": "alpha beta\n",
 }
 
 EVERY_TEST = [
@@ -179,3 +194,16 @@ def test_a_version_2_map_without_scopes_plans_as_it_did(
     # The session's: followed by the name flow, as a version 2 map was.
     assert "followed the names it changes (rows)" in plan["changed"][0]["detail"]
     assert "ran while pytest collected" not in plan["changed"][0]["detail"]
+
+
+@pytest.mark.integration
+def test_what_a_collector_runs_for_a_non_python_file_selects_that_files_tests(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = _plan(recorded, capsys, "pkg/cases.py", "text.split()", "text.split()[:1]")
+    assert _reasons(plan) == {
+        "tests/cases/words.case": [
+            "pkg/cases.py::parse ran while pytest collected tests/cases/words.case (the "
+            "collection could produce other items): it runs whole"
+        ]
+    }

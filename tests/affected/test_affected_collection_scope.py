@@ -201,9 +201,8 @@ def test_what_a_collector_runs_for_a_non_python_file_selects_that_files_tests(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = _plan(recorded, capsys, "pkg/cases.py", "text.split()", "text.split()[:1]")
-    assert _reasons(plan) == {
-        "tests/cases/words.case": [
-            "pkg/cases.py::parse ran while pytest collected tests/cases/words.case (the "
-            "collection could produce other items): it runs whole"
-        ]
-    }
+    why = (
+        "pkg/cases.py::parse ran while pytest collected tests/cases/words.case (the "
+        "collection could produce other items): it runs whole"
+    )
+    assert _reasons(plan) == {"tests/cases/words.case": [why]}

@@ -272,7 +272,7 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
     for scope, indices in raw_collected.items():
         checked = _int_list(indices, len(nodes))
         if checked is None:
-            raise _bad(path, f"has collection scope {scope!r} without a list of node indices")
+            raise _bad(path, f"has collection scope {scope[:200]!r} without a list of node indices")
         collected[scope] = checked
     tests: list[MapTest] = []
     for test in raw_tests:

@@ -17,6 +17,7 @@ import pytest
 
 from lanes.affected.testmap import read_map
 from lanes.cli import main
+from lanes.errors import UsageError
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -206,3 +207,19 @@ def test_what_a_collector_runs_for_a_non_python_file_selects_that_files_tests(
         "collection could produce other items): it runs whole"
     )
     assert _reasons(plan) == {"tests/cases/words.case": [why]}
+
+
+@pytest.mark.integration
+def test_a_version_3_map_without_valid_scopes_is_refused_with_a_hint(
+    recorded: Path, tmp_path: Path
+) -> None:
+    document = json.loads((recorded / "envelopes/affected-map.json").read_text())
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps({k: v for k, v in document.items() if k != "collected"}))
+    with pytest.raises(UsageError, match="must hold 'collected', an object") as caught:
+        read_map(missing)
+    assert caught.value.hint
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({**document, "collected": {"tests/x.py": [10**6]}}))
+    with pytest.raises(UsageError, match=r"collection scope 'tests/x\.py' without a list"):
+        read_map(bad)

@@ -1,0 +1,70 @@
+"""The tree digest at the edges of its inputs: the shortest untracked path,
+a HEAD only git can resolve, excluded directories that are not inside the
+tree. Real repositories, the digest computed in-process."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from lanes.governor.state.ledger import CLEAN
+from lanes.governor.state.tree import find_repo, start_tree_state, tree_state
+from tests.governor.governor_helpers import make_repo
+from tests.support.git import git, head
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _digest(repo: Path, exclude: str | None = None) -> str:
+    state = tree_state(str(repo), exclude=exclude)
+    assert state is not None
+    return state.dirty_digest
+
+
+def test_an_untracked_file_with_a_one_letter_name_counts(tmp_path: Path) -> None:
+    # git lists it as the shortest entry there is: tag, space, one letter.
+    repo = make_repo(tmp_path / "r")
+    (repo / "t").write_text("x = 1\n", encoding="utf-8")
+    first = _digest(repo)
+    assert first != CLEAN
+    (repo / "t").write_text("x = 2\n", encoding="utf-8")
+    assert _digest(repo) not in (CLEAN, first)
+
+
+def test_head_through_a_branch_alias_is_the_commit_git_resolves(tmp_path: Path) -> None:
+    # HEAD -> refs/heads/alias -> refs/heads/main: the files do not say the
+    # commit plainly, so git itself is asked.
+    repo = make_repo(tmp_path / "r")
+    git(repo, "symbolic-ref", "refs/heads/alias", "refs/heads/main")
+    git(repo, "symbolic-ref", "HEAD", "refs/heads/alias")
+    expected = head(repo)
+    clean = tree_state(str(repo))
+    assert clean is not None
+    assert clean.git_head == expected
+    assert clean.dirty_digest == CLEAN
+    (repo / "new_test.py").write_text("x = 1\n", encoding="utf-8")
+    found = find_repo(str(repo))
+    for state in (tree_state(str(repo)), start_tree_state(str(repo), repo=found).result()):
+        assert state is not None
+        assert state.git_head == expected
+        assert state.dirty_digest != CLEAN
+
+
+def test_an_excluded_directory_outside_the_tree_changes_nothing(tmp_path: Path) -> None:
+    # LANES_STATE_DIR or an envelope_dir may live beside the project: git is
+    # never handed a path outside its work tree.
+    repo = make_repo(tmp_path / "r")
+    outside = tmp_path / "state"
+    outside.mkdir()
+    assert _digest(repo, exclude=str(outside)) == CLEAN
+    (repo / "new_test.py").write_text("x = 1\n", encoding="utf-8")
+    assert _digest(repo, exclude=str(outside)) == _digest(repo)
+    assert _digest(repo, exclude="../state") == _digest(repo)
+
+
+def test_excluding_the_work_tree_itself_leaves_nothing_out(tmp_path: Path) -> None:
+    # An envelope_dir of "." names the project root: its files are still the tree.
+    repo = make_repo(tmp_path / "r")
+    (repo / "new_test.py").write_text("x = 1\n", encoding="utf-8")
+    assert _digest(repo, exclude=str(repo)) == _digest(repo) != CLEAN
+    assert _digest(repo, exclude=".") == _digest(repo)

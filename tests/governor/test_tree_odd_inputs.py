@@ -68,3 +68,30 @@ def test_excluding_the_work_tree_itself_leaves_nothing_out(tmp_path: Path) -> No
     (repo / "new_test.py").write_text("x = 1\n", encoding="utf-8")
     assert _digest(repo, exclude=str(repo)) == _digest(repo) != CLEAN
     assert _digest(repo, exclude=".") == _digest(repo)
+
+
+def test_a_new_file_counts_when_the_only_commit_is_empty(tmp_path: Path) -> None:
+    # `git commit --allow-empty -m init`, then the first file: git lists no
+    # tracked entry at all, only the untracked one.
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "init")
+    assert _digest(repo) == CLEAN
+    (repo / "test_first.py").write_text("def test_first():\n    pass\n", encoding="utf-8")
+    first = _digest(repo)
+    assert first != CLEAN
+    (repo / "test_first.py").write_text("def test_first():\n    assert 0\n", encoding="utf-8")
+    assert _digest(repo) not in (CLEAN, first)
+
+
+def test_the_work_tree_is_found_from_any_directory_inside_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    for start in (repo, repo / "tests", repo / "tests" / "unit"):
+        found = find_repo(str(start))
+        assert found is not None
+        assert (found.top, found.git_dir, found.common_dir) == (
+            str(repo),
+            str(repo / ".git"),
+            str(repo / ".git"),
+        )

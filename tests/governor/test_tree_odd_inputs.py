@@ -4,6 +4,7 @@ tree. Real repositories, the digest computed in-process."""
 
 from __future__ import annotations
 
+import locale
 from typing import TYPE_CHECKING
 
 from lanes.governor.state.ledger import CLEAN
@@ -95,3 +96,20 @@ def test_the_work_tree_is_found_from_any_directory_inside_it(tmp_path: Path) -> 
             str(repo / ".git"),
             str(repo / ".git"),
         )
+
+
+def test_a_worktree_under_a_non_ascii_path_is_found_whatever_the_locale(tmp_path: Path) -> None:
+    # git writes the linked worktree's .git file and its commondir in UTF-8;
+    # under LC_CTYPE=C the locale's codec is ASCII.
+    repo = make_repo(tmp_path / "r")
+    linked = tmp_path / "wt-ünïcode"
+    git(repo, "worktree", "add", "-q", str(linked))
+    saved = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")
+    try:
+        found = find_repo(str(linked))
+    finally:
+        locale.setlocale(locale.LC_CTYPE, saved)
+    assert found is not None
+    assert found.top == str(linked)
+    assert found.common_dir == str(repo / ".git")

@@ -1,9 +1,9 @@
 """The tree digest is the same whatever environment its caller runs in.
 
 The hook records a PASS from the agent's shell and a CLI command checks it
-from wherever it is run — a git hook (``pre-commit`` sets ``GIT_INDEX_FILE``,
-``pre-push`` sets ``GIT_DIR``), a shell with ``GIT_WORK_TREE`` exported, a CI
-step. git reads those variables before ``-C``, so a digest computed under them
+from wherever it is run — a git hook (``pre-commit`` sets ``GIT_INDEX_FILE``;
+in a linked worktree ``pre-commit`` and ``pre-push`` get ``GIT_DIR`` too), a
+shell with ``GIT_WORK_TREE`` exported, a CI step. git reads those variables before ``-C``, so a digest computed under them
 would describe another index, another repository or another work tree. And
 when the digest cannot be had at all (no git on ``PATH``, not a work tree), the
 governor fails open silently: its debug log is where a human reads why.

@@ -245,3 +245,40 @@ def test_an_unwatched_file_counts_in_a_two_file_repository(tmp_path: Path, unwat
     (repo / unwatched).write_text("changed = 1\n", encoding="utf-8")
     assert _digest(repo) != before
     assert _digest(repo) == _recipe(repo)
+
+
+def test_the_probe_given_another_repository_still_digests_its_own(tmp_path: Path) -> None:
+    # The other repository has its own history: its HEAD is not this one's.
+    repo = make_repo(tmp_path / "r")
+    other_top = git_make_repo(tmp_path / "other", {"other.py": "o = 1\n"})
+    (repo / "new_test.py").write_text("x = 1\n", encoding="utf-8")
+    other = find_repo(str(other_top))
+    assert other is not None
+    assert head(other_top) != head(repo)
+    assert start_tree_state(str(repo), repo=other).result() == tree_state(str(repo))
+
+
+def test_a_submodule_whose_git_dir_is_gone_is_folded_in_as_unknown(tmp_path: Path) -> None:
+    # Its .git file names a git dir that was deleted: git cannot read it, so
+    # the tree cannot be the one a PASS was recorded on.
+    repo = make_repo(tmp_path / "r")
+    broken = repo / "vendored"
+    broken.mkdir()
+    (broken / ".git").write_text("gitdir: ../.git/modules/vendored\n", encoding="utf-8")
+    (repo / ".gitmodules").write_text('[submodule "v"]\n\tpath = vendored\n', encoding="utf-8")
+    assert _digest(repo) == _recipe(repo, [("vendored", "unknown")])
+
+
+def test_a_submodule_is_found_through_its_relative_gitdir_file(tmp_path: Path) -> None:
+    # `git submodule add` writes "gitdir: ../.git/modules/<name>", relative to
+    # the submodule's own directory, not to wherever the caller runs.
+    library = make_repo(tmp_path / "library")
+    repo = make_repo(tmp_path / "repo")
+    git(
+        repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "vendored"
+    )
+    assert (repo / "vendored" / ".git").read_text(encoding="utf-8").startswith("gitdir: ../")
+    found = find_repo(str(repo / "vendored"))
+    assert found is not None
+    assert found.top == str(repo / "vendored")
+    assert found.git_dir == str(repo / ".git" / "modules" / "vendored")

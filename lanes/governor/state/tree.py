@@ -121,13 +121,20 @@ def state_dir(cwd: str, environ: Mapping[str, str]) -> str | None:
     return None if repo is None else os.path.join(repo.common_dir, "lanes")
 
 
+# Variables that point git at another repository, index, object store or
+# work tree, and that git reads before `-C`: a caller's git hook sets some
+# (pre-commit: GIT_INDEX_FILE; pre-push: GIT_DIR), and under them the digest
+# would describe another tree than the hook's record of the same one.
+_REPO_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY")
+
+
 def _git_env() -> dict[str, str]:
     env = dict(os.environ)
     # Never take index.lock for an opportunistic refresh: the agent's own git
     # commands must not fail because the hook was reading at that moment.
     env["GIT_OPTIONAL_LOCKS"] = "0"
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
+    for name in _REPO_ENV:
+        env.pop(name, None)
     return env
 
 

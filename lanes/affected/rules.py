@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
-from lanes.affected.graph import ImportGraph, build_graph, module_name
+from lanes.affected.graph import ImportGraph, build_graph, module_name, pytest_sys_path
 
 if TYPE_CHECKING:
     from lanes.config import Config
@@ -35,6 +35,7 @@ __all__ = [
     "test_dir_holding",
     "tests_under",
     "under",
+    "unresolved_tests",
 ]
 
 # Changes to these can alter any test's outcome or the way tests are run.
@@ -86,6 +87,8 @@ class Project:
     graph: ImportGraph
     rules: PytestRules
     computed: list[ComputedImport]
+    # The directories pytest puts on sys.path (a test's base directory, `pythonpath`).
+    sys_path: tuple[str, ...] = ()
 
     def test_dirs(self) -> frozenset[str]:
         return self.rules.test_dirs(self.tests)
@@ -101,12 +104,17 @@ class Project:
         rules = read_rules(root, config.affected.test_patterns, suite_paths)
         tests = sorted(path for path in files if rules.is_test(path))
         test_set = set(tests)
+
+        def tested(path: str) -> bool:
+            return path in test_set or PurePosixPath(path).name == "conftest.py"
+
+        python = frozenset(p for p in [*files, *phantom] if p.endswith(".py"))
+        # pytest's own sys.path: a test's sibling `import helpers` is an edge.
+        sys_path = pytest_sys_path(
+            python, filter(tested, sorted(python)), rules.import_mode, rules.pythonpath
+        )
         graph = build_graph(
-            root,
-            [*files, *phantom],
-            roots,
-            _console_scripts(config),
-            lambda path: path in test_set or PurePosixPath(path).name == "conftest.py",
+            root, [*files, *phantom], roots, _console_scripts(config), tested, sys_path=sys_path
         )
         return cls(
             config=config,
@@ -116,6 +124,7 @@ class Project:
             graph=graph,
             rules=rules,
             computed=computed_imports(root, graph, roots),
+            sys_path=sys_path,
         )
 
 
@@ -200,6 +209,17 @@ def computed_tests(project: Project, path: str) -> list[tuple[str, str]]:
         reach = [spot.file, *project.graph.dependents([spot.file])]
         for test in _with_conftest_subtrees(project, reach):
             found.setdefault(test, spot.describe())
+    return sorted(found.items())
+
+
+def unresolved_tests(project: Project) -> list[tuple[str, str]]:
+    """(test, why) for the tests that reach an import the graph cannot resolve: fail open."""
+    found: dict[str, str] = {}
+    for path, spots in sorted(project.graph.unresolved.items()):
+        why = f"{spots[0].what} at {spots[0].file}:{spots[0].line}: fail open"
+        reach = [path, *project.graph.dependents([path])]
+        for test in _with_conftest_subtrees(project, reach):
+            found.setdefault(test, why)
     return sorted(found.items())
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from lanes.affected.child import in_environment
 from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
 from lanes.affected.graph import ImportGraph, build_graph, module_name, pytest_sys_path
@@ -102,19 +103,23 @@ class Project:
         # globs, plus each suite's explicit paths (`pytest PATH` collects there too).
         suite_paths = [p for suite in config.suites.values() for p in suite.paths]
         rules = read_rules(root, config.affected.test_patterns, suite_paths)
-        tests = sorted(path for path in files if rules.is_test(path))
+        # A virtualenv committed under the root is nobody's code here, as for
+        # the recorder (lanes.affected.child.ProjectCode) and pytest's collection.
+        venvs = {p[: -len("pyvenv.cfg")] for p in files if PurePosixPath(p).name == "pyvenv.cfg"}
+        code = {p for p in [*files, *phantom] if not in_environment(p.split("/"), venvs.__contains__)}
+        tests = sorted(path for path in files if path in code and rules.is_test(path))
         test_set = set(tests)
 
         def tested(path: str) -> bool:
             return path in test_set or PurePosixPath(path).name == "conftest.py"
 
-        python = frozenset(p for p in [*files, *phantom] if p.endswith(".py"))
+        python = frozenset(p for p in code if p.endswith(".py"))
         # pytest's own sys.path: a test's sibling `import helpers` is an edge.
         sys_path = pytest_sys_path(
             python, filter(tested, sorted(python)), rules.import_mode, rules.pythonpath
         )
         graph = build_graph(
-            root, [*files, *phantom], roots, _console_scripts(config), tested, sys_path=sys_path
+            root, sorted(python), roots, _console_scripts(config), tested, sys_path=sys_path
         )
         return cls(
             config=config,

@@ -143,7 +143,7 @@ class ProjectCode:
     """
 
     def __init__(self, root: str) -> None:
-        import site  # noqa: PLC0415  # already imported at start-up (unless -S): free
+        import site  # already imported at start-up (unless -S): free
 
         self.root = root.rstrip(os.sep) + os.sep
         places = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}

@@ -126,11 +126,7 @@ class _Recorder:
             # A module's code about to run (an import, a test module pytest
             # rewrote): on 3.12+ its functions are watched from here on.
             code = args[0] if args else None
-            if (
-                self.tool_id >= 0
-                and type(code) is CodeType
-                and self.project(code.co_filename)
-            ):
+            if self.tool_id >= 0 and type(code) is CodeType and self.project(code.co_filename):
                 self.arm(code)
             return
         if not self.active:

@@ -106,7 +106,9 @@ class Project:
         # A virtualenv committed under the root is nobody's code here, as for
         # the recorder (lanes.affected.child.ProjectCode) and pytest's collection.
         venvs = {p[: -len("pyvenv.cfg")] for p in files if PurePosixPath(p).name == "pyvenv.cfg"}
-        code = {p for p in [*files, *phantom] if not in_environment(p.split("/"), venvs.__contains__)}
+        code = {
+            p for p in [*files, *phantom] if not in_environment(p.split("/"), venvs.__contains__)
+        }
         tests = sorted(path for path in files if path in code and rules.is_test(path))
         test_set = set(tests)
 

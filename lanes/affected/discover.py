@@ -59,6 +59,10 @@ class PytestRules:
     doctest_globs: tuple[str, ...]
     doctest_modules: bool
     extra_paths: tuple[str, ...] = ()  # suites' explicit paths: `pytest PATH` collects there too
+    # How pytest imports test modules and conftests (`--import-mode`): "prepend"
+    # and "append" put each one's base directory on sys.path, "importlib" does not.
+    import_mode: str = "prepend"
+    pythonpath: tuple[str, ...] = ()  # the `pythonpath` ini option: put on sys.path first
 
     def _in_scope(self, path: str) -> bool:
         parts = PurePosixPath(path).parts
@@ -172,6 +176,17 @@ def _doctest_options(addopts: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
     return tuple(g for g in globs if g) or (_DEFAULT_DOCTEST_GLOB,), modules
 
 
+def _import_mode(addopts: tuple[str, ...]) -> str:
+    mode = "prepend"
+    args = iter(addopts)
+    for arg in args:
+        if arg == "--import-mode":
+            mode = next(args, mode)
+        elif arg.startswith("--import-mode="):
+            mode = arg.split("=", 1)[1]
+    return mode
+
+
 def read_rules(
     root: Path, fallback_patterns: tuple[str, ...], extra_paths: Iterable[str] = ()
 ) -> PytestRules:
@@ -180,7 +195,8 @@ def read_rules(
     source, options = found if found is not None else ("pytest defaults", {})
     python_files = _ini_value(options.get("python_files")) or fallback_patterns
     norecurse = _ini_value(options.get("norecursedirs")) or _DEFAULT_NORECURSE
-    globs, modules = _doctest_options(_ini_value(options.get("addopts")))
+    addopts = _ini_value(options.get("addopts"))
+    globs, modules = _doctest_options(addopts)
     return PytestRules(
         source=source,
         testpaths=_ini_value(options.get("testpaths")),
@@ -189,4 +205,6 @@ def read_rules(
         doctest_globs=globs,
         doctest_modules=modules,
         extra_paths=tuple(extra_paths),
+        import_mode=_import_mode(addopts),
+        pythonpath=_ini_value(options.get("pythonpath")),
     )

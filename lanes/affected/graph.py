@@ -11,12 +11,19 @@ in strings are recorded per file as *blind spots*; the plan reports them.
 
 Modules are mapped to files the way Python finds them from the project's
 import roots: the project root itself and ``src/`` when present (the two
-layouts pytest's rootdir-relative imports and an editable install give).
+layouts pytest's rootdir-relative imports and an editable install give), plus
+the directories pytest itself puts on ``sys.path`` (:func:`pytest_sys_path`):
+``tests/test_x.py`` doing ``import helpers`` imports ``tests/helpers.py``.
+An absolute import in a test file, a conftest or a module next to them that
+names neither a project file nor an installed or standard module is a blind
+spot too (``unresolved``): the tests that reach it fail open.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.util
+import sys
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
@@ -27,7 +34,14 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
     from pathlib import Path
 
-__all__ = ["MAX_SOURCE_BYTES", "BlindSpot", "ImportGraph", "build_graph", "module_name"]
+__all__ = [
+    "MAX_SOURCE_BYTES",
+    "BlindSpot",
+    "ImportGraph",
+    "build_graph",
+    "module_name",
+    "pytest_sys_path",
+]
 
 # Far past any hand-written module (a large one is ~500 KiB); a generated
 # file past it is reported as unreadable, and the plan fails open for it.
@@ -57,6 +71,8 @@ class ImportGraph:
     imported_by: dict[str, set[str]] = field(default_factory=dict)
     blind_spots: dict[str, list[BlindSpot]] = field(default_factory=dict)
     unparsable: dict[str, str] = field(default_factory=dict)
+    # Files with an import no project file, installed or standard module answers.
+    unresolved: dict[str, list[BlindSpot]] = field(default_factory=dict)
 
     def dependents(self, start: Iterable[str]) -> dict[str, int]:
         """Every file that imports one of ``start``, directly or transitively, with its distance."""
@@ -101,6 +117,33 @@ def module_name(path: str, roots: tuple[str, ...]) -> str | None:
     return None
 
 
+def pytest_sys_path(
+    python: frozenset[str], tested: Iterable[str], import_mode: str, pythonpath: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The project directories pytest puts on ``sys.path`` during a run.
+
+    The ``pythonpath`` ini option's entries (relative to the root), and, in the
+    ``prepend`` and ``append`` import modes, the base directory of each test
+    module and conftest in ``tested``: the first directory upward without an
+    ``__init__.py`` (``tests/`` for ``tests/test_x.py``). ``importlib`` mode
+    inserts none: a sibling import there resolves only through ``pythonpath``.
+    """
+    found: dict[str, None] = {}
+    for entry in pythonpath:
+        directory = entry.replace("\\", "/").strip("/")
+        directory = directory.removeprefix("./")
+        if directory not in ("", ".") and not directory.startswith("../"):
+            found[directory] = None
+    if import_mode in ("prepend", "append"):
+        for path in tested:
+            parts = path.split("/")[:-1]
+            while parts and "/".join([*parts, "__init__.py"]) in python:
+                parts.pop()
+            if parts:
+                found["/".join(parts)] = None
+    return tuple(found)
+
+
 def _resolve_relative(importer: str, level: int, module: str | None, *, is_package: bool) -> str:
     # `from . import x` in pkg/mod.py is relative to pkg; in pkg/__init__.py too.
     parts = importer.split(".")
@@ -115,6 +158,9 @@ class _FileFacts:
     """What one walk over a file's syntax tree finds."""
 
     imports: list[str] = field(default_factory=list)
+    # Absolute imports (name, line) not guarded by `try: ... except ImportError`
+    # nor under `if TYPE_CHECKING:`: each must name something that exists.
+    required: list[tuple[str, int]] = field(default_factory=list)
     strings: list[str] = field(default_factory=list)
     blind_spots: list[BlindSpot] = field(default_factory=list)
 
@@ -122,7 +168,17 @@ class _FileFacts:
 def _scan(tree: ast.AST, path: str, importer: str, *, is_package: bool) -> _FileFacts:
     """One walk over the tree (parsing and walking is the selector's whole cost)."""
     facts = _FileFacts()
+    optional: set[int] = set()
     for node in ast.walk(tree):
+        if id(node) in optional:
+            pass
+        elif isinstance(node, ast.Try | ast.If) and _guards(node):
+            # An optional import handles its own absence: not a blind spot.
+            optional.update(id(n) for child in node.body for n in ast.walk(child))
+        elif isinstance(node, ast.Import):
+            facts.required.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            facts.required.append((node.module, node.lineno))
         if isinstance(node, ast.Import):
             facts.imports.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -151,6 +207,41 @@ def _scan(tree: ast.AST, path: str, importer: str, *, is_package: bool) -> _File
     return facts
 
 
+def _guards(node: ast.Try | ast.If) -> bool:
+    """``try:`` catching an import error, or ``if TYPE_CHECKING:``."""
+    if isinstance(node, ast.If):
+        test = node.test
+        name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", "")
+        return name == "TYPE_CHECKING"
+    for handler in node.handlers:
+        caught = handler.type
+        names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        for item in names:
+            if item is None or getattr(item, "id", "") in (
+                "ImportError",
+                "ModuleNotFoundError",
+                "Exception",
+                "BaseException",
+            ):
+                return True
+    return False
+
+
+def _exists_elsewhere(top: str, cache: dict[str, bool]) -> bool:
+    """``top`` is a standard or installed module (in the selector's environment)."""
+    known = cache.get(top)
+    if known is None:
+        if top in sys.stdlib_module_names or top in sys.builtin_module_names:
+            known = True
+        else:
+            try:
+                known = importlib.util.find_spec(top) is not None
+            except (ImportError, ValueError):
+                known = False
+        cache[top] = known
+    return known
+
+
 def _string_references(strings: list[str], scripts: Mapping[str, str]) -> list[str]:
     """Module names a file names in strings: tables of lazily imported modules
     (``("affected", "lanes.affected._cli")``), ``"pkg.mod:attr"`` references, and
@@ -172,6 +263,8 @@ def build_graph(
     roots: tuple[str, ...],
     scripts: Mapping[str, str] | None = None,
     runs_scripts: Callable[[str], bool] | None = None,
+    *,
+    sys_path: tuple[str, ...] = (),
 ) -> ImportGraph:
     """Parse ``files`` (``.py`` paths relative to ``root``) into an import graph.
 
@@ -187,6 +280,16 @@ def build_graph(
         name = module_name(path, roots)
         if name is not None:
             by_module.setdefault(name, path)
+    # Modules only pytest's sys.path finds (`helpers` for tests/helpers.py).
+    beside: dict[str, set[str]] = {}
+    for directory in sys_path:
+        for path in python:
+            if path.startswith(f"{directory}/"):
+                name = module_name(path, (directory,))
+                if name is not None:
+                    beside.setdefault(name, set()).add(path)
+    tops = {name.partition(".")[0] for name in [*by_module, *beside]}
+    elsewhere: dict[str, bool] = {}
     graph = ImportGraph(files=python)
     for path in sorted(python):
         try:
@@ -226,9 +329,23 @@ def build_graph(
             # `import a.b.c` also runs a/__init__.py and a/b/__init__.py.
             parts = name.split(".")
             for end in range(1, len(parts) + 1):
-                target = by_module.get(".".join(parts[:end]))
+                prefix = ".".join(parts[:end])
+                target = by_module.get(prefix)
                 if target is not None and target != path:
                     targets.add(target)
+                targets.update(beside.get(prefix, set()) - {path})
+        if (runs_scripts is not None and runs_scripts(path)) or any(
+            path.startswith(f"{directory}/") for directory in sys_path
+        ):
+            unresolved = [
+                BlindSpot(path, line, f"unresolved import {name}: no project file, not installed")
+                for name, line in facts.required
+                if name.partition(".")[0] not in tops
+                and not _exists_elsewhere(name.partition(".")[0], elsewhere)
+            ]
+            if unresolved:
+                graph.unresolved[path] = unresolved
+                facts.blind_spots.extend(unresolved)
         graph.imports[path] = targets
         for target in targets:
             graph.imported_by.setdefault(target, set()).add(path)

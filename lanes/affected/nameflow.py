@@ -251,6 +251,7 @@ def follow(
     *,
     files: Iterable[str],
     roots: tuple[str, ...],
+    sys_path: tuple[str, ...] = (),
     dependents: Iterable[str],
     read: Callable[[str], bytes | None],
     outside: Callable[[str], set[str]],
@@ -260,13 +261,14 @@ def follow(
     """The readers of what a module-level change to ``path`` binds.
 
     ``old``: the file at the map's commit; ``hunks``: (old start, old count, new
-    start, new count) of its diff; ``dependents``: the files that import it;
+    start, new count) of its diff; ``sys_path``: the directories pytest adds to
+    ``sys.path``; ``dependents``: the files that import it;
     ``read``: a file's current source (None: deleted); ``outside``: the functions
     of a file that ran outside every test; ``ran_at_import``: functions of
     ``path`` changed inside that ran at import; ``runs_whole``: a test file or
     conftest (a changed binding there runs its tests whole).
     """
-    resolver = Resolver(files, roots)
+    resolver = Resolver(files, roots, sys_path)
     modules: dict[str, Module] = {}
     try:
         before, _ = parse_module(old, path, resolver)

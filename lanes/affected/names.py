@@ -75,6 +75,7 @@ def names_of(
             list(verdict.module_hunks),
             files=project.graph.files,
             roots=project.roots,
+            sys_path=project.sys_path,
             dependents=[f for f in project.graph.dependents([path]) if f in reached],
             read=read,
             outside=test_map.outside,

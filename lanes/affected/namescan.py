@@ -82,13 +82,24 @@ class Module:
 class Resolver:
     """Module names <-> files, and one file's module aliases (``import a.b as x``)."""
 
-    def __init__(self, files: Iterable[str], roots: tuple[str, ...]) -> None:
+    def __init__(
+        self, files: Iterable[str], roots: tuple[str, ...], sys_path: tuple[str, ...] = ()
+    ) -> None:
         self.roots = roots
         self.by_module: dict[str, str] = {}
-        for path in sorted(files):
+        ordered = sorted(files)
+        for path in ordered:
             name = module_name(path, roots)
             if name is not None:
                 self.by_module.setdefault(name, path)
+        # What pytest's sys.path finds too, as the import graph does
+        # (lanes.affected.graph.pytest_sys_path): `helpers` for tests/helpers.py.
+        for directory in sys_path:
+            for path in ordered:
+                if path.startswith(f"{directory}/"):
+                    name = module_name(path, (directory,))
+                    if name is not None:
+                        self.by_module.setdefault(name, path)
 
     def absolute(self, file: str, level: int, module: str | None) -> str:
         """The absolute module name of ``from <level dots><module> import``."""

@@ -19,7 +19,9 @@ reviewer) can check the reasoning instead of trusting it:
 6. **import graph** — a changed Python module selects every test that imports
    it directly or transitively (and every test under a conftest that does),
    plus the tests that reach a *computed import* that could load it
-   (:mod:`lanes.affected.computed`).
+   (:mod:`lanes.affected.computed`), and those that reach an *unresolved
+   import* (one naming no project file, installed or standard module): fail
+   open, each named as a blind spot.
 
 With a recorded map (:mod:`lanes.affected.mapselect`), a change inside
 functions, or to a data file the recording saw read, selects *tests*, by
@@ -56,6 +58,7 @@ from lanes.affected.rules import (
     matches,
     rule_for,
     static_choice,
+    unresolved_tests,
 )
 from lanes.affected.suites import SuiteRun, plan_gates, runs_xdist, suite_runs
 
@@ -264,6 +267,25 @@ def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[Af
     return blind
 
 
+def _fail_open(
+    project: Project, path: str, chosen: list[str], vouching: TestMap | None
+) -> dict[str, tuple[str, str]]:
+    """test -> (rule, why) for what the import graph cannot follow to ``path``:
+    computed imports, and imports it cannot resolve (a module only a run's
+    sys.path finds). ``vouching``: the map that narrowed the choice."""
+    extra = {t: ("computed import", why) for t, why in computed_tests(project, path)}
+    for t, why in unresolved_tests(project):
+        if t != path:
+            extra.setdefault(t, ("unresolved import", why))
+    # The recording saw what a vouched test executed through a computed import
+    # too: the net is for the tests it cannot vouch for.
+    return {
+        t: rule_why
+        for t, rule_why in extra.items()
+        if t not in chosen and (vouching is None or not vouching.vouches(t))
+    }
+
+
 def make_plan(
     project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
 ) -> Plan:
@@ -311,16 +333,11 @@ def make_plan(
             for test in chosen:
                 tests.setdefault(test, []).append(Reason(rule, path, chains.get(test, detail)))
         if rule == "import graph":
-            # Fail open through computed imports: the graph cannot follow them.
-            extra = [(t, why) for t, why in computed_tests(project, path) if t not in chosen]
-            if narrowed and test_map is not None:
-                # The recording saw what a vouched test executed through a computed
-                # import too: the net is for the tests it cannot vouch for.
-                extra = [(t, why) for t, why in extra if not test_map.vouches(t)]
-            for test, why in extra:
-                tests.setdefault(test, []).append(Reason("computed import", path, why))
-            whole.update(t for t, _ in extra)
-            chosen = [*chosen, *(t for t, _ in extra)]
+            extra = _fail_open(project, path, chosen, test_map if narrowed else None)
+            for test, (extra_rule, why) in extra.items():
+                tests.setdefault(test, []).append(Reason(extra_rule, path, why))
+            whole.update(extra)
+            chosen = [*chosen, *extra]
         selections.append(Selection(path, change, rule, detail, chosen))
     if changes.paths and not project.tests and not full_reasons:
         # A project with tests never has "0 test files": if pytest's rules find

@@ -7,7 +7,9 @@ run pays for it). It writes a raw recording to the file named by
 
 Per test (setup, call and teardown together):
 
-- **code objects executed**, as (file, first line) under the project root. On
+- **code objects executed**, as (file, first line) of the project's own code
+  (under the root, outside any virtualenv or site-packages there:
+  :class:`lanes.affected.child.ProjectCode`). On
   Python >= 3.12 ``sys.monitoring`` ``PY_START`` events, armed per code object
   on the project's own code only (when a module under the root is executed,
   and for what was imported before the recording began): the callback notes
@@ -70,6 +72,7 @@ from lanes.affected.child import (
     ENV_CHILD,
     ENV_TEST,
     SPAWN_EVENTS,
+    ProjectCode,
     free_tool_id,
     runs_project_code,
     unrecorded_spawns,
@@ -90,6 +93,8 @@ _tool_id = -1
 class _Recorder:
     def __init__(self, root: str, children: str) -> None:
         self.root = root.rstrip(os.sep) + os.sep
+        # The project's own code: under the root, outside any virtualenv there.
+        self.project = ProjectCode(self.root)
         # Where the processes a test spawns write their records (lanes.affected.child).
         self.children = children
         self.pid = os.getpid()
@@ -121,11 +126,7 @@ class _Recorder:
             # A module's code about to run (an import, a test module pytest
             # rewrote): on 3.12+ its functions are watched from here on.
             code = args[0] if args else None
-            if (
-                self.tool_id >= 0
-                and type(code) is CodeType
-                and code.co_filename.startswith(self.root)
-            ):
+            if self.tool_id >= 0 and type(code) is CodeType and self.project(code.co_filename):
                 self.arm(code)
             return
         if not self.active:
@@ -139,7 +140,7 @@ class _Recorder:
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         code = frame.f_code
-        if self.scope is None or not code.co_filename.startswith(self.root):
+        if self.scope is None or not self.project(code.co_filename):
             self.code.add(code)  # no local trace function: call events only
         elif code not in self.code:
             self.scoped(code, frame)
@@ -207,12 +208,12 @@ class _Recorder:
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
                 code = obj.__code__
-                if code.co_filename.startswith(self.root):
+                if self.project(code.co_filename):
                     self.arm(code)
         # Their module code ran before any test: outside.
         for module in list(sys.modules.values()):
             file = getattr(module, "__file__", None)
-            if isinstance(file, str) and file.startswith(self.root):
+            if isinstance(file, str) and self.project(file):
                 self.preloaded.add((file[len(self.root) :], 0))
 
     def begin(self) -> None:
@@ -241,7 +242,7 @@ class _Recorder:
                     0 if c.co_name == "<module>" else c.co_firstlineno,
                 )
                 for c in code
-                if c.co_filename.startswith(self.root)
+                if self.project(c.co_filename)
             }
         )
 
@@ -274,7 +275,7 @@ class _Recorder:
         self.code = set()
         # abspath, not resolve: normalised without following links, like co_filename.
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
-        opened = {os.path.relpath(p, self.root) for p in absolute if p.startswith(self.root)}
+        opened = {os.path.relpath(p, self.root) for p in absolute if self.project(p)}
         unrecorded = 0
         if self.spawned:
             records = self.child_records(len(self.tests))

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
+from lanes.affected.child import in_environment
 from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
-from lanes.affected.graph import ImportGraph, build_graph, module_name
+from lanes.affected.graph import ImportGraph, build_graph, module_name, pytest_sys_path
 
 if TYPE_CHECKING:
     from lanes.config import Config
@@ -35,6 +36,7 @@ __all__ = [
     "test_dir_holding",
     "tests_under",
     "under",
+    "unresolved_tests",
 ]
 
 # Changes to these can alter any test's outcome or the way tests are run.
@@ -86,6 +88,8 @@ class Project:
     graph: ImportGraph
     rules: PytestRules
     computed: list[ComputedImport]
+    # The directories pytest puts on sys.path (a test's base directory, `pythonpath`).
+    sys_path: tuple[str, ...] = ()
 
     def test_dirs(self) -> frozenset[str]:
         return self.rules.test_dirs(self.tests)
@@ -99,14 +103,25 @@ class Project:
         # globs, plus each suite's explicit paths (`pytest PATH` collects there too).
         suite_paths = [p for suite in config.suites.values() for p in suite.paths]
         rules = read_rules(root, config.affected.test_patterns, suite_paths)
-        tests = sorted(path for path in files if rules.is_test(path))
+        # A virtualenv committed under the root is nobody's code here, as for
+        # the recorder (lanes.affected.child.ProjectCode) and pytest's collection.
+        venvs = {p[: -len("pyvenv.cfg")] for p in files if PurePosixPath(p).name == "pyvenv.cfg"}
+        code = {
+            p for p in [*files, *phantom] if not in_environment(p.split("/"), venvs.__contains__)
+        }
+        tests = sorted(path for path in files if path in code and rules.is_test(path))
         test_set = set(tests)
+
+        def tested(path: str) -> bool:
+            return path in test_set or PurePosixPath(path).name == "conftest.py"
+
+        python = frozenset(p for p in code if p.endswith(".py"))
+        # pytest's own sys.path: a test's sibling `import helpers` is an edge.
+        sys_path = pytest_sys_path(
+            python, filter(tested, sorted(python)), rules.import_mode, rules.pythonpath
+        )
         graph = build_graph(
-            root,
-            [*files, *phantom],
-            roots,
-            _console_scripts(config),
-            lambda path: path in test_set or PurePosixPath(path).name == "conftest.py",
+            root, sorted(python), roots, _console_scripts(config), tested, sys_path=sys_path
         )
         return cls(
             config=config,
@@ -116,6 +131,7 @@ class Project:
             graph=graph,
             rules=rules,
             computed=computed_imports(root, graph, roots),
+            sys_path=sys_path,
         )
 
 
@@ -200,6 +216,17 @@ def computed_tests(project: Project, path: str) -> list[tuple[str, str]]:
         reach = [spot.file, *project.graph.dependents([spot.file])]
         for test in _with_conftest_subtrees(project, reach):
             found.setdefault(test, spot.describe())
+    return sorted(found.items())
+
+
+def unresolved_tests(project: Project) -> list[tuple[str, str]]:
+    """(test, why) for the tests that reach an import the graph cannot resolve: fail open."""
+    found: dict[str, str] = {}
+    for path, spots in sorted(project.graph.unresolved.items()):
+        why = f"{spots[0].what} at {spots[0].file}:{spots[0].line}: fail open"
+        reach = [path, *project.graph.dependents([path])]
+        for test in _with_conftest_subtrees(project, reach):
+            found.setdefault(test, why)
     return sorted(found.items())
 
 

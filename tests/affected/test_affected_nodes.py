@@ -42,6 +42,17 @@ FILES = {
 }
 
 
+# The planted suites use no Hypothesis, and its pytest plugin imports the whole
+# package for each run's terminal summary (~0.3 s of CPU per pytest process:
+# the recording, every suite `--run` and `--recall` starts, xdist's workers).
+NO_HYPOTHESIS = "-p no:hypothesispytest"
+
+
+@pytest.fixture(autouse=True)
+def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+
+
 def _record_once(root: Path, files: dict[str, str]) -> str:
     """A real ``lanes affected --record`` of ``files`` committed at ``root``; what it printed."""
     make_repo(root, files, "base")
@@ -49,6 +60,7 @@ def _record_once(root: Path, files: dict[str, str]) -> str:
     # Module scope has no capfd: the lane's own lines are Python prints.
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
         patch.chdir(root)
+        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
         assert main(["affected", "--record"]) == 0
     return out.getvalue()
 

@@ -7,7 +7,10 @@ function; every static fallback still selects whole files.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import shutil
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -39,15 +42,49 @@ FILES = {
 }
 
 
+# The planted suites use no Hypothesis, and its pytest plugin imports the whole
+# package for each run's terminal summary (~0.3 s of CPU per pytest process:
+# the recording, every suite `--run` and `--recall` starts, xdist's workers).
+NO_HYPOTHESIS = "-p no:hypothesispytest"
+
+
+@pytest.fixture(autouse=True)
+def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+
+
+def _record_once(root: Path, files: dict[str, str]) -> str:
+    """A real ``lanes affected --record`` of ``files`` committed at ``root``; what it printed."""
+    make_repo(root, files, "base")
+    out = io.StringIO()
+    # Module scope has no capfd: the lane's own lines are Python prints.
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
+        patch.chdir(root)
+        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+        assert main(["affected", "--record"]) == 0
+    return out.getvalue()
+
+
+def _copy(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The recorded repository (work tree, .git, envelopes/ and its map) as this test's own."""
+    root = tmp_path / "project"
+    shutil.copytree(template, root, symlinks=True)
+    monkeypatch.chdir(root)
+    return root
+
+
+# A recording is a real pytest run under the recorder (the expensive part of
+# these tests): made once per module, and each test changes its own copy.
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("recorded") / "project"
+    assert "recorded 6 tests (0 not vouched for" in _record_once(root, FILES)
+    return root
+
+
 @pytest.fixture
-def recorded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
-) -> Path:
-    make_repo(tmp_path, FILES, "base")
-    monkeypatch.chdir(tmp_path)
-    assert main(["affected", "--record"]) == 0
-    assert "recorded 6 tests (0 not vouched for" in capfd.readouterr().out
-    return tmp_path
+def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _copy(recording, tmp_path, monkeypatch)
 
 
 def _plan(capfd: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -177,17 +214,20 @@ def test_a_changed_test_file_runs_whole_beside_the_ids(
     assert "tests/test_a.py" in plan["suites"][0]["command"]
 
 
-MANY = 1200  # test ids of ~70 bytes each: past the command-line budget
+# Test ids of ~130 bytes each (pytest keeps a parameter's own text as its id up
+# to 100 characters): past the command-line budget with half the tests (each
+# one recorded and run) that ~70-byte ids would need.
+MANY = 560
 
 
 @pytest.mark.integration
-def test_thousands_of_test_ids_go_through_an_argument_file(
+def test_test_ids_past_the_command_line_budget_go_through_an_argument_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     files = {
         **FILES,
         "tests/test_many.py": "import pytest\n\nfrom pkg import a\n\n\n"
-        f"@pytest.mark.parametrize('case', ['case-number-' + str(i).zfill(30) for i in range({MANY})])\n"
+        f"@pytest.mark.parametrize('case', ['case-number-' + str(i).zfill(88) for i in range({MANY})])\n"
         "def test_many(case: str) -> None:\n    assert a.fa2() == 2\n",
     }
     make_repo(tmp_path, files, "base")
@@ -327,15 +367,16 @@ SHARED = {
 }
 
 
+@pytest.fixture(scope="module")
+def shared_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shared") / "project"
+    _record_once(root, SHARED)
+    return root
+
+
 @pytest.fixture
-def shared(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
-) -> Path:
-    make_repo(tmp_path, SHARED, "base")
-    monkeypatch.chdir(tmp_path)
-    assert main(["affected", "--record"]) == 0
-    capfd.readouterr()
-    return tmp_path
+def shared(shared_recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return _copy(shared_recording, tmp_path, monkeypatch)
 
 
 @pytest.mark.integration

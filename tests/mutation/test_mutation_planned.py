@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
@@ -54,8 +55,11 @@ def _project(root: Path, log: Path, *, threshold: int) -> Path:
     (root / "pkg" / "__init__.py").write_text("", encoding="utf-8")
     (root / "pkg" / "planted.py").write_text(PLANTED_MODULE, encoding="utf-8")
     (root / "tests" / "test_planted.py").write_text(TESTS.format(log=str(log)), encoding="utf-8")
+    # The planted tests use no Hypothesis, and its pytest plugin imports the whole
+    # package for each session's terminal summary (~0.3 s of CPU per pytest process).
     (root / "pyproject.toml").write_text(
         '[project]\nname = "planted"\nversion = "0"\n\n'
+        '[tool.pytest.ini_options]\naddopts = "-p no:hypothesispytest"\n\n'
         f"[tool.lanes.mutation]\nrequired_stable_runs = 0\nshard_threshold = {threshold}\n\n"
         '[tool.lanes.mutation.modules.planted]\npaths = ["pkg/planted.py"]\n'
         'tests = ["tests/test_planted.py"]\nshards = 2\n',
@@ -98,24 +102,43 @@ def _shards(directory: Path) -> list[dict[str, Any]]:
     ]
 
 
-def test_planned_shards_map_once_and_merge_to_the_unsharded_result(tmp_path: Path) -> None:
-    log = tmp_path / "phases.log"
-    project = _project(tmp_path / "project", log, threshold=1)
-    _ok(project, "run", "--out", "whole")
-    _ok(project, "merge", "--expect-shards", "1", "whole")
-    whole = _statuses(project)
-    assert len(whole) == 10
-    assert sorted(set(whole.values())) == ["killed", "survived"]
-    log.write_text("", encoding="utf-8")
+class Planned(NamedTuple):
+    """A project (shard_threshold 1, two shards) and the plan made on it."""
 
-    planned = _ok(project, "plan", "--output", "plan")
+    project: Path
+    log: Path  # every run of the project's tests appends its phase here
+    stdout: str  # what `lanes mutation plan` printed
+    mapped: int  # the tests' runs while mutmut mapped them for the plan
+
+
+# A plan is a real mutmut generate-and-map: made once per module; a test that
+# changes the project or the plan works on its own copy.
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory: pytest.TempPathFactory) -> Planned:
+    root = tmp_path_factory.mktemp("planned")
+    log = root / "phases.log"
+    project = _project(root / "project", log, threshold=1)
+    stdout = _ok(project, "plan", "--output", "plan").stdout
+    return Planned(project, log, stdout, log.read_text(encoding="utf-8").split().count("stats"))
+
+
+def _copy(planned: Planned, tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    shutil.copytree(planned.project, project, symlinks=True)
+    return project
+
+
+def test_planned_shards_map_once_and_merge_to_the_unsharded_result(
+    planned: Planned, tmp_path: Path
+) -> None:
+    project = _copy(planned, tmp_path)
     assert '{"module":"planted","shard":"1/2"},{"module":"planted","shard":"2/2"}' in planned.stdout
-    mapped_by_plan = log.read_text(encoding="utf-8").split().count("stats")
-    assert mapped_by_plan == 2  # each test once, while mutmut mapped them
+    assert planned.mapped == 2  # each test once, while mutmut mapped them
+    planned.log.write_text("", encoding="utf-8")
     for index in (1, 2):
         _ok(project, "run", "--plan", "plan", "--shard", f"{index}/2", "--out", "shards")
     # The shards mapped nothing again: every "stats" run was the plan's.
-    assert log.read_text(encoding="utf-8").split().count("stats") == mapped_by_plan
+    assert planned.log.read_text(encoding="utf-8").split().count("stats") == 0
     shards = _shards(project / "shards")
     assert [s["sharding"]["strategy"] for s in shards] == ["cost", "cost"]
     assert all("generate" not in s["phases_ms"] for s in shards)
@@ -125,7 +148,13 @@ def test_planned_shards_map_once_and_merge_to_the_unsharded_result(tmp_path: Pat
 
     merge = _ok(project, "merge", "--expect-shards", "2", "shards")
     assert "shards 1/2, 2/2" in merge.stdout
-    assert _statuses(project) == whole
+    sharded = _statuses(project)
+    _ok(project, "run", "--out", "whole")
+    _ok(project, "merge", "--expect-shards", "1", "whole")
+    whole = _statuses(project)
+    assert len(whole) == 10
+    assert sorted(set(whole.values())) == ["killed", "survived"]
+    assert sharded == whole
     # The user's tree stays clean: mutmut ran in private copies.
     assert not (project / "mutants").exists()
 
@@ -157,9 +186,10 @@ def test_a_module_below_the_threshold_is_one_shard_and_the_lane_says_so(tmp_path
     assert _ok(project, "merge", "--expect-shards", "2", "hash").returncode == 0
 
 
-def test_a_plan_of_another_tree_is_refused_naming_the_file(tmp_path: Path) -> None:
-    project = _project(tmp_path / "project", tmp_path / "phases.log", threshold=1)
-    _ok(project, "plan", "--output", "plan")
+def test_a_plan_of_another_tree_is_refused_naming_the_file(
+    planned: Planned, tmp_path: Path
+) -> None:
+    project = _copy(planned, tmp_path)
     tests = project / "tests" / "test_planted.py"
     tests.write_text(tests.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
     refused = _lanes(project, "run", "--plan", "plan", "--shard", "1/2", "--out", "shards")
@@ -170,9 +200,8 @@ def test_a_plan_of_another_tree_is_refused_naming_the_file(tmp_path: Path) -> No
     assert (envelope["stage"], envelope["error"]["type"]) == ("error", "PlanError")
 
 
-def test_a_tampered_plan_file_is_refused(tmp_path: Path) -> None:
-    project = _project(tmp_path / "project", tmp_path / "phases.log", threshold=1)
-    _ok(project, "plan", "--output", "plan")
+def test_a_tampered_plan_file_is_refused(planned: Planned, tmp_path: Path) -> None:
+    project = _copy(planned, tmp_path)
     (stats,) = (project / "plan").glob("*/mutants/mutmut-stats.json")
     stats.write_text(stats.read_text(encoding="utf-8").replace("test_label", "test_none"))
     refused = _lanes(project, "run", "--plan", "plan", "--shard", "2/2", "--out", "shards")

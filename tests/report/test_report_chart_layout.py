@@ -64,7 +64,14 @@ def test_bars_are_rows_of_label_then_bar_scaled_to_the_largest_value() -> None:
     # (480 - 4 - 150 = 326); the others in proportion.
     assert _all(root, "rect") == [
         {"x": "4", "y": "25", "width": "326.0", "height": "20", "fill": COLOURS["ok"], "text": ""},
-        {"x": "4", "y": "74", "width": "163.0", "height": "20", "fill": COLOURS["info"], "text": ""},
+        {
+            "x": "4",
+            "y": "74",
+            "width": "163.0",
+            "height": "20",
+            "fill": COLOURS["info"],
+            "text": "",
+        },
     ]
     # Each label on its own line above its bar; each value 4 units after its bar.
     assert _all(root, "text") == [
@@ -232,7 +239,9 @@ def test_a_stacked_bar_splits_its_row_by_count_and_writes_counts_that_fit_inside
         ("24", "146", "slow: 109"),
     ]
     swatches = [r for r in _all(root, "rect") if r.get("width") == "14"]
-    assert [(s["x"], s["y"], s["height"], s["fill"], s.get("stroke-dasharray")) for s in swatches] == [
+    assert [
+        (s["x"], s["y"], s["height"], s["fill"], s.get("stroke-dasharray")) for s in swatches
+    ] == [
         ("4", "110", "14", COLOURS["ok"], None),
         ("4", "133", "14", COLOURS["bad"], "3 2"),
     ]

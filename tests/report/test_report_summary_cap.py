@@ -69,7 +69,11 @@ def test_crashed_invalid_and_failed_lanes_are_kept_before_passing_ones(tmp_path:
     overview = _overview(view)
     sections = {status: _section(view, label) for status, label in labels.items()}
     # Room for the overview, the note and exactly the three sections in trouble.
-    room = _bytes(overview) + NOTE_ROOM + sum(_bytes(sections[s]) for s in ("invalid", "error", "fail"))
+    room = (
+        _bytes(overview)
+        + NOTE_ROOM
+        + sum(_bytes(sections[s]) for s in ("invalid", "error", "fail"))
+    )
     size = _bytes(render_markdown(view))
     assert room < size
     cut = fit_markdown(view, limit=room)
@@ -119,6 +123,7 @@ def test_an_overview_with_no_room_for_the_note_is_cut_at_a_line(tmp_path: Path) 
     # The overview and the note's room fit exactly: no section, every lane named.
     limit = _bytes(overview) + NOTE_ROOM
     assert "5 lane section(s) were left out" in fit_markdown(view, limit=limit)
+
     # One byte less: the overview itself is cut, at a line, and says where to look.
     def note(limit: int) -> str:
         return (

@@ -94,7 +94,9 @@ def _figures(arm: TimingArm) -> dict[str, Any]:
 
 
 def _record(path: Path, *suites: TimingMeasurement, host: TimingFingerprint = HOST) -> None:
-    record_baseline(path, previous=read_baseline(path), fingerprint=host, suites=suites, commit=None)
+    record_baseline(
+        path, previous=read_baseline(path), fingerprint=host, suites=suites, commit=None
+    )
 
 
 # -- naming the arm ---------------------------------------------------------------

@@ -30,7 +30,11 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def _parse(svg: str) -> ET.Element:
-    return ET.fromstring(svg)  # noqa: S314  # our own output, parsed to read its layout
+    root = ET.fromstring(svg)  # noqa: S314  # our own output, parsed to read its layout
+    # Every word is inside a mark: no stray text between the elements.
+    assert not (root.text or "").strip()
+    assert all(not (element.tail or "").strip() for element in root.iter())
+    return root
 
 
 def _all(root: ET.Element, tag: str) -> list[dict[str, str]]:

@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 
 
 def _torture(tmp_path: Path, *replays: str) -> ReportView:
-    violations = [{**violation(seed), "replay": replay} for seed, replay in enumerate(replays)]
-    write_lane(tmp_path, "torture", "fail", torture_data(violations=violations))  # type: ignore[typeddict-item]  # a replay line is any string
+    violations = [violation(seed) for seed in range(len(replays))]
+    for planted, replay in zip(violations, replays, strict=True):
+        planted["replay"] = replay
+    write_lane(tmp_path, "torture", "fail", torture_data(violations=violations))
     return build_view(collect(tmp_path / "envelopes"), directory="envelopes")
 
 

@@ -261,9 +261,16 @@ def test_a_count_is_written_inside_only_when_its_segment_has_room_for_it() -> No
 
     assert counts(4, 96) == ["4", "96"]  # 472 * 4 / 100 = 18.9 units: room
     assert counts(3, 97) == ["97"]  # 14.2 units: none
+    assert counts(9, 227) == ["227"]  # 472 * 9 / 236 = 18.0 exactly: none
     # Two digits need more than 28.
     assert counts(10, 158) == ["10", "158"]  # 472 * 10 / 168 = 28.1 units: room
     assert counts(10, 159) == ["159"]  # 27.9 units: none
+
+
+def test_a_segment_of_a_state_without_a_colour_is_drawn_in_the_neutral_one() -> None:
+    root = _parse(stacked_bars("t", "d", [("r", [Segment("odd", 2, "unheard-of")])]))
+    fills = [r.attrib["fill"] for r in root.findall(SVG + "rect")]
+    assert fills == [COLOURS["info"], COLOURS["info"]]  # the segment, then its legend swatch
 
 
 def test_an_empty_or_zero_segment_draws_nothing_but_keeps_its_legend_line() -> None:

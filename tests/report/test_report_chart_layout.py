@@ -154,6 +154,12 @@ def test_a_marker_below_the_bars_is_drawn_at_its_place_on_their_scale() -> None:
     assert _all(root, "line")[0]["x1"] == "85.5"  # 4 + 326 * 50 / 200
 
 
+def test_a_marker_without_a_label_draws_its_line_and_no_words() -> None:
+    root = _parse(bar_chart("t", "d", [Bar("a", 2, "2")], marker=1.0))
+    assert len(_all(root, "line")) == 1
+    assert [t["text"] for t in _all(root, "text")] == ["a", "2", ""]
+
+
 def test_zero_and_negative_values_draw_a_one_unit_stub_and_all_zero_bars_do_not_crash() -> None:
     root = _parse(bar_chart("t", "d", [Bar("none", 0, "0"), Bar("less", -5, "-5")]))
     assert [r["width"] for r in _all(root, "rect")] == ["1.0", "1.0"]

@@ -139,4 +139,11 @@ def test_an_overview_with_no_room_for_the_note_is_cut_at_a_line(tmp_path: Path) 
     exact = _bytes(two) + _bytes(note(999))  # a 3-digit limit: the note's length is known
     assert 100 <= exact <= 999
     assert fit_markdown(view, limit=exact) == two + note(exact)
+    # The first line that does not fit ends the cut: no later, shorter line
+    # (a blank one) slips in after a gap.
+    assert fit_markdown(view, limit=exact + 1) == two + note(exact + 1)
+    # Every kept line counts against the room, not only the last one.
+    three = "".join(lines[:3])
+    exact = _bytes(three) + _bytes(note(999))
+    assert fit_markdown(view, limit=exact) == three + note(exact)
     assert fit_markdown(view, limit=exact - 1) == lines[0] + note(exact - 1)

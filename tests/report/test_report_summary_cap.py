@@ -144,6 +144,6 @@ def test_an_overview_with_no_room_for_the_note_is_cut_at_a_line(tmp_path: Path) 
     assert fit_markdown(view, limit=exact + 1) == two + note(exact + 1)
     # Every kept line counts against the room, not only the last one.
     three = "".join(lines[:3])
-    exact = _bytes(three) + _bytes(note(999))
-    assert fit_markdown(view, limit=exact) == three + note(exact)
+    room = _bytes(three) + _bytes(note(999))
+    assert fit_markdown(view, limit=room) == three + note(room)
     assert fit_markdown(view, limit=exact - 1) == lines[0] + note(exact - 1)

@@ -12,6 +12,9 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import resource
+import signal
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import pytest
@@ -21,6 +24,7 @@ from lanes.report.render import build_report
 from tests.report.report_fixtures import write_lane
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from pathlib import Path
 
 SUMMARY_HINT = "unset GITHUB_STEP_SUMMARY outside GitHub Actions, or point it at a regular file"
@@ -219,5 +223,44 @@ def test_a_step_summary_that_cannot_be_opened_names_it_and_why(
         build_report(envelopes, out_md=envelopes / "s.md", out_html=envelopes / "i.html")
     assert info.value.message == (
         f"cannot append to $GITHUB_STEP_SUMMARY {str(folder)!r}: Is a directory"
+    )
+    assert info.value.hint == SUMMARY_HINT
+
+
+@contextmanager
+def _file_size_limit(limit: int) -> Iterator[None]:
+    """No file of this process may grow past ``limit`` bytes (a full disk, for one file).
+
+    SIGXFSZ is ignored so that the write fails with EFBIG instead of ending
+    the process; both are restored after.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+@pytest.mark.parametrize("repeat", [1, 40], ids=["a short summary", "a long summary"])
+def test_a_step_summary_that_cannot_take_the_append_names_it_and_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeat: int
+) -> None:
+    # Short or long (buffered until the file is closed, or written at once),
+    # the failed append is the same typed error, never a traceback.
+    envelopes = tmp_path / "envelopes"
+    for index in range(repeat):
+        write_lane(tmp_path, f"lane{index}", "pass")
+    summary = tmp_path / "summary.md"
+    limit = 1 << 20
+    with summary.open("wb") as handle:
+        handle.truncate(limit)  # already at the limit: the append cannot grow it
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    with _file_size_limit(limit), pytest.raises(StateError) as info:
+        build_report(envelopes, out_md=envelopes / "s.md", out_html=envelopes / "i.html")
+    assert info.value.message == (
+        f"cannot append to $GITHUB_STEP_SUMMARY {str(summary)!r}: File too large"
     )
     assert info.value.hint == SUMMARY_HINT

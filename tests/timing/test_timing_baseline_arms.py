@@ -8,11 +8,13 @@ files in a temporary directory; the functions called in this process.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from lanes.timing.baseline import (
+    BaselineError,
     arm_key,
     baseline_entry,
     compare,
@@ -261,3 +263,31 @@ def test_a_run_in_an_arm_the_baseline_lacks_is_not_comparable_and_says_how_to_re
             "reason": None,
         },
     }
+
+
+# -- reading ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arms", "why"),
+    [
+        ([], "suite 'unit' arms is not an object"),
+        ({"serial": 5}, "suite 'unit' arm 'serial' is not an object"),
+        (
+            {"serial": {"wall_ms": _stat(1), "peak_rss_kib": _stat(1)}},
+            "suite 'unit: serial' cpu_ms must be {median, min, max} integers, got None",
+        ),
+    ],
+    ids=["arms not an object", "an arm not an object", "an arm missing a figure"],
+)
+def test_a_baseline_with_broken_arms_is_refused_naming_the_suite_and_the_arm(
+    tmp_path: Path, arms: object, why: str
+) -> None:
+    path = tmp_path / "timing.json"
+    _record(path, _suite(_arm(workers=0)))
+    document = json.loads(path.read_text(encoding="utf-8"))
+    document["suites"]["unit"]["arms"] = arms
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(BaselineError) as info:
+        read_baseline(path)
+    assert info.value.message == f"{path} is not a timing baseline: {why}"

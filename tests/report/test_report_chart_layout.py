@@ -148,6 +148,12 @@ def test_the_marker_is_a_labelled_dashed_line_at_its_value_and_the_chart_grows_f
     assert label == {"x": "330.0", "y": "121", "text-anchor": "middle", "text": "100% <goal>"}
 
 
+def test_bars_below_one_still_span_the_chart() -> None:
+    # Seconds under one, a share of 1: the largest bar sets the scale, not 1.
+    root = _parse(bar_chart("t", "d", [Bar("a", 0.5, "0.5 s"), Bar("b", 0.25, "0.25 s")]))
+    assert [r["width"] for r in _all(root, "rect")] == ["326.0", "163.0"]
+
+
 def test_a_marker_below_the_bars_is_drawn_at_its_place_on_their_scale() -> None:
     root = _parse(bar_chart("t", "d", [Bar("a", 200, "200")], marker=50.0, marker_label="50"))
     assert _all(root, "rect")[0]["width"] == "326.0"

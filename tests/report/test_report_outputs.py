@@ -128,21 +128,19 @@ def test_an_output_inside_the_project_is_written_there(tmp_path: Path) -> None:
     assert (tmp_path / "reports" / "summary.md").read_text(encoding="utf-8").startswith("## ")
 
 
+@pytest.mark.parametrize("option", ["--out-md", "--out-html", "--junit", "--ctrf", "--in-toto"])
 def test_an_output_inside_the_project_is_not_written_through_a_linked_folder(
-    tmp_path: Path,
+    tmp_path: Path, option: str
 ) -> None:
     envelopes = _envelopes(tmp_path)
     outside = tmp_path.parent / f"{tmp_path.name}-outside"
     outside.mkdir()
     (tmp_path / "reports").symlink_to(outside)
+    paths = {"out_md": envelopes / "summary.md", "out_html": envelopes / "index.html"}
+    linked = {option.strip("-").replace("-", "_"): tmp_path / "reports" / "out.jsonl"}
     with pytest.raises(StateError) as info:
-        build_report(
-            envelopes,
-            out_md=tmp_path / "reports" / "summary.md",
-            out_html=envelopes / "index.html",
-            root=tmp_path,
-        )
-    assert info.value.hint == "choose a writable location with --out-md PATH"
+        build_report(envelopes, root=tmp_path, **{**paths, **linked})  # type: ignore[arg-type]  # paths by option name
+    assert info.value.hint == f"choose a writable location with {option} PATH"
     assert list(outside.iterdir()) == []
 
 

@@ -98,14 +98,27 @@ def test_only_the_outputs_asked_for_are_written(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.parametrize("option", ["--out-md", "--out-html", "--junit", "--ctrf", "--in-toto"])
+@pytest.mark.parametrize(
+    ("option", "name"),
+    [
+        ("--out-md", "out.md"),
+        ("--out-html", "out.html"),
+        ("--junit", "out.xml"),
+        ("--ctrf", "out.json"),
+        ("--in-toto", "out.jsonl"),
+        ("--in-toto", "attest"),  # a folder of statements
+    ],
+)
 def test_an_output_that_cannot_be_written_names_the_path_and_its_option(
-    tmp_path: Path, option: str
+    tmp_path: Path, option: str, name: str
 ) -> None:
     envelopes = _envelopes(tmp_path)
     blocker = tmp_path / "blocker"
     blocker.write_text("a file where a folder must go\n", encoding="utf-8")
-    target = blocker / "out.jsonl"
+    target = blocker / name
+    # A folder of statements fails at its first statement's file.
+    written = target if target.suffix else target / "alpha.intoto.json"
+    reason = "File exists" if target.suffix else "Not a directory"
     paths = {
         "out_md": envelopes / "summary.md",
         "out_html": envelopes / "index.html",
@@ -113,7 +126,7 @@ def test_an_output_that_cannot_be_written_names_the_path_and_its_option(
     extra = {option.strip("-").replace("-", "_"): target}
     with pytest.raises(StateError) as info:
         build_report(envelopes, **{**paths, **extra})  # type: ignore[arg-type]  # paths by option name
-    assert info.value.message == f"cannot write the report to {str(target)!r}: File exists"
+    assert info.value.message == f"cannot write the report to {str(written)!r}: {reason}"
     assert info.value.hint == f"choose a writable location with {option} PATH"
 
 
@@ -128,16 +141,26 @@ def test_an_output_inside_the_project_is_written_there(tmp_path: Path) -> None:
     assert (tmp_path / "reports" / "summary.md").read_text(encoding="utf-8").startswith("## ")
 
 
-@pytest.mark.parametrize("option", ["--out-md", "--out-html", "--junit", "--ctrf", "--in-toto"])
+@pytest.mark.parametrize(
+    ("option", "name"),
+    [
+        ("--out-md", "out.md"),
+        ("--out-html", "out.html"),
+        ("--junit", "out.xml"),
+        ("--ctrf", "out.json"),
+        ("--in-toto", "out.jsonl"),
+        ("--in-toto", "attest"),  # a folder of statements
+    ],
+)
 def test_an_output_inside_the_project_is_not_written_through_a_linked_folder(
-    tmp_path: Path, option: str
+    tmp_path: Path, option: str, name: str
 ) -> None:
     envelopes = _envelopes(tmp_path)
     outside = tmp_path.parent / f"{tmp_path.name}-outside"
     outside.mkdir()
     (tmp_path / "reports").symlink_to(outside)
     paths = {"out_md": envelopes / "summary.md", "out_html": envelopes / "index.html"}
-    linked = {option.strip("-").replace("-", "_"): tmp_path / "reports" / "out.jsonl"}
+    linked = {option.strip("-").replace("-", "_"): tmp_path / "reports" / name}
     with pytest.raises(StateError) as info:
         build_report(envelopes, root=tmp_path, **{**paths, **linked})  # type: ignore[arg-type]  # paths by option name
     assert info.value.hint == f"choose a writable location with {option} PATH"

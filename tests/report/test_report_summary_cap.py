@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import pytest
+
 from lanes.report._collect import collect
 from lanes.report._view import build_view
 from lanes.report.render import fit_markdown, render_markdown
@@ -110,11 +112,14 @@ def test_the_lanes_left_out_are_named_eight_at_most_and_long_names_clipped(
     assert labels[8] not in cut.split("**Truncated:**")[1]
 
 
-def test_with_exactly_eight_left_out_none_is_counted_as_more(tmp_path: Path) -> None:
-    view = _view(tmp_path, [(f"lane-{index}", "pass") for index in range(8)])
+@pytest.mark.parametrize(("lanes", "more"), [(8, ""), (9, " and 1 more")])
+def test_eight_left_out_are_all_named_and_a_ninth_is_counted(
+    tmp_path: Path, lanes: int, more: str
+) -> None:
+    view = _view(tmp_path, [(f"lane-{index}", "pass") for index in range(lanes)])
     cut = fit_markdown(view, limit=_bytes(_overview(view)) + NOTE_ROOM)
-    labels = ", ".join(lane.label for lane in view.lanes)
-    assert f"8 lane section(s) were left out ({labels}). index.html" in cut
+    labels = ", ".join(lane.label for lane in view.lanes[:8])
+    assert f"{lanes} lane section(s) were left out ({labels}{more}). index.html" in cut
 
 
 def test_an_overview_with_no_room_for_the_note_is_cut_at_a_line(tmp_path: Path) -> None:

@@ -236,15 +236,21 @@ def _append_step_summary(markdown: str) -> None:
         if exc.errno == errno.ENXIO:  # a FIFO nobody reads
             msg = f"$GITHUB_STEP_SUMMARY {target!r} is not a regular file (a FIFO)"
         raise StateError(msg, hint=hint) from exc
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+    try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             msg = f"$GITHUB_STEP_SUMMARY {target!r} is not a regular file"
             raise StateError(msg, hint=hint)
+        # Unbuffered: a buffered handle kept a short summary until it closed,
+        # and a full disk then surfaced as a traceback from the close.
+        data = markdown.encode("utf-8")
         try:
-            handle.write(markdown)
+            while data:
+                data = data[os.write(fd, data) :]
         except OSError as exc:
             msg = f"cannot append to $GITHUB_STEP_SUMMARY {target!r}: {exc.strerror or exc}"
             raise StateError(msg, hint=hint) from exc
+    finally:
+        os.close(fd)
 
 
 def build_report(

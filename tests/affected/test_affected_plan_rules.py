@@ -29,6 +29,7 @@ from lanes.affected.selfcheck import FILES
 from lanes.affected.suites import PARALLEL_FROM, runs_xdist, suite_runs
 from lanes.affected import testmap
 from lanes.config import load_config
+from tests.support.git import git, make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -562,3 +563,172 @@ def test_a_data_file_the_map_saw_read_selects_its_readers_by_id(tmp_path: Path) 
     plan = _plan(project, _map(tmp_path, [], ["other.md"]), tests__data_DOT_md="modified")
     assert plan["changed"][0]["rule"] == "test data"
     assert plan["changed"][0]["tests"] == 4
+
+
+LOADER = {
+    "pkg/loader.py": "import importlib\n\n\ndef load(name: str) -> object:\n"
+    "    return importlib.import_module('pkg.' + name)\n",
+    "tests/test_loader.py": "from pkg.loader import load\n\n\ndef test_load() -> None:\n    assert load('leaf')\n",
+}
+
+
+def _recorded(root: Path, extra: dict[str, str], tests: list[dict[str, Any]]) -> tuple[Project, TestMap]:
+    """The planted project committed in git, and a map recorded on that commit in which
+    ``tests`` executed ``pkg/leaf.py::f`` (node 0) or ``pkg/mid.py::g`` (node 1)."""
+    files = {**FILES, **extra}
+    make_repo(root, files, "base")
+    document: Any = {
+        "kind": testmap.MAP_KIND,
+        "version": testmap.MAP_VERSION,
+        "commit": git(root, "rev-parse", "HEAD").strip(),
+        "config_digest": "sha256:0",
+        "python": "3.11",
+        "nodes": [["pkg/leaf.py", "f", 1, 2], ["pkg/mid.py", "g", 4, 5]],
+        "data": [],
+        "tests": [{"data": [], **test} for test in tests],
+        "outside": [],
+    }
+    project = Project.scan(load_config(root / "pyproject.toml"), sorted(files))
+    return project, testmap.TestMap(root / "envelopes/affected-map.json", document)
+
+
+def _executed(test_id: str, *nodes: int, **more: str) -> dict[str, Any]:
+    return {"id": test_id, "file": test_id.split("::")[0], "nodes": list(nodes), **more}
+
+
+def _by_file(plan: dict[str, Any]) -> dict[str, Any]:
+    return {t["file"]: t for t in plan["tests"]}
+
+
+MAP_F = {"rule": "map", "changed": "pkg/leaf.py", "detail": "executed pkg/leaf.py::f"}
+
+
+def test_a_function_change_selects_the_recorded_tests_that_executed_it_by_id(tmp_path: Path) -> None:
+    project, test_map = _recorded(
+        tmp_path,
+        {},
+        [
+            _executed("tests/test_leaf.py::test_f", 0),
+            _executed("tests/test_mid.py::test_g", 0, 1),
+            _executed("tests/test_other.py::test_h"),
+        ],
+    )
+    (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
+    plan = _plan(project, test_map, pkg__leaf_DOT_py="modified")
+    assert plan["changed"] == [
+        {
+            "path": "pkg/leaf.py",
+            "change": "modified",
+            "rule": "import graph",
+            "detail": "map: 2 of 2 statically selected test files (2 test ids); changed f",
+            "tests": 2,
+        }
+    ]
+    assert plan["tests"] == [
+        {"file": "tests/test_leaf.py", "reasons": [MAP_F], "nodes": [{"id": "tests/test_leaf.py::test_f", "reasons": [MAP_F]}]},
+        {"file": "tests/test_mid.py", "reasons": [MAP_F], "nodes": [{"id": "tests/test_mid.py::test_g", "reasons": [MAP_F]}]},
+    ]
+    assert plan["suites"][0]["command"] == ["pytest", "tests/test_leaf.py::test_f", "tests/test_mid.py::test_g"]
+    assert plan["counts"] == {"selected": 2, "total": 4, "share": 0.5, "narrowed_files": 2, "node_ids": 2}
+
+
+def test_the_map_reaches_beyond_the_graph_and_keeps_what_it_never_recorded(tmp_path: Path) -> None:
+    project, test_map = _recorded(
+        tmp_path,
+        LOADER,
+        [
+            _executed("tests/test_leaf.py::test_f", 0),
+            # Loaded through a computed import the graph cannot follow.
+            _executed("tests/test_loader.py::test_load", 0),
+        ],
+    )
+    (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
+    plan = _plan(project, test_map, pkg__leaf_DOT_py="modified")
+    assert plan["changed"][0]["detail"] == (
+        "map: 2 of 2 statically selected test files, and 1 the import graph does not reach "
+        "(the recording saw them execute it) (2 test ids); changed f"
+    )
+    tests = _by_file(plan)
+    assert tests["tests/test_mid.py"] == {
+        "file": "tests/test_mid.py",
+        "reasons": [
+            {
+                "rule": "import graph",
+                "changed": "pkg/leaf.py",
+                "detail": "static: not in the map (no test of it was recorded); "
+                "imports it: tests/test_mid.py -> pkg/mid.py -> pkg/leaf.py",
+            }
+        ],
+    }
+    # The computed import's net is for tests the map cannot vouch for: test_loader is vouched.
+    assert tests["tests/test_loader.py"]["reasons"] == [MAP_F]
+    assert plan["counts"]["narrowed_files"] == 2
+    # Narrowed to ids, but test_mid runs whole: its file is a whole selection.
+    assert plan["suites"][0]["command"] == [
+        "pytest",
+        "tests/test_mid.py",
+        "tests/test_leaf.py::test_f",
+        "tests/test_loader.py::test_load",
+    ]
+
+
+def test_a_computed_import_keeps_the_tests_the_map_cannot_vouch_for(tmp_path: Path) -> None:
+    loader2 = "from pkg.loader import load\n\n\ndef test_load2() -> None:\n    assert load('leaf')\n"
+    project, test_map = _recorded(
+        tmp_path,
+        {**LOADER, "tests/test_loader2.py": loader2},
+        [
+            _executed("tests/test_leaf.py::test_f", 0),
+            _executed("tests/test_mid.py::test_g", 0),
+            _executed("tests/test_loader.py::test_load"),
+            _executed("tests/test_loader2.py::test_load2", unvouched="it failed"),
+        ],
+    )
+    (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
+    tests = _by_file(_plan(project, test_map, pkg__leaf_DOT_py="modified"))
+    assert sorted(tests) == ["tests/test_leaf.py", "tests/test_loader2.py", "tests/test_mid.py"]
+    assert tests["tests/test_loader2.py"]["reasons"] == [
+        {
+            "rule": "computed import",
+            "changed": "pkg/leaf.py",
+            "detail": "computed import import_module(...) at pkg/loader.py:5 could import modules under pkg",
+        }
+    ]
+
+
+def test_a_module_level_change_the_flow_cannot_follow_keeps_every_importer_with_its_chain(
+    tmp_path: Path,
+) -> None:
+    project, test_map = _recorded(
+        tmp_path, LOADER, [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)]
+    )
+    (tmp_path / "pkg/leaf.py").write_text("print(1)\n\n\ndef f(x: int) -> int:\n    return x + 1\n")
+    plan = _plan(project, test_map, pkg__leaf_DOT_py="modified")
+    tests = _by_file(plan)
+    assert sorted(tests) == ["tests/test_leaf.py", "tests/test_loader.py", "tests/test_mid.py"]
+    assert "nodes" not in tests["tests/test_leaf.py"]
+    assert tests["tests/test_leaf.py"]["reasons"][0]["detail"].endswith(
+        "a module-level call changed at line 1: what it changes cannot be followed; "
+        "every test that imports it; imports it: tests/test_leaf.py -> pkg/leaf.py"
+    )
+    # A module-level change keeps the computed-import net whole, vouched or not.
+    assert tests["tests/test_loader.py"]["reasons"][0]["rule"] == "computed import"
+    assert plan["counts"] == {"selected": 3, "total": 5, "share": 0.6}
+
+
+def test_a_recorded_test_file_deleted_since_has_nothing_left_to_run(tmp_path: Path) -> None:
+    project, test_map = _recorded(
+        tmp_path, {}, [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)]
+    )
+    (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
+    (tmp_path / "tests/test_mid.py").unlink()
+    project = Project.scan(project.config, [f for f in project.files if f != "tests/test_mid.py"])
+    plan = _plan(project, test_map, pkg__leaf_DOT_py="modified", tests__test_mid_DOT_py="deleted")
+    assert sorted(_by_file(plan)) == ["tests/test_leaf.py"]
+    assert next(c for c in plan["changed"] if c["path"] == "tests/test_mid.py") == {
+        "path": "tests/test_mid.py",
+        "change": "deleted",
+        "rule": "test file",
+        "detail": "deleted: nothing left to run",
+        "tests": 0,
+    }

@@ -89,9 +89,13 @@ def test_a_constant_selects_the_code_reading_it_by_import_star_and_what_it_build
             "pkg/calc.py": {
                 "double": "reads DOUBLE, which changed (line 4 of pkg/calc.py builds it from LIMIT)"
             },
-            "pkg/star.py": {"limit": "reads LIMIT, which changed (imported with * from pkg/consts.py)"},
+            "pkg/star.py": {
+                "limit": "reads LIMIT, which changed (imported with * from pkg/consts.py)"
+            },
             TABLES: {"build": "reads LIMIT, which changed (imported from pkg/consts.py)"},
-            "tests/test_t.py": {"test_t": "reads TABLE, which changed (imported from pkg/tables.py)"},
+            "tests/test_t.py": {
+                "test_t": "reads TABLE, which changed (imported from pkg/tables.py)"
+            },
         },
         whole={},
         changed=frozenset(
@@ -115,7 +119,9 @@ def test_a_constant_selects_the_code_reading_it_by_import_star_and_what_it_build
 
 def test_a_name_read_through_a_module_alias_says_the_change_binds_it() -> None:
     flow = _flow(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n")
-    assert flow.readers == {"pkg/calc.py": {"scale": "reads SCALE, which the change binds (line 2)"}}
+    assert flow.readers == {
+        "pkg/calc.py": {"scale": "reads SCALE, which the change binds (line 2)"}
+    }
     # A test file building a value from the changed name may parametrize with it.
     assert flow.whole == {
         "tests/test_t.py": "CASES changed there (tests/test_t.py may parametrize its tests): "
@@ -125,7 +131,10 @@ def test_a_name_read_through_a_module_alias_says_the_change_binds_it() -> None:
 
 
 def test_a_test_file_that_only_imports_a_changed_name_does_not_run_whole() -> None:
-    project = {**PROJECT, "tests/test_t.py": "from pkg.consts import SCALE\n\n\ndef test_t():\n    assert SCALE\n"}
+    project = {
+        **PROJECT,
+        "tests/test_t.py": "from pkg.consts import SCALE\n\n\ndef test_t():\n    assert SCALE\n",
+    }
     flow = _flow(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", project)
     assert flow.whole == {}
     assert flow.readers["tests/test_t.py"] == {
@@ -225,7 +234,9 @@ def test_a_function_that_ran_at_import_changes_what_module_level_code_built_with
     flow = _flow(TABLES, PROJECT[TABLES], ran_at_import=["build"])
     assert flow == Flow(
         readers={
-            "tests/test_t.py": {"test_t": "reads TABLE, which changed (imported from pkg/tables.py)"}
+            "tests/test_t.py": {
+                "test_t": "reads TABLE, which changed (imported from pkg/tables.py)"
+            }
         },
         whole={},
         changed=frozenset(
@@ -375,16 +386,25 @@ def test_a_module_level_getattr_in_a_module_with_changed_names_stops_the_flow() 
 
 
 def test_a_changed_import_that_another_module_imports_from_it_stops_the_flow() -> None:
-    tables = PROJECT[TABLES].replace("from pkg.consts import LIMIT", "from pkg.consts import LIMIT, SCALE")
+    tables = PROJECT[TABLES].replace(
+        "from pkg.consts import LIMIT", "from pkg.consts import LIMIT, SCALE"
+    )
     assert _flow(TABLES, tables).fallback == ""
     project = {**PROJECT, "pkg/user.py": "from pkg.tables import SCALE\n"}
     assert _flow(TABLES, tables, project) == _stops(
         "a changed import of SCALE, which pkg/user.py imports from pkg/tables.py: a re-exported name"
     )
-    project = {**PROJECT, "pkg/user.py": "from pkg import tables\n\n\ndef f():\n    return tables.SCALE\n"}
-    assert _flow(TABLES, tables, project).fallback.startswith("a changed import of SCALE, which pkg/user.py")
+    project = {
+        **PROJECT,
+        "pkg/user.py": "from pkg import tables\n\n\ndef f():\n    return tables.SCALE\n",
+    }
+    assert _flow(TABLES, tables, project).fallback.startswith(
+        "a changed import of SCALE, which pkg/user.py"
+    )
     project = {**PROJECT, "pkg/user.py": "from pkg.tables import *\n"}
-    assert _flow(TABLES, tables, project).fallback.startswith("a changed import of LIMIT, which pkg/user.py")
+    assert _flow(TABLES, tables, project).fallback.startswith(
+        "a changed import of LIMIT, which pkg/user.py"
+    )
 
 
 def test_a_reader_that_ran_outside_every_test_stops_the_flow() -> None:
@@ -396,7 +416,12 @@ def test_a_reader_that_ran_outside_every_test_stops_the_flow() -> None:
     # Code outside every test that reads nothing changed does not matter.
     assert _flow(CONSTS, changed, outside={"pkg/calc.py": {"other", "gone"}}).fallback == ""
     # The changed function itself ran at import: that is the seed, not a reader outside.
-    assert _flow(TABLES, PROJECT[TABLES], outside={TABLES: {"build"}}, ran_at_import=["build"]).fallback == ""
+    assert (
+        _flow(
+            TABLES, PROJECT[TABLES], outside={TABLES: {"build"}}, ran_at_import=["build"]
+        ).fallback
+        == ""
+    )
     # In the changed file, a function calling a changed function that ran at import.
     tables = PROJECT[TABLES] + "\n\ndef again():\n    return build()\n"
     project = {**PROJECT, TABLES: tables}
@@ -411,4 +436,6 @@ def test_a_reader_that_ran_outside_every_test_stops_the_flow() -> None:
 def test_a_deleted_module_changes_every_name_it_bound() -> None:
     flow = _flow(CONSTS, None)
     assert {(CONSTS, "LIMIT"), (CONSTS, "SCALE"), (CONSTS, "_HIDDEN")} <= flow.changed
-    assert flow.readers[TABLES] == {"build": "reads LIMIT, which changed (imported from pkg/consts.py)"}
+    assert flow.readers[TABLES] == {
+        "build": "reads LIMIT, which changed (imported from pkg/consts.py)"
+    }

@@ -38,9 +38,15 @@ def _here(*names: str) -> set[tuple[str, str]]:
 
 
 def test_a_resolver_maps_module_names_to_files_under_the_first_root() -> None:
-    resolver = Resolver(["src/pkg/a.py", "src/pkg/__init__.py", "tools/x-y.py", "top.py"], ("src", ""))
+    resolver = Resolver(
+        ["src/pkg/a.py", "src/pkg/__init__.py", "tools/x-y.py", "top.py"], ("src", "")
+    )
     # tools/x-y.py is no importable module; top.py is under the second root.
-    assert resolver.by_module == {"pkg": "src/pkg/__init__.py", "pkg.a": "src/pkg/a.py", "top": "top.py"}
+    assert resolver.by_module == {
+        "pkg": "src/pkg/__init__.py",
+        "pkg.a": "src/pkg/a.py",
+        "top": "top.py",
+    }
     assert resolver.roots == ("src", "")
 
 
@@ -90,7 +96,10 @@ def test_an_import_binds_its_names_and_says_where_each_came_from() -> None:
         ("import", {"thing"}, {"thing": None}),
     ]
     assert module.stmts[4].value_refs == {("pkg/consts.py", "LIMIT"), ("pkg/consts.py", "SCALE")}
-    assert module.stmts[3].value_refs == {("pkg/__init__.py", "consts"), ("pkg/__init__.py", "calc")}
+    assert module.stmts[3].value_refs == {
+        ("pkg/__init__.py", "consts"),
+        ("pkg/__init__.py", "calc"),
+    }
     assert module.stmts[0].value_refs == set()
 
 
@@ -206,9 +215,7 @@ def test_a_docstring_is_a_constant_expression_anywhere_at_module_level() -> None
 
 
 def test_a_statement_spans_its_lines_and_a_decorated_one_starts_at_its_decorator() -> None:
-    module = _scan(
-        "X = [\n    1,\n]\n\n\n@property\n@other(\n    1\n)\ndef f():\n    return 1\n"
-    )
+    module = _scan("X = [\n    1,\n]\n\n\n@property\n@other(\n    1\n)\ndef f():\n    return 1\n")
     assert [(s.line, s.end) for s in module.stmts] == [(1, 3), (6, 11)]
 
 

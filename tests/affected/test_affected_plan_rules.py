@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.affected import testmap
 from lanes.affected.changes import Changes
 from lanes.affected.plan import Project, make_plan
 from lanes.affected.rules import (
@@ -27,7 +28,6 @@ from lanes.affected.rules import (
 from lanes.affected.rules import test_dir_holding as dir_holding
 from lanes.affected.selfcheck import FILES
 from lanes.affected.suites import PARALLEL_FROM, runs_xdist, suite_runs
-from lanes.affected import testmap
 from lanes.config import load_config
 from tests.support.git import git, make_repo
 
@@ -43,7 +43,9 @@ LEAF_CHAINS = {
 }
 
 
-def _project(root: Path, extra: dict[str, str] | None = None, *, drop: tuple[str, ...] = ()) -> Project:
+def _project(
+    root: Path, extra: dict[str, str] | None = None, *, drop: tuple[str, ...] = ()
+) -> Project:
     """The planted project (plus ``extra``, without ``drop``) written under ``root`` and scanned."""
     files = {path: text for path, text in {**FILES, **(extra or {})}.items() if path not in drop}
     for path, text in files.items():
@@ -88,20 +90,26 @@ def _plan(project: Project, test_map: TestMap | None = None, **changes: str) -> 
         (
             "README.md",
             "quiet",
-            "cannot change a test's outcome (*.md): outside every test directory, "
-            "not a doctest file (test*.txt)",
+            (
+                "cannot change a test's outcome (*.md): outside every test directory, "
+                "not a doctest file (test*.txt)"
+            ),
         ),
         (
             "docs/guide/page.html",
             "quiet",
-            "cannot change a test's outcome (docs/**): outside every test directory, "
-            "not a doctest file (test*.txt)",
+            (
+                "cannot change a test's outcome (docs/**): outside every test directory, "
+                "not a doctest file (test*.txt)"
+            ),
         ),
         (
             "tests/sub/notes.md",
             "test data",
-            "under the test directory tests/ (*.md is quiet elsewhere): "
-            "no rule proves no test there reads it, so its tests run",
+            (
+                "under the test directory tests/ (*.md is quiet elsewhere): "
+                "no rule proves no test there reads it, so its tests run"
+            ),
         ),
         ("pkg/leaf.py", "import graph", "tests that import it, directly or transitively"),
         ("pkg/data.bin", "unknown", "no rule knows which tests read this file kind: fail open"),
@@ -131,7 +139,10 @@ def test_the_affected_settings_add_full_paths_owners_and_quiet_patterns(tmp_path
         "full",
         "listed in [tool.lanes.affected] full (pkg/leaf.py)",
     )
-    assert rule_for("pkg/data/a.json", project) == ("owners", "[tool.lanes.affected.owners] 'pkg/data/*.json'")
+    assert rule_for("pkg/data/a.json", project) == (
+        "owners",
+        "[tool.lanes.affected.owners] 'pkg/data/*.json'",
+    )
     assert static_choice(project, "pkg/data/a.json", "modified", "owners", "d") == (
         ["tests/test_leaf.py", "tests/test_other.py"],
         "d",
@@ -216,13 +227,17 @@ def test_a_conftest_importing_a_module_selects_every_test_below_it(tmp_path: Pat
         ["tests/sub/test_sub.py", "tests/test_other.py"],
         "1 direct, 1 transitive",
     )
-    assert import_chains(project, "pkg/other.py", ["tests/sub/test_sub.py", "tests/test_other.py"]) == {
+    assert import_chains(
+        project, "pkg/other.py", ["tests/sub/test_sub.py", "tests/test_other.py"]
+    ) == {
         "tests/sub/test_sub.py": "under a conftest that imports it: tests/sub/conftest.py -> pkg/other.py",
         "tests/test_other.py": "imports it: tests/test_other.py -> pkg/other.py",
     }
 
 
-def test_a_plan_lists_each_change_with_its_rule_and_each_test_with_its_chain(tmp_path: Path) -> None:
+def test_a_plan_lists_each_change_with_its_rule_and_each_test_with_its_chain(
+    tmp_path: Path,
+) -> None:
     plan = _plan(_project(tmp_path), pkg__leaf_DOT_py="modified", README_DOT_md="modified")
     assert plan == {
         "base": "main",
@@ -269,12 +284,22 @@ def test_a_plan_lists_each_change_with_its_rule_and_each_test_with_its_chain(tmp
 
 
 def test_a_test_selected_by_two_changes_carries_both_reasons(tmp_path: Path) -> None:
-    plan = _plan(_project(tmp_path), pkg__leaf_DOT_py="modified", tests__test_leaf_DOT_py="modified")
+    plan = _plan(
+        _project(tmp_path), pkg__leaf_DOT_py="modified", tests__test_leaf_DOT_py="modified"
+    )
     assert plan["tests"][0] == {
         "file": "tests/test_leaf.py",
         "reasons": [
-            {"rule": "import graph", "changed": "pkg/leaf.py", "detail": LEAF_CHAINS["tests/test_leaf.py"]},
-            {"rule": "test file", "changed": "tests/test_leaf.py", "detail": "a changed test runs itself"},
+            {
+                "rule": "import graph",
+                "changed": "pkg/leaf.py",
+                "detail": LEAF_CHAINS["tests/test_leaf.py"],
+            },
+            {
+                "rule": "test file",
+                "changed": "tests/test_leaf.py",
+                "detail": "a changed test runs itself",
+            },
         ],
     }
     # 2 of 4 selected; the share is rounded to 4 places.
@@ -303,9 +328,17 @@ def test_a_full_change_runs_every_test_and_every_suite_whole(tmp_path: Path) -> 
     reasons = {t["file"]: t["reasons"] for t in plan["tests"]}
     assert set(reasons) == set(project.tests)
     # Each test says the full set is why it runs (the first full reason), with no detail.
-    assert reasons["tests/test_other.py"] == [{"rule": "full", "changed": "pyproject.toml", "detail": ""}]
-    assert reasons["tests/test_leaf.py"][-1] == {"rule": "full", "changed": "pyproject.toml", "detail": ""}
-    assert plan["suites"] == [{"name": "tests", "command": ["pytest", "tests"], "files": [], "full": True}]
+    assert reasons["tests/test_other.py"] == [
+        {"rule": "full", "changed": "pyproject.toml", "detail": ""}
+    ]
+    assert reasons["tests/test_leaf.py"][-1] == {
+        "rule": "full",
+        "changed": "pyproject.toml",
+        "detail": "",
+    }
+    assert plan["suites"] == [
+        {"name": "tests", "command": ["pytest", "tests"], "files": [], "full": True}
+    ]
     assert plan["counts"] == {"selected": 4, "total": 4, "share": 1.0}
 
 
@@ -338,7 +371,9 @@ def test_a_project_where_pytest_finds_no_test_runs_everything_and_says_why(tmp_p
 
 
 def test_a_file_that_does_not_parse_is_named_as_a_blind_spot(tmp_path: Path) -> None:
-    project = _project(tmp_path, {"pkg/broken.py": "def f(:\n", "tests/test_broken.py": "import pkg.broken\n"})
+    project = _project(
+        tmp_path, {"pkg/broken.py": "def f(:\n", "tests/test_broken.py": "import pkg.broken\n"}
+    )
     plan = _plan(project, pkg__broken_DOT_py="modified")
     assert [(s["file"], s["line"]) for s in plan["blind_spots"]] == [("pkg/broken.py", 0)]
     assert plan["blind_spots"][0]["what"].startswith("unparsable: ")
@@ -346,7 +381,9 @@ def test_a_file_that_does_not_parse_is_named_as_a_blind_spot(tmp_path: Path) -> 
     assert _plan(project, pkg__mid_DOT_py="modified")["blind_spots"] == []
 
 
-def test_a_computed_import_that_could_load_a_changed_module_selects_its_tests(tmp_path: Path) -> None:
+def test_a_computed_import_that_could_load_a_changed_module_selects_its_tests(
+    tmp_path: Path,
+) -> None:
     loader = "import importlib\n\n\ndef load(name: str) -> object:\n    return importlib.import_module('pkg.' + name)\n"
     test = "from pkg.loader import load\n\n\ndef test_load() -> None:\n    assert load('other')\n"
     project = _project(tmp_path, {"pkg/loader.py": loader, "tests/test_loader.py": test})
@@ -372,26 +409,61 @@ SUITES = (
 
 def test_each_suite_runs_its_own_selected_files_with_its_own_options(tmp_path: Path) -> None:
     project = _project(tmp_path, _with_settings(SUITES))
-    runs = [r.to_dict() for r in suite_runs(project, ["tests/sub/test_sub.py", "tests/test_leaf.py"], {}, full=False)]
+    runs = [
+        r.to_dict()
+        for r in suite_runs(
+            project, ["tests/sub/test_sub.py", "tests/test_leaf.py"], {}, full=False
+        )
+    ]
     assert runs == [
         # The suite's path selectors are replaced by the selected files.
-        {"name": "unit", "command": ["pytest", "-q", "tests/sub/test_sub.py"], "files": ["tests/sub/test_sub.py"], "full": False},
-        {"name": "rest", "command": ["pytest", "-x", "--tb=short", "tests/test_leaf.py"], "files": ["tests/test_leaf.py"], "full": False},
+        {
+            "name": "unit",
+            "command": ["pytest", "-q", "tests/sub/test_sub.py"],
+            "files": ["tests/sub/test_sub.py"],
+            "full": False,
+        },
+        {
+            "name": "rest",
+            "command": ["pytest", "-x", "--tb=short", "tests/test_leaf.py"],
+            "files": ["tests/test_leaf.py"],
+            "full": False,
+        },
     ]
     # The full set: every suite whole, its own command, whatever its runner.
     assert [r.to_dict() for r in suite_runs(project, [], {}, full=True)] == [
         {"name": "unit", "command": ["pytest", "-q", "tests/sub/"], "files": [], "full": True},
-        {"name": "rest", "command": ["pytest", "-x", "tests", "--tb=short"], "files": [], "full": True},
+        {
+            "name": "rest",
+            "command": ["pytest", "-x", "tests", "--tb=short"],
+            "files": [],
+            "full": True,
+        },
         {"name": "make", "command": ["make", "check"], "files": [], "full": True},
     ]
 
 
 def test_a_selected_file_no_suite_holds_runs_in_a_plain_pytest(tmp_path: Path) -> None:
-    project = _project(tmp_path, _with_settings('\n[tool.lanes.suites.unit]\npaths = ["tests/sub"]\n'))
-    runs = [r.to_dict() for r in suite_runs(project, ["extra/test_x.py", "tests/sub/test_sub.py"], {}, full=False)]
+    project = _project(
+        tmp_path, _with_settings('\n[tool.lanes.suites.unit]\npaths = ["tests/sub"]\n')
+    )
+    runs = [
+        r.to_dict()
+        for r in suite_runs(project, ["extra/test_x.py", "tests/sub/test_sub.py"], {}, full=False)
+    ]
     assert runs == [
-        {"name": "unit", "command": ["pytest", "tests/sub/test_sub.py"], "files": ["tests/sub/test_sub.py"], "full": False},
-        {"name": "(no suite)", "command": ["pytest", "extra/test_x.py"], "files": ["extra/test_x.py"], "full": False},
+        {
+            "name": "unit",
+            "command": ["pytest", "tests/sub/test_sub.py"],
+            "files": ["tests/sub/test_sub.py"],
+            "full": False,
+        },
+        {
+            "name": "(no suite)",
+            "command": ["pytest", "extra/test_x.py"],
+            "files": ["extra/test_x.py"],
+            "full": False,
+        },
     ]
     assert suite_runs(project, [], {}, full=False) == []
 
@@ -399,17 +471,30 @@ def test_a_selected_file_no_suite_holds_runs_in_a_plain_pytest(tmp_path: Path) -
 def test_a_file_the_map_narrowed_is_named_by_its_test_ids(tmp_path: Path) -> None:
     project = _project(tmp_path)
     nodes = {"tests/test_leaf.py": ["tests/test_leaf.py::test_f", "tests/test_leaf.py::test_g"]}
-    runs = [r.to_dict() for r in suite_runs(project, ["tests/test_leaf.py", "tests/test_mid.py"], nodes, full=False)]
+    runs = [
+        r.to_dict()
+        for r in suite_runs(project, ["tests/test_leaf.py", "tests/test_mid.py"], nodes, full=False)
+    ]
     assert runs == [
         {
             "name": "tests",
-            "command": ["pytest", "tests/test_mid.py", "tests/test_leaf.py::test_f", "tests/test_leaf.py::test_g"],
+            "command": [
+                "pytest",
+                "tests/test_mid.py",
+                "tests/test_leaf.py::test_f",
+                "tests/test_leaf.py::test_g",
+            ],
             "files": ["tests/test_leaf.py", "tests/test_mid.py"],
             "full": False,
             "nodes": ["tests/test_leaf.py::test_f", "tests/test_leaf.py::test_g"],
         }
     ]
-    runs = [r.to_dict() for r in suite_runs(project, ["extra/test_x.py"], {"extra/test_x.py": ["extra/test_x.py::t"]}, full=False)]
+    runs = [
+        r.to_dict()
+        for r in suite_runs(
+            project, ["extra/test_x.py"], {"extra/test_x.py": ["extra/test_x.py::t"]}, full=False
+        )
+    ]
     assert runs == [
         {
             "name": "(no suite)",
@@ -425,14 +510,21 @@ def _many(count: int) -> list[str]:
     return [f"tests/test_many{i:02}.py" for i in range(count)]
 
 
-@pytest.mark.parametrize("source", ["pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py"])
-def test_a_large_selection_runs_under_xdist_when_the_project_does(tmp_path: Path, source: str) -> None:
+@pytest.mark.parametrize(
+    "source", ["pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py"]
+)
+def test_a_large_selection_runs_under_xdist_when_the_project_does(
+    tmp_path: Path, source: str
+) -> None:
     project = _project(tmp_path, {source: FILES.get(source, "") + "\n# addopts = -p xdist\n"})
     assert runs_xdist(tmp_path)
     runs = suite_runs(project, _many(PARALLEL_FROM), {}, full=False)
     assert runs[0].command[:3] == ["pytest", "-n", "auto"]
     # One file fewer: a serial run is cheaper than starting the workers.
-    assert suite_runs(project, _many(PARALLEL_FROM - 1), {}, full=False)[0].command[1] == "tests/test_many00.py"
+    assert (
+        suite_runs(project, _many(PARALLEL_FROM - 1), {}, full=False)[0].command[1]
+        == "tests/test_many00.py"
+    )
 
 
 def test_numprocesses_in_the_config_is_running_under_xdist(tmp_path: Path) -> None:
@@ -479,25 +571,39 @@ def test_gates_fire_for_their_inputs_one_reason_per_changed_path(tmp_path: Path)
         {
             "name": "lint",
             "command": "nox -s lint",
-            "reasons": [{"rule": "full", "changed": ".github/ci.yml", "detail": "the full set includes every gate"}],
+            "reasons": [
+                {
+                    "rule": "full",
+                    "changed": ".github/ci.yml",
+                    "detail": "the full set includes every gate",
+                }
+            ],
         },
         {
             "name": "docs",
             "command": "mkdocs build",
-            "reasons": [{"rule": "full", "changed": ".github/ci.yml", "detail": "the full set includes every gate"}],
+            "reasons": [
+                {
+                    "rule": "full",
+                    "changed": ".github/ci.yml",
+                    "detail": "the full set includes every gate",
+                }
+            ],
         },
     ]
 
 
 def test_a_noxfile_with_a_lint_session_gives_a_lint_gate_for_python_changes(tmp_path: Path) -> None:
-    project = _project(tmp_path, {"noxfile.py": "import nox\n\n\n@nox.session\ndef lint(session):\n    pass\n"})
+    project = _project(
+        tmp_path, {"noxfile.py": "import nox\n\n\n@nox.session\ndef lint(session):\n    pass\n"}
+    )
     lint = {"name": "lint", "command": "nox -s lint"}
     assert _plan(project, pkg__leaf_DOT_py="modified")["gates"] == [
         {**lint, "reasons": [{"rule": "gate", "changed": "pkg/leaf.py", "detail": "matches *.py"}]}
     ]
-    for path in ("pkg/types.pyi", "setup.cfg"):
+    for path, pattern in [("pkg/types.pyi", "*.pyi"), ("setup.cfg", "setup.cfg")]:
         gates = make_plan(project, Changes("main", None, {path: "added"})).to_dict()["gates"]
-        assert [g["reasons"][0]["detail"] for g in gates] == [f"matches {path.rsplit('/', 1)[-1].replace('types', '*')}"]
+        assert [g["reasons"][0]["detail"] for g in gates] == [f"matches {pattern}"]
     assert _plan(project, README_DOT_md="modified")["gates"] == []
     # No lint session, or no noxfile: no derived gate.
     project = _project(tmp_path / "other", {"noxfile.py": "def tests(session):\n    pass\n"})
@@ -536,13 +642,25 @@ def test_a_data_file_the_map_saw_read_selects_its_readers_by_id(tmp_path: Path) 
     )
     plan = _plan(project, test_map, tests__data_DOT_md="modified")
     assert plan["changed"] == [
-        {"path": "tests/data.md", "change": "modified", "rule": "map", "detail": "read by 1 recorded test files", "tests": 3}
+        {
+            "path": "tests/data.md",
+            "change": "modified",
+            "rule": "map",
+            "detail": "read by 1 recorded test files",
+            "tests": 3,
+        }
     ]
     reasons = {t["file"]: t for t in plan["tests"]}
     assert reasons["tests/test_leaf.py"]["nodes"] == [
         {
             "id": "tests/test_leaf.py::test_f",
-            "reasons": [{"rule": "map", "changed": "tests/data.md", "detail": "read tests/data.md when the map was recorded"}],
+            "reasons": [
+                {
+                    "rule": "map",
+                    "changed": "tests/data.md",
+                    "detail": "read tests/data.md when the map was recorded",
+                }
+            ],
         }
     ]
     # Files the map never recorded run whole, as the static rule says.
@@ -557,7 +675,13 @@ def test_a_data_file_the_map_saw_read_selects_its_readers_by_id(tmp_path: Path) 
         ],
     }
     assert "tests/test_mid.py" not in reasons
-    assert plan["counts"] == {"selected": 3, "total": 4, "share": 0.75, "narrowed_files": 1, "node_ids": 1}
+    assert plan["counts"] == {
+        "selected": 3,
+        "total": 4,
+        "share": 0.75,
+        "narrowed_files": 1,
+        "node_ids": 1,
+    }
     assert plan["suites"][0]["nodes"] == ["tests/test_leaf.py::test_f"]
     # A data file no recorded test read: the static rule stands.
     plan = _plan(project, _map(tmp_path, [], ["other.md"]), tests__data_DOT_md="modified")
@@ -572,7 +696,9 @@ LOADER = {
 }
 
 
-def _recorded(root: Path, extra: dict[str, str], tests: list[dict[str, Any]]) -> tuple[Project, TestMap]:
+def _recorded(
+    root: Path, extra: dict[str, str], tests: list[dict[str, Any]]
+) -> tuple[Project, TestMap]:
     """The planted project committed in git, and a map recorded on that commit in which
     ``tests`` executed ``pkg/leaf.py::f`` (node 0) or ``pkg/mid.py::g`` (node 1)."""
     files = {**FILES, **extra}
@@ -593,7 +719,7 @@ def _recorded(root: Path, extra: dict[str, str], tests: list[dict[str, Any]]) ->
 
 
 def _executed(test_id: str, *nodes: int, **more: str) -> dict[str, Any]:
-    return {"id": test_id, "file": test_id.split("::")[0], "nodes": list(nodes), **more}
+    return {"id": test_id, "file": test_id.split("::", maxsplit=1)[0], "nodes": list(nodes), **more}
 
 
 def _by_file(plan: dict[str, Any]) -> dict[str, Any]:
@@ -603,7 +729,9 @@ def _by_file(plan: dict[str, Any]) -> dict[str, Any]:
 MAP_F = {"rule": "map", "changed": "pkg/leaf.py", "detail": "executed pkg/leaf.py::f"}
 
 
-def test_a_function_change_selects_the_recorded_tests_that_executed_it_by_id(tmp_path: Path) -> None:
+def test_a_function_change_selects_the_recorded_tests_that_executed_it_by_id(
+    tmp_path: Path,
+) -> None:
     project, test_map = _recorded(
         tmp_path,
         {},
@@ -625,11 +753,29 @@ def test_a_function_change_selects_the_recorded_tests_that_executed_it_by_id(tmp
         }
     ]
     assert plan["tests"] == [
-        {"file": "tests/test_leaf.py", "reasons": [MAP_F], "nodes": [{"id": "tests/test_leaf.py::test_f", "reasons": [MAP_F]}]},
-        {"file": "tests/test_mid.py", "reasons": [MAP_F], "nodes": [{"id": "tests/test_mid.py::test_g", "reasons": [MAP_F]}]},
+        {
+            "file": "tests/test_leaf.py",
+            "reasons": [MAP_F],
+            "nodes": [{"id": "tests/test_leaf.py::test_f", "reasons": [MAP_F]}],
+        },
+        {
+            "file": "tests/test_mid.py",
+            "reasons": [MAP_F],
+            "nodes": [{"id": "tests/test_mid.py::test_g", "reasons": [MAP_F]}],
+        },
     ]
-    assert plan["suites"][0]["command"] == ["pytest", "tests/test_leaf.py::test_f", "tests/test_mid.py::test_g"]
-    assert plan["counts"] == {"selected": 2, "total": 4, "share": 0.5, "narrowed_files": 2, "node_ids": 2}
+    assert plan["suites"][0]["command"] == [
+        "pytest",
+        "tests/test_leaf.py::test_f",
+        "tests/test_mid.py::test_g",
+    ]
+    assert plan["counts"] == {
+        "selected": 2,
+        "total": 4,
+        "share": 0.5,
+        "narrowed_files": 2,
+        "node_ids": 2,
+    }
 
 
 def test_the_map_reaches_beyond_the_graph_and_keeps_what_it_never_recorded(tmp_path: Path) -> None:
@@ -673,7 +819,9 @@ def test_the_map_reaches_beyond_the_graph_and_keeps_what_it_never_recorded(tmp_p
 
 
 def test_a_computed_import_keeps_the_tests_the_map_cannot_vouch_for(tmp_path: Path) -> None:
-    loader2 = "from pkg.loader import load\n\n\ndef test_load2() -> None:\n    assert load('leaf')\n"
+    loader2 = (
+        "from pkg.loader import load\n\n\ndef test_load2() -> None:\n    assert load('leaf')\n"
+    )
     project, test_map = _recorded(
         tmp_path,
         {**LOADER, "tests/test_loader2.py": loader2},
@@ -700,7 +848,9 @@ def test_a_module_level_change_the_flow_cannot_follow_keeps_every_importer_with_
     tmp_path: Path,
 ) -> None:
     project, test_map = _recorded(
-        tmp_path, LOADER, [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)]
+        tmp_path,
+        LOADER,
+        [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)],
     )
     (tmp_path / "pkg/leaf.py").write_text("print(1)\n\n\ndef f(x: int) -> int:\n    return x + 1\n")
     plan = _plan(project, test_map, pkg__leaf_DOT_py="modified")
@@ -718,7 +868,9 @@ def test_a_module_level_change_the_flow_cannot_follow_keeps_every_importer_with_
 
 def test_a_recorded_test_file_deleted_since_has_nothing_left_to_run(tmp_path: Path) -> None:
     project, test_map = _recorded(
-        tmp_path, {}, [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)]
+        tmp_path,
+        {},
+        [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)],
     )
     (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
     (tmp_path / "tests/test_mid.py").unlink()

@@ -402,3 +402,96 @@ def test_without_a_literal_all_every_public_name_is_exported() -> None:
     assert _scan("__all__ = other = ['X']\n").public == {"X"}
     assert _scan("def f():\n    __all__ = ['X']\n").public is None
     assert _scan("def f():\n    pass\n").getattr_hook is False
+
+
+def test_a_star_import_inside_a_compound_statement_reads_the_whole_module() -> None:
+    stmt = _stmt("if FLAG:\n    from pkg.consts import *\n")
+    assert (stmt.kind, stmt.binds) == ("plain", set())
+    assert stmt.value_refs == {(HERE, "FLAG"), ("pkg/consts.py", ALL)}
+
+
+def test_a_definition_inside_a_compound_statement_binds_its_name_and_runs_nothing() -> None:
+    stmt = _stmt("if FLAG:\n    def helper():\n        print(1)\n\n    class Box:\n        pass\n")
+    # The function's body runs when it is called, not when the `if` runs.
+    assert (stmt.kind, stmt.binds) == ("plain", {"helper", "Box"})
+
+
+def test_relative_imports_in_a_function_and_module_aliases_resolve_from_the_package() -> None:
+    module = _scan(
+        "from . import consts as cc\n"
+        "X = cc.LIMIT\n"
+        "\n"
+        "\n"
+        "def f():\n"
+        "    from . import calc\n"
+        "    from .consts import SCALE\n"
+        "    return calc, SCALE\n"
+    )
+    assert module.stmts[1].value_refs == {(HERE, "cc"), ("pkg/consts.py", "LIMIT")}
+    # The names an import in a function binds are read as module names too (the
+    # import does not make them locals); `calc` is this very module, used whole.
+    assert module.functions["f"] == {
+        ("pkg/__init__.py", "calc"),
+        ("pkg/consts.py", "SCALE"),
+        *_here("calc", "SCALE", ALL),
+    }
+
+
+def test_import_of_a_missing_submodule_still_binds_its_package() -> None:
+    # `import pkg.gone` binds `pkg` (a generated or optional submodule): pkg's modules resolve.
+    stmt = _stmt("import pkg.gone\nX = pkg.consts.LIMIT\n")
+    assert stmt.value_refs == {(HERE, "pkg"), ("pkg/consts.py", "LIMIT")}
+
+
+def test_three_dots_climb_two_packages() -> None:
+    files = ["pkg/__init__.py", "pkg/a/__init__.py", "pkg/a/b/__init__.py", "pkg/a/b/c.py"]
+    resolver = Resolver(files, ("",))
+    assert resolver.absolute("pkg/a/b/c.py", 3, "x") == "pkg.x"
+    assert resolver.absolute("pkg/a/b/__init__.py", 3, None) == "pkg"
+
+
+def test_reads_through_an_alias_in_defaults_decorators_and_bases_resolve_to_that_module() -> None:
+    stmt = _stmt(
+        "import pkg.consts as c\n"
+        "\n"
+        "\n"
+        "@c.register\n"
+        "class Box(c.Base):\n"
+        "    def size(self, n=c.SCALE):\n"
+        "        return n\n"
+        "\n"
+        "    class Inner:\n"
+        "        def m(self, a: IA) -> IR:\n"
+        "            return a\n"
+    )
+    assert stmt.base_refs == {(HERE, "c"), ("pkg/consts.py", "Base")}
+    assert stmt.value_refs == {
+        (HERE, "c"),
+        ("pkg/consts.py", "register"),
+        ("pkg/consts.py", "SCALE"),
+        # A nested class's methods' annotations are evaluated when it is defined.
+        (HERE, "IA"),
+        (HERE, "IR"),
+    }
+    assert stmt.decorated is True
+
+
+def test_a_functions_locals_include_names_bound_after_a_nested_definition_or_comprehension() -> (
+    None
+):
+    module = _scan(
+        "def f(flag):\n"
+        "    if flag:\n"
+        "        def g():\n"
+        "            pass\n"
+        "        y = 1\n"
+        "    for item in [j for j in J]:\n"
+        "        total = item\n"
+        "    return y + total\n"
+    )
+    assert module.functions["f"] == _here("J", "j")
+
+
+def test_a_getattr_hook_is_found_wherever_it_is_defined_among_the_functions() -> None:
+    module = _scan("def __getattr__(name):\n    return name\n\n\ndef after():\n    pass\n")
+    assert module.getattr_hook is True

@@ -850,7 +850,12 @@ def test_a_module_level_change_the_flow_cannot_follow_keeps_every_importer_with_
     project, test_map = _recorded(
         tmp_path,
         LOADER,
-        [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0)],
+        [
+            _executed("tests/test_leaf.py::test_f", 0),
+            _executed("tests/test_mid.py::test_g", 0),
+            # Vouched for, and it never executed leaf: still in the computed-import net.
+            _executed("tests/test_loader.py::test_load"),
+        ],
     )
     (tmp_path / "pkg/leaf.py").write_text("print(1)\n\n\ndef f(x: int) -> int:\n    return x + 1\n")
     plan = _plan(project, test_map, pkg__leaf_DOT_py="modified")
@@ -884,3 +889,173 @@ def test_a_recorded_test_file_deleted_since_has_nothing_left_to_run(tmp_path: Pa
         "detail": "deleted: nothing left to run",
         "tests": 0,
     }
+
+
+def _loader_net(plan: dict[str, Any]) -> list[str]:
+    return [r["rule"] for r in _by_file(plan).get("tests/test_loader.py", {}).get("reasons", [])]
+
+
+VOUCHED_LOADER = [
+    _executed("tests/test_leaf.py::test_f", 0),
+    _executed("tests/test_loader.py::test_load"),
+]
+
+
+def test_a_file_new_since_the_map_keeps_the_whole_computed_import_net(tmp_path: Path) -> None:
+    project, test_map = _recorded(tmp_path, LOADER, VOUCHED_LOADER)
+    (tmp_path / "pkg/new.py").write_text("def n() -> int:\n    return 1\n")
+    project = Project.scan(project.config, sorted([*project.files, "pkg/new.py"]))
+    assert _loader_net(_plan(project, test_map, pkg__new_DOT_py="added")) == ["computed import"]
+
+
+def test_a_deleted_module_keeps_the_whole_computed_import_net(tmp_path: Path) -> None:
+    project, test_map = _recorded(tmp_path, LOADER, VOUCHED_LOADER)
+    (tmp_path / "pkg/other.py").unlink()
+    plan = _plan(project, test_map, pkg__other_DOT_py="deleted")
+    assert _loader_net(plan) == ["computed import"]
+    assert plan["changed"][0]["detail"] == "1 direct, 0 transitive"
+    assert plan["changed"][0]["rule"] == "import graph"
+
+
+def test_a_changed_function_that_ran_outside_every_test_keeps_the_whole_net(tmp_path: Path) -> None:
+    project, test_map = _recorded(tmp_path, LOADER, VOUCHED_LOADER)
+    test_map.document["outside"] = [0]
+    (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
+    assert _loader_net(_plan(project, test_map, pkg__leaf_DOT_py="modified")) == ["computed import"]
+    # Inside functions that ran in tests only: the vouched loader test is judged by the map.
+    test_map.document["outside"] = []
+    assert _loader_net(_plan(project, test_map, pkg__leaf_DOT_py="modified")) == []
+
+
+def test_a_quiet_file_the_recording_saw_read_selects_its_readers(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    test_map = _map(
+        tmp_path, [("tests/test_leaf.py::test_f", "tests/test_leaf.py", [0])], ["README.md"]
+    )
+    plan = _plan(project, test_map, README_DOT_md="modified")
+    assert plan["changed"][0]["rule"] == "map"
+    assert [t["file"] for t in plan["tests"]] == ["tests/test_leaf.py"]
+
+
+def test_a_plan_made_without_a_map_state_says_none(tmp_path: Path) -> None:
+    plan = make_plan(_project(tmp_path), Changes("main", None, {"pkg/mid.py": "modified"}))
+    assert plan.to_dict()["map"] == ""
+
+
+def test_a_file_narrowed_to_several_ids_gives_one_reason_per_changed_path(tmp_path: Path) -> None:
+    test_leaf = FILES["tests/test_leaf.py"] + "\n\ndef test_f2() -> None:\n    assert f(2) == 3\n"
+    project, test_map = _recorded(
+        tmp_path,
+        {"tests/test_leaf.py": test_leaf},
+        [
+            _executed("tests/test_leaf.py::test_f", 0),
+            _executed("tests/test_leaf.py::test_f2", 0),
+            # Failed when recorded: the map cannot vouch for this id.
+            _executed("tests/test_mid.py::test_g", 1, unvouched="it failed"),
+        ],
+    )
+    (tmp_path / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x + 2\n")
+    tests = _by_file(_plan(project, test_map, pkg__leaf_DOT_py="modified"))
+    assert tests["tests/test_leaf.py"]["reasons"] == [MAP_F]
+    assert [n["id"] for n in tests["tests/test_leaf.py"]["nodes"]] == [
+        "tests/test_leaf.py::test_f",
+        "tests/test_leaf.py::test_f2",
+    ]
+    # The unvouched id runs beside the map's, said as the map's judgement, no import chain.
+    assert tests["tests/test_mid.py"]["nodes"] == [
+        {
+            "id": "tests/test_mid.py::test_g",
+            "reasons": [
+                {
+                    "rule": "import graph",
+                    "changed": "pkg/leaf.py",
+                    "detail": "static, the map does not vouch: it failed",
+                }
+            ],
+        }
+    ]
+
+
+def test_a_file_one_change_runs_whole_is_not_narrowed_by_another(tmp_path: Path) -> None:
+    project, test_map = _recorded(
+        tmp_path,
+        {},
+        [_executed("tests/test_leaf.py::test_f", 0), _executed("tests/test_mid.py::test_g", 0, 1)],
+    )
+    # leaf: a module-level call (every importer whole); mid: inside g (test_g by id).
+    (tmp_path / "pkg/leaf.py").write_text("print(1)\n\n\ndef f(x: int) -> int:\n    return x + 1\n")
+    mid = FILES["pkg/mid.py"].replace("* 2", "* 3")
+    (tmp_path / "pkg/mid.py").write_text(mid)
+    plan = _plan(project, test_map, pkg__leaf_DOT_py="modified", pkg__mid_DOT_py="modified")
+    assert "nodes" not in _by_file(plan)["tests/test_mid.py"]
+    assert plan["suites"][0]["command"] == ["pytest", "tests/test_leaf.py", "tests/test_mid.py"]
+
+
+def test_a_computed_import_reaching_only_another_package_is_not_a_blind_spot(
+    tmp_path: Path,
+) -> None:
+    plugins = (
+        "import importlib\n\n\ndef plugin(name: str) -> object:\n"
+        "    return importlib.import_module('pkg.plugins.' + name)\n"
+    )
+    project = _project(tmp_path, {"pkg/aloader.py": plugins, **LOADER})
+    plan = _plan(project, pkg__other_DOT_py="modified")
+    assert [s["file"] for s in plan["blind_spots"]] == ["pkg/loader.py"]
+    # The loader that cannot reach pkg.other comes first and is passed over.
+    assert _loader_net(plan) == ["computed import"]
+
+
+def test_a_conftest_reaching_a_computed_import_selects_its_subtree(tmp_path: Path) -> None:
+    conftest = FILES["tests/sub/conftest.py"] + "\nfrom pkg.loader import load\n"
+    project = _project(tmp_path, {"tests/sub/conftest.py": conftest, **LOADER})
+    tests = _by_file(_plan(project, pkg__other_DOT_py="modified"))
+    assert tests["tests/sub/test_sub.py"]["reasons"] == [
+        {
+            "rule": "computed import",
+            "changed": "pkg/other.py",
+            "detail": "computed import import_module(...) at pkg/loader.py:5 "
+            "could import modules under pkg",
+        }
+    ]
+
+
+def test_a_conftest_change_is_said_as_its_subtree_even_for_a_test_importing_it(
+    tmp_path: Path,
+) -> None:
+    helper = "from tests.sub import conftest\n\n\ndef test_h() -> None:\n    assert conftest\n"
+    project = _project(tmp_path, {"tests/sub/test_helper.py": helper})
+    tests = _by_file(_plan(project, tests__sub__conftest_DOT_py="modified"))
+    assert tests["tests/sub/test_helper.py"]["reasons"] == [
+        {
+            "rule": "conftest",
+            "changed": "tests/sub/conftest.py",
+            "detail": "applies to every test under tests/sub/",
+        }
+    ]
+
+
+def test_a_test_under_two_importing_conftests_names_the_shorter_chain(tmp_path: Path) -> None:
+    extra = {
+        "tests/conftest.py": "from pkg.mid import g\n",
+        "tests/sub/conftest.py": FILES["tests/sub/conftest.py"] + "\nfrom pkg.leaf import f\n",
+    }
+    project = _project(tmp_path, extra)
+    chains = import_chains(project, "pkg/leaf.py", ["tests/sub/test_sub.py", "tests/test_other.py"])
+    assert chains == {
+        "tests/sub/test_sub.py": "under a conftest that imports it: tests/sub/conftest.py -> pkg/leaf.py",
+        "tests/test_other.py": "under a conftest that imports it: "
+        "tests/conftest.py -> pkg/mid.py -> pkg/leaf.py",
+    }
+
+
+def test_a_derived_lint_gate_fires_for_the_project_configuration(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"noxfile.py": "def lint(session):\n    pass\n"})
+    assert _plan(project, pyproject_DOT_toml="modified")["gates"] == [
+        {
+            "name": "lint",
+            "command": "nox -s lint",
+            "reasons": [
+                {"rule": "gate", "changed": "pyproject.toml", "detail": "matches pyproject.toml"}
+            ],
+        }
+    ]

@@ -1059,3 +1059,57 @@ def test_a_derived_lint_gate_fires_for_the_project_configuration(tmp_path: Path)
             ],
         }
     ]
+
+
+def test_a_suite_holding_no_selected_file_is_skipped_and_the_next_one_runs(tmp_path: Path) -> None:
+    project = _project(tmp_path, _with_settings(SUITES))
+    runs = suite_runs(project, ["tests/test_leaf.py"], {}, full=False)
+    assert [(r.name, r.command) for r in runs] == [
+        ("rest", ["pytest", "-x", "--tb=short", "tests/test_leaf.py"])
+    ]
+
+
+def test_a_suite_path_written_with_a_trailing_slash_is_still_replaced(tmp_path: Path) -> None:
+    suite = '\n[tool.lanes.suites.unit]\npaths = ["tests/sub/"]\ncommand = "pytest tests/sub -q"\n'
+    project = _project(tmp_path, _with_settings(suite))
+    runs = suite_runs(project, ["tests/sub/test_sub.py"], {}, full=False)
+    assert [r.command for r in runs] == [["pytest", "-q", "tests/sub/test_sub.py"]]
+
+
+def test_a_large_selection_outside_every_suite_runs_under_xdist_too(tmp_path: Path) -> None:
+    project = _project(tmp_path, {"tox.ini": "[testenv]\ndeps = pytest-xdist\n"})
+    outside = [f"extra/test_many{i:02}.py" for i in range(PARALLEL_FROM)]
+    runs = suite_runs(project, outside, {}, full=False)
+    assert [(r.name, r.command[:3]) for r in runs] == [("(no suite)", ["pytest", "-n", "auto"])]
+
+
+def test_a_src_layout_resolves_modules_under_src(tmp_path: Path) -> None:
+    files = {
+        "pyproject.toml": FILES["pyproject.toml"],
+        "src/pkg/__init__.py": "",
+        "src/pkg/leaf.py": FILES["pkg/leaf.py"],
+        "tests/test_leaf.py": FILES["tests/test_leaf.py"],
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    project = Project.scan(load_config(tmp_path / "pyproject.toml"), sorted(files))
+    assert project.roots == ("src", "")
+    assert graph_tests(project, "src/pkg/leaf.py") == (
+        ["tests/test_leaf.py"],
+        "1 direct, 0 transitive",
+    )
+
+
+def test_a_quiet_file_names_every_doctest_glob_it_is_not(tmp_path: Path) -> None:
+    settings = {
+        "pyproject.toml": FILES["pyproject.toml"].replace(
+            'testpaths = ["tests"]\n',
+            'testpaths = ["tests"]\naddopts = "--doctest-glob=test*.txt --doctest-glob=doc*.txt"\n',
+        )
+    }
+    assert rule_for("README.md", _project(tmp_path, settings)) == (
+        "quiet",
+        "cannot change a test's outcome (*.md): outside every test directory, "
+        "not a doctest file (test*.txt doc*.txt)",
+    )

@@ -1110,6 +1110,8 @@ def test_a_quiet_file_names_every_doctest_glob_it_is_not(tmp_path: Path) -> None
     }
     assert rule_for("README.md", _project(tmp_path, settings)) == (
         "quiet",
-        "cannot change a test's outcome (*.md): outside every test directory, "
-        "not a doctest file (test*.txt doc*.txt)",
+        (
+            "cannot change a test's outcome (*.md): outside every test directory, "
+            "not a doctest file (test*.txt doc*.txt)"
+        ),
     )

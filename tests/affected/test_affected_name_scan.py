@@ -495,3 +495,8 @@ def test_a_functions_locals_include_names_bound_after_a_nested_definition_or_com
 def test_a_getattr_hook_is_found_wherever_it_is_defined_among_the_functions() -> None:
     module = _scan("def __getattr__(name):\n    return name\n\n\ndef after():\n    pass\n")
     assert module.getattr_hook is True
+
+
+def test_a_decorator_of_any_expression_may_register_the_definition() -> None:
+    assert _stmt("@HANDLERS['x']\ndef f():\n    pass\n").decorated is True
+    assert _stmt("@(lambda g: g)\ndef f():\n    pass\n").decorated is True

@@ -1115,3 +1115,49 @@ def test_a_quiet_file_names_every_doctest_glob_it_is_not(tmp_path: Path) -> None
             "not a doctest file (test*.txt doc*.txt)"
         ),
     )
+
+
+SCRIPTS = '\n[project.scripts]\nplanted = "pkg.other:main"\n'
+
+
+def test_a_test_running_a_console_script_depends_on_the_module_it_runs(tmp_path: Path) -> None:
+    cli = "import subprocess\n\n\ndef test_cli() -> None:\n    subprocess.run(['planted'], check=False)\n"
+    conftest = FILES["tests/sub/conftest.py"] + "\nCOMMAND = 'planted'\n"
+    project = _project(
+        tmp_path,
+        {
+            "pyproject.toml": FILES["pyproject.toml"] + SCRIPTS,
+            "tests/test_cli.py": cli,
+            "tests/sub/conftest.py": conftest,
+            # In library code a string equal to a script name is no dependency.
+            "pkg/mid.py": FILES["pkg/mid.py"] + "\nNAME = 'planted'\n",
+        },
+    )
+    assert graph_tests(project, "pkg/other.py") == (
+        ["tests/sub/test_sub.py", "tests/test_cli.py", "tests/test_other.py"],
+        "2 direct, 1 transitive",
+    )
+
+
+def test_a_project_table_without_scripts_or_without_a_project_table_has_none(
+    tmp_path: Path,
+) -> None:
+    cli = "import subprocess\n\n\ndef test_cli() -> None:\n    subprocess.run(['planted'], check=False)\n"
+    pytest_only = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    for pyproject in (
+        pytest_only,
+        FILES["pyproject.toml"],
+        pytest_only + '[project]\nscripts = "planted"\n',
+    ):
+        root = tmp_path / str(len(list(tmp_path.iterdir())))
+        project = _project(root, {"pyproject.toml": pyproject, "tests/test_cli.py": cli})
+        assert graph_tests(project, "pkg/other.py")[0] == ["tests/test_other.py"]
+
+
+def test_a_suites_own_paths_are_where_pytest_collects_too(tmp_path: Path) -> None:
+    suite = '\n[tool.lanes.suites.extra]\npaths = ["extra"]\n'
+    project = _project(
+        tmp_path,
+        {**_with_settings(suite), "extra/test_x.py": "def test_x() -> None:\n    pass\n"},
+    )
+    assert "extra/test_x.py" in project.tests

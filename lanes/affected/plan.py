@@ -19,7 +19,8 @@ reviewer) can check the reasoning instead of trusting it:
 6. **import graph** — a changed Python module selects every test that imports
    it directly or transitively (and every test under a conftest that does),
    plus the tests that reach a *computed import* that could load it
-   (:mod:`lanes.affected.computed`).
+   (:mod:`lanes.affected.computed`); with a map, only where the recording
+   saw that import run (:mod:`lanes.affected.computednet`).
 
 With a recorded map (:mod:`lanes.affected.mapselect`), a change inside
 functions, or to a data file the recording saw read, selects *tests*, by
@@ -43,6 +44,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lanes.affected.computednet import ComputedNet
 from lanes.affected.graph import module_name
 from lanes.affected.mapselect import Pick, function_changes, narrow, vouched_picks
 from lanes.affected.names import names_of
@@ -50,7 +52,6 @@ from lanes.affected.rules import (
     FULL_PATTERNS,
     Project,
     Reason,
-    computed_tests,
     graph_tests,
     import_chains,
     matches,
@@ -228,7 +229,9 @@ def _share(picks: list[Pick], static: list[str]) -> str:
     return f"{share} ({ids} test ids)"
 
 
-def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[AffectedBlindSpot]:
+def _blind_spots(
+    project: Project, changes: Changes, tests: set[str], net: ComputedNet
+) -> list[AffectedBlindSpot]:
     """What the graph cannot see around the changed and selected files."""
     involved = set(changes.paths) | tests
     blind: list[AffectedBlindSpot] = [
@@ -242,7 +245,8 @@ def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[Af
         {
             "file": spot.file,
             "line": spot.line,
-            "what": f"computed {spot.what}: could import {spot.reach()}",
+            "what": f"computed {spot.what}: could import {spot.reach()}"
+            + (f"; {verdict.describe()}" if (verdict := net.verdict(spot)) is not None else ""),
         }
         for spot in project.computed
         if spot.file not in involved
@@ -267,6 +271,7 @@ def make_plan(
     whole: set[str] = set()
     full_reasons: list[Reason] = []
     selections: list[Selection] = []
+    net = ComputedNet(project, test_map)
     for path, change in sorted(changes.paths.items()):
         rule, detail = rule_for(path, project)
         if rule in ("full", "unknown"):
@@ -303,16 +308,31 @@ def make_plan(
             for test in chosen:
                 tests.setdefault(test, []).append(Reason(rule, path, chains.get(test, detail)))
         if rule == "import graph":
-            # Fail open through computed imports: the graph cannot follow them.
-            extra = [(t, why) for t, why in computed_tests(project, path) if t not in chosen]
+            # Fail open through computed imports, the graph cannot follow them:
+            # where they could have run (the recording says where they did).
+            extra, note = net.picks(path)
             if narrowed and test_map is not None:
                 # The recording saw what a vouched test executed through a computed
                 # import too: the net is for the tests it cannot vouch for.
-                extra = [(t, why) for t, why in extra if not test_map.vouches(t)]
-            for test, why in extra:
-                tests.setdefault(test, []).append(Reason("computed import", path, why))
-            whole.update(t for t, _ in extra)
-            chosen = [*chosen, *(t for t, _ in extra)]
+                extra = [p for p in extra if not test_map.vouches(p.file)]
+            for pick in extra:
+                known = tests.get(pick.file, [])
+                by_id = nodes.get(pick.file, {}).get(pick.node or "", [])
+                if any(r.changed == path for r in by_id) or (
+                    pick.file in whole and any(r.changed == path for r in known)
+                ):
+                    continue  # this change selects the test (or its whole file) already
+                reason = Reason(pick.rule, path, pick.why)
+                if pick.node is None:
+                    whole.add(pick.file)
+                else:
+                    nodes.setdefault(pick.file, {}).setdefault(pick.node, []).append(reason)
+                # The file's reasons say why it runs: one per computed-import reason.
+                if pick.node is None or all(r.rule != pick.rule or r.changed != path for r in known):
+                    if reason not in known:
+                        tests.setdefault(pick.file, []).append(reason)
+            detail = f"{detail}; {note}" if note else detail
+            chosen = [*chosen, *dict.fromkeys(p.file for p in extra if p.file not in chosen)]
         selections.append(Selection(path, change, rule, detail, chosen))
     if changes.paths and not project.tests and not full_reasons:
         # A project with tests never has "0 test files": if pytest's rules find
@@ -331,7 +351,7 @@ def make_plan(
             tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
     narrowed_nodes = {f: ids for f, ids in nodes.items() if f not in whole}
     gates = plan_gates(project, changes, full_reasons)
-    blind = _blind_spots(project, changes, set(tests))
+    blind = _blind_spots(project, changes, set(tests), net)
     return Plan(
         base=changes.base,
         base_commit=changes.base_commit,

@@ -26,6 +26,15 @@ Per test (setup, call and teardown together):
   test is vouched for only if every counted spawn, at every level, left one.
 - the outcome: a test that did not pass may have stopped early, so the map does
   not vouch for it either.
+- **computed imports that ran**: the call sites the static scan found
+  (:mod:`lanes.affected.computed`, handed over in the file named by
+  ``LANES_AFFECTED_SITES``) whose lines executed. Only the code objects
+  holding a site get line events (3.12+: ``LINE``, each location disabled
+  after its first hit per test; 3.11: a local trace function on those frames
+  alone), never the rest of the process. A site that ran in a child process
+  is inferred from the code the child executed (:func:`lanes.affected.testmap.build_map`);
+  a site in a module imported before the recording began, outside every
+  function, is taken as run outside tests.
 
 Code runs outside tests too, and the map must know it: what runs at import
 or collection (a module-level ``TABLE = build()``) is recorded as *outside*,
@@ -61,16 +70,40 @@ if TYPE_CHECKING:
     from collections.abc import Generator
     from types import FrameType
 
-__all__ = ["ENV_OUTPUT"]
+__all__ = ["ENV_OUTPUT", "ENV_SITES"]
 
 ENV_OUTPUT = "LANES_AFFECTED_RECORD"
+# A JSON file: the computed-import call sites, [[file, first line, last line], ...].
+ENV_SITES = "LANES_AFFECTED_SITES"
 
 _tool_id = -1
 
 
+# A site: (file under the root, its first line), as the static scan names it.
+Site = tuple[str, int]
+
+
+def _own_lines(code: CodeType) -> set[int]:
+    """The lines of ``code``'s own instructions (not its nested functions')."""
+    return {line for _, _, line in code.co_lines() if line is not None}
+
+
 class _Recorder:
-    def __init__(self, root: str, children: str) -> None:
+    def __init__(self, root: str, children: str, sites: list[tuple[str, int, int]]) -> None:
         self.root = root.rstrip(os.sep) + os.sep
+        # Absolute file -> line -> the sites whose call spans that line.
+        self.site_lines: dict[str, dict[int, list[Site]]] = {}
+        for file, first, last in sites:
+            lines = self.site_lines.setdefault(self.root + file, {})
+            for line in range(first, last + 1):
+                lines.setdefault(line, []).append((file, first))
+        self.sites = sorted({(file, first) for file, first, _ in sites})
+        self.sites_hit: set[Site] = set()
+        self.outside_sites: set[Site] = set()
+        self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
+        # 3.11: the code objects holding a site (their frames are line traced), by lookup.
+        self.holds_site: dict[CodeType, bool] = {}
+        self.tracer = self.trace_sites if sites else self.trace
         # Where the processes a test spawns write their records (lanes.affected.child).
         self.children = children
         self.pid = os.getpid()
@@ -114,8 +147,36 @@ class _Recorder:
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         self.code.add(frame.f_code)  # no local trace function: call events only
 
+    def trace_sites(self, frame: FrameType, event: str, arg: object) -> object:
+        """3.11 with computed-import sites: call events, and line events in the frames holding one."""
+        code = frame.f_code
+        self.code.add(code)
+        if code.co_filename not in self.site_lines:
+            return None
+        holds = self.holds_site.get(code)
+        if holds is None:
+            holds = self.holds_site[code] = bool(
+                _own_lines(code) & self.site_lines[code.co_filename].keys()
+            )
+        return self.trace_line if holds else None
+
+    def trace_line(self, frame: FrameType, event: str, arg: object) -> object:
+        if event == "line":
+            hit = self.site_lines[frame.f_code.co_filename].get(frame.f_lineno)
+            if hit:
+                self.sites_hit.update(hit)
+        return self.trace_line
+
     def monitor(self, code: CodeType, offset: int) -> object:
         self.code.add(code)
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+
+    def monitor_line(self, code: CodeType, line: int) -> object:
+        # Only code objects holding a site get LINE events; every location,
+        # a site's or not, is disabled after its first hit until the next test.
+        hit = self.site_lines[code.co_filename].get(line)
+        if hit:
+            self.sites_hit.update(hit)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
     def arm(self, code: CodeType) -> None:
@@ -135,7 +196,11 @@ class _Recorder:
             if current in self.armed:
                 continue
             self.armed.add(current)
-            monitoring.set_local_events(self.tool_id, current, monitoring.events.PY_START)
+            events = monitoring.events.PY_START
+            lines = self.site_lines.get(current.co_filename)
+            if lines and _own_lines(current) & lines.keys():
+                events |= monitoring.events.LINE
+            monitoring.set_local_events(self.tool_id, current, events)
             pending.extend(c for c in current.co_consts if type(c) is CodeType)
 
     def arm_loaded(self) -> None:
@@ -153,12 +218,44 @@ class _Recorder:
             if isinstance(file, str) and file.startswith(self.root):
                 self.preloaded.add((file[len(self.root) :], 0))
 
+    def preloaded_sites(self) -> None:
+        """The sites of modules imported before the recording began that no
+        function holds: their module code ran unseen, so they count as run outside tests."""
+        import gc  # noqa: PLC0415  # once per recording
+
+        preloaded = {
+            file
+            for module in list(sys.modules.values())
+            if isinstance(file := getattr(module, "__file__", None), str)
+            and file in self.site_lines
+        }
+        if not preloaded:
+            return
+        held: set[tuple[str, int]] = set()
+        seen: set[CodeType] = set()
+        pending = [
+            obj.__code__
+            for obj in gc.get_objects()
+            if type(obj) is FunctionType and obj.__code__.co_filename in preloaded
+        ]
+        while pending:
+            code = pending.pop()
+            if code in seen:
+                continue
+            seen.add(code)
+            held.update((code.co_filename, line) for line in _own_lines(code))
+            pending.extend(c for c in code.co_consts if type(c) is CodeType)
+        for file in preloaded:
+            for line, sites in self.site_lines[file].items():
+                if (file, line) not in held:
+                    self.outside_sites.update(sites)
+
     def begin(self) -> None:
         """Trace from now on: collection and imports are seen as well as tests
         (on 3.11 until the first test; from then on, tests only)."""
         if sys.version_info < (3, 12):
-            threading.settrace(self.trace)  # returns None: no line events
-            sys.settrace(self.trace)  # returns None: no line events
+            threading.settrace(self.tracer)  # line events only where a computed import is
+            sys.settrace(self.tracer)  # line events only where a computed import is
 
     def end(self) -> None:
         if sys.version_info < (3, 12):
@@ -167,6 +264,8 @@ class _Recorder:
         self.active = False
         self.outside |= self.code
         self.code = set()
+        self.outside_sites |= self.sites_hit
+        self.sites_hit = set()
 
     def located(self, code: set[CodeType]) -> list[tuple[str, int]]:
         """(file under the root, first line) of each code object, the rest dropped."""
@@ -188,6 +287,8 @@ class _Recorder:
         # What ran since the last test (collection, imports, hooks) ran outside tests.
         self.outside |= self.code
         self.code = set()
+        self.outside_sites |= self.sites_hit
+        self.sites_hit = set()
         self.opened = set()
         self.spawned = 0
         self.active = True
@@ -196,10 +297,16 @@ class _Recorder:
         if sys.version_info >= (3, 12):
             sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
         else:
-            threading.settrace(self.trace)  # returns None: no line events
-            sys.settrace(self.trace)  # returns None: no line events
+            threading.settrace(self.tracer)  # line events only where a computed import is
+            sys.settrace(self.tracer)  # line events only where a computed import is
 
-    def stop(self, nodeid: str, path: str, outcome: str, shared: set[CodeType]) -> None:
+    def stop(
+        self,
+        nodeid: str,
+        path: str,
+        outcome: str,
+        shared: tuple[set[CodeType], set[Site]],
+    ) -> None:
         if sys.version_info < (3, 12):
             # Between tests only pytest's own reporting runs: untraced, it costs
             # nothing (traced, it doubled a 3.11 recording of boltons).
@@ -208,8 +315,12 @@ class _Recorder:
         self.active = False
         # A process started between tests credits no test (it records nothing).
         os.environ.pop(ENV_TEST, None)
-        located = set(self.located(self.code | shared))
+        located = set(self.located(self.code | shared[0]))
         self.code = set()
+        sites = self.sites_hit | shared[1]
+        self.sites_hit = set()
+        # What the test's processes executed: build_map finds the sites it holds.
+        child_code: set[tuple[str, int]] = set()
         # abspath, not resolve: normalised without following links, like co_filename.
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
         opened = {os.path.relpath(p, self.root) for p in absolute if p.startswith(self.root)}
@@ -218,6 +329,7 @@ class _Recorder:
             records = self.child_records(len(self.tests))
             for record in records:
                 located.update((file, line) for file, line in record["code"])
+                child_code.update((file, line) for file, line in record["code"])
                 opened.update(record["opened"])
             unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
         self.tests.append(
@@ -229,6 +341,8 @@ class _Recorder:
                 "opened": sorted(opened),
                 "spawned": self.spawned,
                 "unrecorded": unrecorded,
+                "sites": sorted(sites),
+                "child_code": sorted(child_code),
             }
         )
 
@@ -260,7 +374,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     if not target or _recorder is not None:
         return
     root = str(early_config.rootpath).rstrip(os.sep) + os.sep
-    recorder = _Recorder(root, _start_children(target, root))
+    recorder = _Recorder(root, _start_children(target, root), _read_sites())
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         _tool_id = free_tool_id(monitoring)
@@ -272,11 +386,22 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             )
         monitoring.use_tool_id(_tool_id, "lanes-affected")
         monitoring.register_callback(_tool_id, monitoring.events.PY_START, recorder.monitor)
+        monitoring.register_callback(_tool_id, monitoring.events.LINE, recorder.monitor_line)
         recorder.tool_id = _tool_id
         recorder.arm_loaded()
+    recorder.preloaded_sites()
     _recorder = recorder
     sys.addaudithook(recorder.audit)
     recorder.begin()
+
+
+def _read_sites() -> list[tuple[str, int, int]]:
+    """The computed-import sites to watch (``lanes affected --record`` writes them)."""
+    path = os.environ.get(ENV_SITES)
+    if not path:
+        return []
+    with open(path, encoding="utf-8") as handle:  # noqa: PTH123  # our own scratch file
+        return [(str(file), int(first), int(last)) for file, first, last in json.load(handle)]
 
 
 def _start_children(target: str, root: str) -> str:
@@ -312,16 +437,20 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
 
 
-def _shared_code(recorder: _Recorder, item: pytest.Item) -> set[CodeType]:
-    """What the shared fixtures this test uses executed when they were set up."""
+def _shared_code(recorder: _Recorder, item: pytest.Item) -> tuple[set[CodeType], set[Site]]:
+    """What the shared fixtures this test uses executed when they were set up:
+    code objects, and computed-import sites."""
     info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the test's fixtures
     if info is None:
-        return set()
+        return set(), set()
     shared: set[CodeType] = set()
+    sites: set[Site] = set()
     for defs in info.name2fixturedefs.values():
         for fixturedef in defs:
-            shared |= recorder.fixtures.get((fixturedef.baseid, fixturedef.argname), set())
-    return shared
+            key = (fixturedef.baseid, fixturedef.argname)
+            shared |= recorder.fixtures.get(key, set())
+            sites |= recorder.fixture_sites.get(key, set())
+    return shared, sites
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -333,6 +462,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
     # Set up once, used by many tests: its code is kept apart and credited to
     # each of them (the first test sees it too).
     before, recorder.code = recorder.code, set()
+    sites_before, recorder.sites_hit = recorder.sites_hit, set()
     if sys.version_info >= (3, 12):
         sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
     try:
@@ -341,6 +471,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
         key = (fixturedef.baseid, fixturedef.argname)
         recorder.fixtures[key] = recorder.fixtures.get(key, set()) | recorder.code
         recorder.code = before | recorder.code
+        recorder.fixture_sites[key] = recorder.fixture_sites.get(key, set()) | recorder.sites_hit
+        recorder.sites_hit = sites_before | recorder.sites_hit
 
 
 _OUTCOMES = pytest.StashKey[list[str]]()
@@ -375,5 +507,7 @@ def pytest_sessionfinish() -> None:
         "python": sys.version.split()[0],
         "tests": recorder.tests,
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
+        "sites": recorder.sites,
+        "outside_sites": sorted(recorder.outside_sites),
     }
     Path(target).write_text(json.dumps(document), encoding="utf-8")

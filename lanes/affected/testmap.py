@@ -14,6 +14,13 @@ pass, or it spawned a process that left no record of what it executed
 (:mod:`lanes.affected.child`: every Python process a recorded test starts
 records itself, and what it executed is the test's) — is kept by the static
 graph, never dropped by the map.
+
+The map also lists the *computed-import sites* the recording watched
+(:mod:`lanes.affected.computed`: ``import_module(name)`` with a name built at
+run time) and, per test and for the code run outside every test, the sites
+that executed: a site that never ran in the recording cannot have imported
+anything for a test that executes no changed code
+(:mod:`lanes.affected.computednet`).
 """
 
 from __future__ import annotations
@@ -49,7 +56,8 @@ __all__ = [
 
 MAP_KIND: Final = "lanes-affected-map"
 # 2: ``outside``, the code run outside every test (at import, collection).
-MAP_VERSION: Final = 2
+# 3: ``sites``, ``outside_sites`` and per-test ``sites``: the computed imports that ran.
+MAP_VERSION: Final = 3
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -63,6 +71,8 @@ class MapTest(TypedDict):
     data: list[int]
     # Why the map does not vouch for this test (it did not pass, a process it spawned left no record).
     unvouched: NotRequired[str]
+    # Indices into the map's sites: the computed imports this test executed.
+    sites: NotRequired[list[int]]
 
 
 class TestMapDocument(TypedDict):
@@ -78,6 +88,10 @@ class TestMapDocument(TypedDict):
     tests: list[MapTest]
     # Indices of the nodes executed outside every test: at import or collection.
     outside: list[int]
+    # The computed-import call sites the recording watched: (file, line of the call).
+    sites: list[tuple[str, int]]
+    # Indices of the sites that executed outside every test.
+    outside_sites: list[int]
 
 
 @dataclass(frozen=True)
@@ -160,6 +174,23 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 ids.add(node_id((file, holder.qualname, holder.start, holder.end)))
         return ids
 
+    sites: list[tuple[str, int]] = [(str(f), int(line)) for f, line in raw.get("sites", [])]
+    site_index = {site: i for i, site in enumerate(sites)}
+
+    def ran_in_child(child_code: list[list[Any]]) -> set[int]:
+        """The sites a test's child processes may have run: those inside a
+        function (or the module code) they executed. Children are not line
+        traced, so a call they made to the function holding a site counts."""
+        executed = {nodes[i] for i in resolve(child_code)}
+        found: set[int] = set()
+        for i, (file, line) in enumerate(sites):
+            if any(
+                node[0] == file and (node[1] == MODULE or node[2] <= line <= node[3])
+                for node in executed
+            ):
+                found.add(i)
+        return found
+
     for test in raw["tests"]:
         ids = resolve(test["code"])
         data = sorted({data_index.setdefault(p, len(data_index)) for p in test["opened"]})
@@ -169,6 +200,11 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             "nodes": sorted(ids),
             "data": data,
         }
+        ran = {site_index[(f, line)] for f, line in test.get("sites", []) if (f, line) in site_index}
+        if test.get("child_code"):
+            ran |= ran_in_child(test["child_code"])
+        if ran:
+            entry["sites"] = sorted(ran)
         if test["outcome"] != "passed":
             entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
         elif test["unrecorded"]:
@@ -189,6 +225,10 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "data": sorted(data_index, key=data_index.__getitem__),
         "tests": tests,
         "outside": sorted(resolve(raw.get("outside", []))),
+        "sites": sites,
+        "outside_sites": sorted(
+            {site_index[(f, n)] for f, n in raw.get("outside_sites", []) if (f, n) in site_index}
+        ),
     }
 
 
@@ -251,16 +291,35 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
     outside = _int_list(document.get("outside"), len(nodes))
     if outside is None:
         raise _bad(path, "must hold 'outside', a list of node indices")
+    raw_sites = document.get("sites")
+    if not isinstance(raw_sites, list):
+        raise _bad(path, "must hold 'sites', a list of [file, line]")
+    sites: list[tuple[str, int]] = []
+    for site in raw_sites:
+        if not (
+            isinstance(site, list)
+            and len(site) == 2
+            and isinstance(site[0], str)
+            and isinstance(site[1], int)
+            and not isinstance(site[1], bool)
+        ):
+            raise _bad(path, f"has a site that is not [file, line]: {site!r}"[:300])
+        sites.append((site[0], site[1]))
+    outside_sites = _int_list(document.get("outside_sites"), len(sites))
+    if outside_sites is None:
+        raise _bad(path, "must hold 'outside_sites', a list of site indices")
     tests: list[MapTest] = []
     for test in raw_tests:
         if not isinstance(test, dict):
             raise _bad(path, f"has a test that is not an object: {test!r}"[:300])
         ids = _int_list(test.get("nodes"), len(nodes))
         data = _int_list(test.get("data"), len(raw_data))
+        ran = _int_list(test.get("sites", []), len(sites))
         name, file, unvouched = test.get("id"), test.get("file"), test.get("unvouched", "")
         if (
             ids is None
             or data is None
+            or ran is None
             or not isinstance(name, str)
             or not isinstance(file, str)
             or not isinstance(unvouched, str)
@@ -269,6 +328,8 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         entry: MapTest = {"id": name, "file": file, "nodes": ids, "data": data}
         if unvouched:
             entry["unvouched"] = unvouched
+        if ran:
+            entry["sites"] = ran
         tests.append(entry)
     return {
         "kind": MAP_KIND,
@@ -280,6 +341,8 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         "data": [str(p) for p in raw_data],
         "tests": tests,
         "outside": outside,
+        "sites": sites,
+        "outside_sites": outside_sites,
     }
 
 
@@ -347,6 +410,21 @@ class TestMap:
             if names:
                 found[test["id"]] = names
         return found
+
+    def site_runs(self, file: str, line: int) -> tuple[bool, dict[str, str]] | None:
+        """For the computed import at ``file:line``: (it ran outside every test,
+        test id -> test file of the tests that ran it); None when the recording
+        did not watch it."""
+        try:
+            index = self.document["sites"].index((file, line))
+        except ValueError:
+            return None
+        tests = {
+            test["id"]: test["file"]
+            for test in self.document["tests"]
+            if index in test.get("sites", ())
+        }
+        return index in self.document["outside_sites"], tests
 
     def readers(self, data_file: str) -> dict[str, str]:
         """Test id -> its test file, for the tests that opened ``data_file``."""

@@ -1,0 +1,175 @@
+"""The computed-import net, where the recording saw a computed import run.
+
+A computed import (:mod:`lanes.affected.computed`: ``import_module(name)`` with
+a name built at run time) could load any module in its reach, so without a
+map a change to such a module selects every test that reaches the importing
+file (rule ``computed import``). The recorded map (:mod:`lanes.affected.testmap`)
+says, per test and for the code run outside every test, which call sites
+executed. Under the map's own premise (a test that executes no changed code
+behaves as recorded) a site that never ran imported nothing for anyone, so
+per site that could load the changed module:
+
+- it **ran in recorded tests**: those tests, by id, plus, in the test files
+  that reach the site, the tests the map cannot vouch for and the files it
+  never recorded;
+- it **ran outside every test** (at import or collection): the module it
+  loaded was there for every test: every test that reaches the site;
+- it **never ran**: nothing by itself (the tests the map cannot vouch for
+  still run), and the plan says "computed import at F:L never ran in the
+  recording";
+- the recording **did not watch it** (a map older than the site) or **its
+  file changed** since the map's commit (the lines moved, the condition in
+  front of it may be new): every test that reaches the site, as without a map.
+
+Without a map every site is the last case.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from lanes.affected.graph import module_name
+from lanes.affected.mapselect import Pick
+from lanes.affected.rules import computed_tests, spot_reach
+
+if TYPE_CHECKING:
+    from lanes.affected.computed import ComputedImport
+    from lanes.affected.rules import Project
+    from lanes.affected.testmap import TestMap
+
+__all__ = ["ComputedNet", "SiteState", "SiteVerdict"]
+
+RULE = "computed import"
+# How many sites a changed file's one-line detail names; the JSON's blind spots list all.
+SHOWN = 3
+
+
+class SiteState(Enum):
+    """What the recording says of one computed-import call site."""
+
+    RAN = "ran"
+    OUTSIDE = "outside"
+    NEVER = "never"
+    CHANGED = "changed"
+    UNWATCHED = "unwatched"
+
+
+@dataclass(frozen=True)
+class SiteVerdict:
+    spot: ComputedImport
+    state: SiteState
+    # RAN: test id -> its test file, for the tests that executed the site.
+    tests: dict[str, str] = field(default_factory=dict)
+
+    def narrows(self) -> bool:
+        """The recording vouches for where the site ran: the net is the tests that ran it."""
+        return self.state in (SiteState.RAN, SiteState.NEVER)
+
+    def describe(self) -> str:
+        where = f"computed import at {self.spot.file}:{self.spot.line}"
+        if self.state is SiteState.RAN:
+            count = len(self.tests)
+            return f"{where} ran in {count} recorded test{'s' if count > 1 else ''}"
+        if self.state is SiteState.NEVER:
+            return f"{where} never ran in the recording"
+        if self.state is SiteState.OUTSIDE:
+            return f"{where} ran outside every test in the recording (at import or collection)"
+        if self.state is SiteState.CHANGED:
+            return f"{where}: its file changed since the map's commit"
+        return f"{where}: the recording did not watch it (a map older than the site)"
+
+
+class ComputedNet:
+    """The computed-import net of one plan: per changed module, the tests it adds."""
+
+    def __init__(self, project: Project, test_map: TestMap | None) -> None:
+        self.project = project
+        self.test_map = test_map
+        self._verdicts: dict[ComputedImport, SiteVerdict] = {}
+        self._changed: set[str] | None = None
+
+    def _changed_files(self, test_map: TestMap) -> set[str]:
+        """The files holding a site that differ from the map's commit (working tree included)."""
+        if self._changed is None:
+            files = sorted({spot.file for spot in self.project.computed})
+            proc = subprocess.run(
+                ["git", "diff", "--no-ext-diff", "--name-only", "-z", test_map.commit, "--", *files],
+                cwd=self.project.config.root,
+                capture_output=True,
+                check=False,
+                timeout=60,
+            )
+            # A diff that cannot be made says nothing: every site file counts as changed.
+            self._changed = (
+                {name.decode() for name in proc.stdout.split(b"\0") if name}
+                if proc.returncode == 0
+                else set(files)
+            )
+        return self._changed
+
+    def verdict(self, spot: ComputedImport) -> SiteVerdict | None:
+        """What the recording says of ``spot``; None without a map."""
+        test_map = self.test_map
+        if test_map is None:
+            return None
+        if spot not in self._verdicts:
+            runs = test_map.site_runs(spot.file, spot.line)
+            if spot.file in self._changed_files(test_map):
+                verdict = SiteVerdict(spot, SiteState.CHANGED)
+            elif runs is None:
+                verdict = SiteVerdict(spot, SiteState.UNWATCHED)
+            elif runs[0]:
+                verdict = SiteVerdict(spot, SiteState.OUTSIDE)
+            elif runs[1]:
+                verdict = SiteVerdict(spot, SiteState.RAN, runs[1])
+            else:
+                verdict = SiteVerdict(spot, SiteState.NEVER)
+            self._verdicts[spot] = verdict
+        return self._verdicts[spot]
+
+    def picks(self, path: str) -> tuple[list[Pick], str]:
+        """The tests the computed imports that could load ``path`` add, and a
+        bounded note naming those sites and what the recording says of them."""
+        test_map = self.test_map
+        if test_map is None:
+            return [Pick(test, RULE, why) for test, why in computed_tests(self.project, path)], ""
+        name = module_name(path, self.project.roots)
+        if name is None:
+            return [], ""
+        picks: list[Pick] = []
+        verdicts: list[SiteVerdict] = []
+        recorded = test_map.recorded_files()
+        for spot in self.project.computed:
+            verdict = self.verdict(spot)
+            if verdict is None or not spot.reaches(name):
+                continue
+            verdicts.append(verdict)
+            said = f"{spot.describe()}; {verdict.describe()}"
+            reach = sorted(spot_reach(self.project, spot))
+            if not verdict.narrows():
+                picks.extend(Pick(test, RULE, said) for test in reach)
+                continue
+            ran = (
+                f"executed the computed import at {spot.file}:{spot.line} when the map was "
+                f"recorded (it could import {spot.reach()})"
+            )
+            picks.extend(
+                Pick(file, RULE, ran, node)
+                for node, file in sorted(verdict.tests.items())
+            )
+            for test in reach:
+                if test not in recorded:
+                    picks.append(Pick(test, RULE, f"{said}; not in the map (no test of it was recorded)"))
+                    continue
+                picks.extend(
+                    Pick(test, RULE, f"{said}; the map does not vouch: {why}", node)
+                    for node, why in sorted(test_map.unvouched_tests(test).items())
+                    if node not in verdict.tests
+                )
+        shown = "; ".join(v.describe() for v in verdicts[:SHOWN])
+        if len(verdicts) > SHOWN:
+            shown += f"; and {len(verdicts) - SHOWN} more (see the blind spots)"
+        return picks, shown

@@ -96,7 +96,16 @@ class ComputedNet:
         if self._changed is None:
             files = sorted({spot.file for spot in self.project.computed})
             proc = subprocess.run(
-                ["git", "diff", "--no-ext-diff", "--name-only", "-z", test_map.commit, "--", *files],
+                [
+                    "git",
+                    "diff",
+                    "--no-ext-diff",
+                    "--name-only",
+                    "-z",
+                    test_map.commit,
+                    "--",
+                    *files,
+                ],
                 cwd=self.project.config.root,
                 capture_output=True,
                 check=False,
@@ -130,12 +139,23 @@ class ComputedNet:
             self._verdicts[spot] = verdict
         return self._verdicts[spot]
 
-    def picks(self, path: str) -> tuple[list[Pick], str]:
+    def picks(self, path: str, *, narrowed: bool = False) -> tuple[list[Pick], str]:
         """The tests the computed imports that could load ``path`` add, and a
-        bounded note naming those sites and what the recording says of them."""
+        bounded note naming those sites and what the recording says of them.
+
+        ``narrowed``: the map narrowed a change inside functions of ``path`` by
+        what each test executed, through a computed import or not: the net is
+        for the test files the map cannot vouch for.
+        """
         test_map = self.test_map
         if test_map is None:
             return [Pick(test, RULE, why) for test, why in computed_tests(self.project, path)], ""
+        picks, note = self._recorded_picks(test_map, path)
+        if narrowed:
+            picks = [pick for pick in picks if not test_map.vouches(pick.file)]
+        return picks, note
+
+    def _recorded_picks(self, test_map: TestMap, path: str) -> tuple[list[Pick], str]:
         name = module_name(path, self.project.roots)
         if name is None:
             return [], ""
@@ -157,12 +177,13 @@ class ComputedNet:
                 f"recorded (it could import {spot.reach()})"
             )
             picks.extend(
-                Pick(file, RULE, ran, node)
-                for node, file in sorted(verdict.tests.items())
+                Pick(file, RULE, ran, node) for node, file in sorted(verdict.tests.items())
             )
             for test in reach:
                 if test not in recorded:
-                    picks.append(Pick(test, RULE, f"{said}; not in the map (no test of it was recorded)"))
+                    picks.append(
+                        Pick(test, RULE, f"{said}; not in the map (no test of it was recorded)")
+                    )
                     continue
                 picks.extend(
                     Pick(test, RULE, f"{said}; the map does not vouch: {why}", node)

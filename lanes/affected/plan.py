@@ -260,6 +260,32 @@ def _blind_spots(
     return blind
 
 
+def _take_computed(
+    picks: list[Pick],
+    path: str,
+    tests: dict[str, list[Reason]],
+    nodes: dict[str, dict[str, list[Reason]]],
+    whole: set[str],
+) -> None:
+    """Add the computed-import net's picks for ``path`` to the plan being built."""
+    for pick in picks:
+        known = tests.get(pick.file, [])
+        by_id = nodes.get(pick.file, {}).get(pick.node or "", [])
+        if any(r.changed == path for r in by_id) or (
+            pick.file in whole and any(r.changed == path for r in known)
+        ):
+            continue  # this change selects the test (or its whole file) already
+        reason = Reason(pick.rule, path, pick.why)
+        if pick.node is None:
+            whole.add(pick.file)
+        else:
+            nodes.setdefault(pick.file, {}).setdefault(pick.node, []).append(reason)
+        # The file's reasons say why it runs: a by-id pick adds one per changed path.
+        first = all(r.rule != pick.rule or r.changed != path for r in known)
+        if (pick.node is None or first) and reason not in known:
+            tests.setdefault(pick.file, []).append(reason)
+
+
 def make_plan(
     project: Project, changes: Changes, test_map: TestMap | None = None, map_state: str = ""
 ) -> Plan:
@@ -310,27 +336,8 @@ def make_plan(
         if rule == "import graph":
             # Fail open through computed imports, the graph cannot follow them:
             # where they could have run (the recording says where they did).
-            extra, note = net.picks(path)
-            if narrowed and test_map is not None:
-                # The recording saw what a vouched test executed through a computed
-                # import too: the net is for the tests it cannot vouch for.
-                extra = [p for p in extra if not test_map.vouches(p.file)]
-            for pick in extra:
-                known = tests.get(pick.file, [])
-                by_id = nodes.get(pick.file, {}).get(pick.node or "", [])
-                if any(r.changed == path for r in by_id) or (
-                    pick.file in whole and any(r.changed == path for r in known)
-                ):
-                    continue  # this change selects the test (or its whole file) already
-                reason = Reason(pick.rule, path, pick.why)
-                if pick.node is None:
-                    whole.add(pick.file)
-                else:
-                    nodes.setdefault(pick.file, {}).setdefault(pick.node, []).append(reason)
-                # The file's reasons say why it runs: one per computed-import reason.
-                if pick.node is None or all(r.rule != pick.rule or r.changed != path for r in known):
-                    if reason not in known:
-                        tests.setdefault(pick.file, []).append(reason)
+            extra, note = net.picks(path, narrowed=narrowed)
+            _take_computed(extra, path, tests, nodes, whole)
             detail = f"{detail}; {note}" if note else detail
             chosen = [*chosen, *dict.fromkeys(p.file for p in extra if p.file not in chosen)]
         selections.append(Selection(path, change, rule, detail, chosen))

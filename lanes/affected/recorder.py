@@ -70,6 +70,8 @@ if TYPE_CHECKING:
     from collections.abc import Generator
     from types import FrameType
 
+    from _typeshed import TraceFunction
+
 __all__ = ["ENV_OUTPUT", "ENV_SITES"]
 
 ENV_OUTPUT = "LANES_AFFECTED_RECORD"
@@ -103,7 +105,7 @@ class _Recorder:
         self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
         # 3.11: the code objects holding a site (their frames are line traced), by lookup.
         self.holds_site: dict[CodeType, bool] = {}
-        self.tracer = self.trace_sites if sites else self.trace
+        self.tracer: TraceFunction = self.trace_sites if sites else self.trace
         # Where the processes a test spawns write their records (lanes.affected.child).
         self.children = children
         self.pid = os.getpid()
@@ -147,7 +149,7 @@ class _Recorder:
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         self.code.add(frame.f_code)  # no local trace function: call events only
 
-    def trace_sites(self, frame: FrameType, event: str, arg: object) -> object:
+    def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
         """3.11 with computed-import sites: call events, and line events in the frames holding one."""
         code = frame.f_code
         self.code.add(code)
@@ -160,7 +162,7 @@ class _Recorder:
             )
         return self.trace_line if holds else None
 
-    def trace_line(self, frame: FrameType, event: str, arg: object) -> object:
+    def trace_line(self, frame: FrameType, event: str, arg: object) -> TraceFunction:
         if event == "line":
             hit = self.site_lines[frame.f_code.co_filename].get(frame.f_lineno)
             if hit:

@@ -200,7 +200,9 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             "nodes": sorted(ids),
             "data": data,
         }
-        ran = {site_index[(f, line)] for f, line in test.get("sites", []) if (f, line) in site_index}
+        ran = {
+            site_index[(f, line)] for f, line in test.get("sites", []) if (f, line) in site_index
+        }
         if test.get("child_code"):
             ran |= ran_in_child(test["child_code"])
         if ran:

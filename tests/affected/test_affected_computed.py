@@ -112,8 +112,9 @@ def test_a_change_reached_by_a_computed_import_selects_the_tests_that_ran_it(
     assert _selected(plan) == {"tests/test_loader.py": ["tests/test_loader.py::test_load"]}
     (node,) = plan["tests"][0]["nodes"]
     assert node["reasons"][0]["rule"] == "computed import"
-    assert "executed the computed import at pkg/loader.py:5 when the map was recorded" in (
-        node["reasons"][0]["detail"]
+    assert (
+        "executed the computed import at pkg/loader.py:5 when the map was recorded"
+        in (node["reasons"][0]["detail"])
     )
     (changed,) = plan["changed"]
     assert "computed import at pkg/registry.py:9 never ran in the recording" in changed["detail"]
@@ -137,9 +138,9 @@ def test_without_a_map_every_computed_import_fails_open(
     _change_target(recorded)
     plan = _plan(capsys)
     assert _selected(plan) == {"tests/test_loader.py": None, "tests/test_other.py": None}
-    assert all(
-        r["rule"] == "computed import" for t in plan["tests"] for r in t["reasons"]
-    ), plan["tests"]
+    assert all(r["rule"] == "computed import" for t in plan["tests"] for r in t["reasons"]), plan[
+        "tests"
+    ]
 
 
 @pytest.mark.integration
@@ -154,8 +155,9 @@ def test_a_change_to_the_file_holding_a_computed_import_fails_open(
     assert selected["tests/test_other.py"] is None
     assert selected["tests/test_loader.py"] is None
     target = next(c for c in plan["changed"] if c["path"] == "pkg/target.py")
-    assert "computed import at pkg/registry.py:10: its file changed since the map's commit" in (
-        target["detail"]
+    assert (
+        "computed import at pkg/registry.py:10: its file changed since the map's commit"
+        in (target["detail"])
     )
 
 
@@ -166,7 +168,9 @@ def test_a_computed_import_run_at_import_keeps_its_whole_net(
     # Run outside every test: what it loaded was there for every test.
     files = {
         **FILES,
-        "pkg/registry.py": REGISTRY.replace("BUILT = build({sys: 1})", "BUILT = build({'json': 1})"),
+        "pkg/registry.py": REGISTRY.replace(
+            "BUILT = build({sys: 1})", "BUILT = build({'json': 1})"
+        ),
     }
     _record(tmp_path, monkeypatch, files)
     test_map = read_map(tmp_path / "envelopes/affected-map.json")
@@ -177,7 +181,8 @@ def test_a_computed_import_run_at_import_keeps_its_whole_net(
     assert _selected(plan) == {"tests/test_loader.py": None, "tests/test_other.py": None}
     (changed,) = plan["changed"]
     assert (
-        "computed import at pkg/registry.py:9 ran outside every test in the recording" in changed["detail"]
+        "computed import at pkg/registry.py:9 ran outside every test in the recording"
+        in changed["detail"]
     )
 
 
@@ -221,6 +226,7 @@ def test_a_map_that_did_not_watch_a_computed_import_fails_open(
     plan = _plan(capsys)
     assert _selected(plan) == {"tests/test_loader.py": None, "tests/test_other.py": None}
     (changed,) = plan["changed"]
-    assert "computed import at pkg/registry.py:9: the recording did not watch it" in (
-        changed["detail"]
+    assert (
+        "computed import at pkg/registry.py:9: the recording did not watch it"
+        in (changed["detail"])
     )

@@ -28,10 +28,14 @@ Per test (setup, call and teardown together):
   not vouch for it either.
 - **computed imports that ran**: the call sites the static scan found
   (:mod:`lanes.affected.computed`, handed over in the file named by
-  ``LANES_AFFECTED_SITES``) whose lines executed. Only the code objects
-  holding a site get line events (3.12+: ``LINE``, each location disabled
-  after its first hit per test; 3.11: a local trace function on those frames
-  alone), never the rest of the process. A site that ran in a child process
+  ``LANES_AFFECTED_SITES``) whose call instruction executed: a call
+  instruction whose source span lies within the site's lines. Not a line
+  event: a line runs without its call when it holds the condition in front
+  of it (``if c: m = import_module(n)``) or another expression that stops
+  first. Only the code objects holding a site are watched
+  (3.12+: ``CALL`` events, each location disabled after its first hit per
+  test; 3.11: on those frames alone, opcode events while a site's line
+  runs), never the rest of the process. A site that ran in a child process
   is inferred from the code the child executed (:func:`lanes.affected.testmap.build_map`);
   a site in a module imported before the recording began, outside every
   function, is taken as run outside tests.
@@ -45,6 +49,7 @@ first test that uses it) is credited to every test that uses the fixture.
 
 from __future__ import annotations
 
+import dis
 import json
 import os
 import shutil
@@ -83,28 +88,42 @@ _tool_id = -1
 
 # A site: (file under the root, its first line), as the static scan names it.
 Site = tuple[str, int]
+# The instructions that call: CALL, and CALL_FUNCTION_EX for f(*args).
+_CALL_OPS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX") if name in dis.opmap)
 
 
-def _own_lines(code: CodeType) -> set[int]:
-    """The lines of ``code``'s own instructions (not its nested functions')."""
-    return {line for _, _, line in code.co_lines() if line is not None}
+def _site_calls(code: CodeType, ranges: list[tuple[int, int, Site]]) -> dict[int, list[Site]]:
+    """Offset of each call instruction of ``code``'s own (not its nested
+    functions') whose source span lies within a site's lines -> those sites."""
+    raw = code.co_code
+    found: dict[int, list[Site]] = {}
+    # One position per code unit (two bytes), caches included.
+    for index, (first, last, _, _) in enumerate(code.co_positions()):
+        if first is None or raw[2 * index] not in _CALL_OPS:
+            continue
+        end = last if last is not None else first
+        sites = [site for low, high, site in ranges if low <= first and end <= high]
+        if sites:
+            found[2 * index] = sites
+    return found
 
 
 class _Recorder:
     def __init__(self, root: str, children: str, sites: list[tuple[str, int, int]]) -> None:
         self.root = root.rstrip(os.sep) + os.sep
-        # Absolute file -> line -> the sites whose call spans that line.
-        self.site_lines: dict[str, dict[int, list[Site]]] = {}
+        # Absolute file -> (first line, last line, site) of each site's call.
+        self.site_ranges: dict[str, list[tuple[int, int, Site]]] = {}
+        # Absolute file -> the lines a site's call spans (3.11: opcode events there).
+        self.site_lines: dict[str, set[int]] = {}
         for file, first, last in sites:
-            lines = self.site_lines.setdefault(self.root + file, {})
-            for line in range(first, last + 1):
-                lines.setdefault(line, []).append((file, first))
+            self.site_ranges.setdefault(self.root + file, []).append((first, last, (file, first)))
+            self.site_lines.setdefault(self.root + file, set()).update(range(first, last + 1))
         self.sites = sorted({(file, first) for file, first, _ in sites})
         self.sites_hit: set[Site] = set()
         self.outside_sites: set[Site] = set()
         self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
-        # 3.11: the code objects holding a site (their frames are line traced), by lookup.
-        self.holds_site: dict[CodeType, bool] = {}
+        # The code objects of the site files: offset of a site's call -> its sites (empty: none).
+        self.site_calls: dict[CodeType, dict[int, list[Site]]] = {}
         self.tracer: TraceFunction = self.trace_sites if sites else self.trace
         # Where the processes a test spawns write their records (lanes.affected.child).
         self.children = children
@@ -149,34 +168,40 @@ class _Recorder:
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         self.code.add(frame.f_code)  # no local trace function: call events only
 
+    def calls_of(self, code: CodeType) -> dict[int, list[Site]]:
+        """The site calls of ``code`` (a code object of a file holding a site), computed once."""
+        calls = self.site_calls.get(code)
+        if calls is None:
+            calls = self.site_calls[code] = _site_calls(code, self.site_ranges[code.co_filename])
+        return calls
+
     def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
-        """3.11 with computed-import sites: call events, and line events in the frames holding one."""
+        """3.11 with computed-import sites: call events, and a local trace in the frames holding one."""
         code = frame.f_code
         self.code.add(code)
-        if code.co_filename not in self.site_lines:
+        if code.co_filename not in self.site_ranges or not self.calls_of(code):
             return None
-        holds = self.holds_site.get(code)
-        if holds is None:
-            holds = self.holds_site[code] = bool(
-                _own_lines(code) & self.site_lines[code.co_filename].keys()
-            )
-        return self.trace_line if holds else None
+        return self.trace_site_frame
 
-    def trace_line(self, frame: FrameType, event: str, arg: object) -> TraceFunction:
+    def trace_site_frame(self, frame: FrameType, event: str, arg: object) -> TraceFunction:
         if event == "line":
-            hit = self.site_lines[frame.f_code.co_filename].get(frame.f_lineno)
+            # Opcode events only while a site's lines run: a hot function
+            # holding a site pays per instruction of those lines alone.
+            frame.f_trace_opcodes = frame.f_lineno in self.site_lines[frame.f_code.co_filename]
+        elif event == "opcode":
+            hit = self.site_calls[frame.f_code].get(frame.f_lasti)
             if hit:
                 self.sites_hit.update(hit)
-        return self.trace_line
+        return self.trace_site_frame
 
     def monitor(self, code: CodeType, offset: int) -> object:
         self.code.add(code)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
-    def monitor_line(self, code: CodeType, line: int) -> object:
-        # Only code objects holding a site get LINE events; every location,
+    def monitor_call(self, code: CodeType, offset: int, callee: object, arg0: object) -> object:
+        # Only code objects holding a site get CALL events; every location,
         # a site's or not, is disabled after its first hit until the next test.
-        hit = self.site_lines[code.co_filename].get(line)
+        hit = self.site_calls[code].get(offset)
         if hit:
             self.sites_hit.update(hit)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
@@ -199,9 +224,8 @@ class _Recorder:
                 continue
             self.armed.add(current)
             events = monitoring.events.PY_START
-            lines = self.site_lines.get(current.co_filename)
-            if lines and _own_lines(current) & lines.keys():
-                events |= monitoring.events.LINE
+            if current.co_filename in self.site_ranges and self.calls_of(current):
+                events |= monitoring.events.CALL
             monitoring.set_local_events(self.tool_id, current, events)
             pending.extend(c for c in current.co_consts if type(c) is CodeType)
 
@@ -229,11 +253,11 @@ class _Recorder:
             file
             for module in list(sys.modules.values())
             if isinstance(file := getattr(module, "__file__", None), str)
-            and file in self.site_lines
+            and file in self.site_ranges
         }
         if not preloaded:
             return
-        held: set[tuple[str, int]] = set()
+        held: set[Site] = set()
         seen: set[CodeType] = set()
         pending = [
             obj.__code__
@@ -245,12 +269,12 @@ class _Recorder:
             if code in seen:
                 continue
             seen.add(code)
-            held.update((code.co_filename, line) for line in _own_lines(code))
+            held.update(site for sites in self.calls_of(code).values() for site in sites)
             pending.extend(c for c in code.co_consts if type(c) is CodeType)
         for file in preloaded:
-            for line, sites in self.site_lines[file].items():
-                if (file, line) not in held:
-                    self.outside_sites.update(sites)
+            self.outside_sites.update(
+                site for _, _, site in self.site_ranges[file] if site not in held
+            )
 
     def begin(self) -> None:
         """Trace from now on: collection and imports are seen as well as tests
@@ -388,7 +412,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             )
         monitoring.use_tool_id(_tool_id, "lanes-affected")
         monitoring.register_callback(_tool_id, monitoring.events.PY_START, recorder.monitor)
-        monitoring.register_callback(_tool_id, monitoring.events.LINE, recorder.monitor_line)
+        monitoring.register_callback(_tool_id, monitoring.events.CALL, recorder.monitor_call)
         recorder.tool_id = _tool_id
         recorder.arm_loaded()
     recorder.preloaded_sites()

@@ -14,6 +14,11 @@ per site that could load the changed module:
   never recorded;
 - it **ran outside every test** (at import or collection): the module it
   loaded was there for every test: every test that reaches the site;
+- it ran, the recording saw **everything it imported** (the project files
+  that ran while its call was on the stack, and on 3.12+ the file of a
+  module ``importlib.import_module`` returned already loaded), and the
+  changed file is none of them: as if it never ran (its file is unchanged,
+  so it computes the same names);
 - it **never ran**: nothing by itself (the tests the map cannot vouch for
   still run), and the plan says "computed import at F:L never ran in the
   recording";
@@ -52,6 +57,8 @@ class SiteState(Enum):
 
     RAN = "ran"
     OUTSIDE = "outside"
+    # Ran, and imported only files other than the changed one (per changed file).
+    ELSEWHERE = "elsewhere"
     NEVER = "never"
     CHANGED = "changed"
     UNWATCHED = "unwatched"
@@ -63,10 +70,12 @@ class SiteVerdict:
     state: SiteState
     # RAN: test id -> its test file, for the tests that executed the site.
     tests: dict[str, str] = field(default_factory=dict)
+    # ELSEWHERE: the project files it imported.
+    imported: tuple[str, ...] = ()
 
     def narrows(self) -> bool:
         """The recording vouches for where the site ran: the net is the tests that ran it."""
-        return self.state in (SiteState.RAN, SiteState.NEVER)
+        return self.state in (SiteState.RAN, SiteState.NEVER, SiteState.ELSEWHERE)
 
     def describe(self) -> str:
         where = f"computed import at {self.spot.file}:{self.spot.line}"
@@ -75,6 +84,10 @@ class SiteVerdict:
             return f"{where} ran in {count} recorded test{'s' if count > 1 else ''}"
         if self.state is SiteState.NEVER:
             return f"{where} never ran in the recording"
+        if self.state is SiteState.ELSEWHERE:
+            names = ", ".join(self.imported[:SHOWN])
+            more = f" and {len(self.imported) - SHOWN} more" if len(self.imported) > SHOWN else ""
+            return f"{where} ran in the recording and imported only {names or 'nothing'}{more}"
         if self.state is SiteState.OUTSIDE:
             return f"{where} ran outside every test in the recording (at import or collection)"
         if self.state is SiteState.CHANGED:
@@ -139,6 +152,17 @@ class ComputedNet:
             self._verdicts[spot] = verdict
         return self._verdicts[spot]
 
+    def _for_file(self, verdict: SiteVerdict, path: str) -> SiteVerdict:
+        """``verdict`` for the changed file ``path``: a site that ran and, as
+        far as the recording saw, imported only other files is ELSEWHERE."""
+        test_map = self.test_map
+        if test_map is None or verdict.state not in (SiteState.RAN, SiteState.OUTSIDE):
+            return verdict
+        imports = test_map.site_imports(verdict.spot.file, verdict.spot.line)
+        if imports is None or path in imports:
+            return verdict
+        return SiteVerdict(verdict.spot, SiteState.ELSEWHERE, imported=tuple(sorted(imports)))
+
     def picks(self, path: str, *, narrowed: bool = False) -> tuple[list[Pick], str]:
         """The tests the computed imports that could load ``path`` add, and a
         bounded note naming those sites and what the recording says of them.
@@ -166,6 +190,7 @@ class ComputedNet:
             verdict = self.verdict(spot)
             if verdict is None or not spot.reaches(name):
                 continue
+            verdict = self._for_file(verdict, path)
             verdicts.append(verdict)
             said = f"{spot.describe()}; {verdict.describe()}"
             reach = sorted(spot_reach(self.project, spot))

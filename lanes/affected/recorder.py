@@ -35,7 +35,16 @@ Per test (setup, call and teardown together):
   first. Only the code objects holding a site are watched
   (3.12+: ``CALL`` events, each location disabled after its first hit per
   test; 3.11: on those frames alone, opcode events while a site's line
-  runs), never the rest of the process. A site that ran in a child process
+  runs), never the rest of the process. What a site imported is noted as
+  files: every project module executed while its call is on the stack (the
+  ``exec`` audit event, and the calling frame's instruction is the site's
+  call), and on 3.12+, where a site's calls stay watched (one callback per
+  call), the file of a module ``importlib.import_module`` returned already
+  loaded. Anything else a site called (``__import__``, a wrapper, a relative
+  name, a loaded module without a file) makes what it imported unknown, and
+  so does 3.11, which cannot see a call's arguments. Files, not names: a
+  loader that copies a package's ``__path__`` runs a file under another
+  module name (toolz's ``tlz``). A site that ran in a child process
   is inferred from the code the child executed (:func:`lanes.affected.testmap.build_map`);
   a site in a module imported before the recording began, outside every
   function, is taken as run outside tests.
@@ -49,12 +58,14 @@ first test that uses it) is credited to every test that uses the fixture.
 
 from __future__ import annotations
 
+import builtins
 import dis
 import json
 import os
 import shutil
 import sys
 import threading
+from importlib import import_module
 from pathlib import Path
 from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
@@ -88,6 +99,8 @@ _tool_id = -1
 
 # A site: (file under the root, its first line), as the static scan names it.
 Site = tuple[str, int]
+_CACHE = dis.opmap["CACHE"]
+_IMPORT_NAMES = frozenset({"import_module", "__import__"})
 # The instructions that call: CALL, and CALL_FUNCTION_EX for f(*args).
 _CALL_OPS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX") if name in dis.opmap)
 
@@ -105,6 +118,11 @@ def _site_calls(code: CodeType, ranges: list[tuple[int, int, Site]]) -> dict[int
         sites = [site for low, high, site in ranges if low <= first and end <= high]
         if sites:
             found[2 * index] = sites
+            # While the call runs, the caller's f_lasti points into its inline caches.
+            after = index + 1
+            while 2 * after < len(raw) and raw[2 * after] == _CACHE:
+                found[2 * after] = sites
+                after += 1
     return found
 
 
@@ -121,6 +139,9 @@ class _Recorder:
         self.sites = sorted({(file, first) for file, first, _ in sites})
         self.sites_hit: set[Site] = set()
         self.outside_sites: set[Site] = set()
+        # What each site imported: project files (under the root); unknown for some.
+        self.site_files: dict[Site, set[str]] = {}
+        self.site_unknown: set[Site] = set()
         self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
         # The code objects of the site files: offset of a site's call -> its sites (empty: none).
         self.site_calls: dict[CodeType, dict[int, list[Site]]] = {}
@@ -149,12 +170,11 @@ class _Recorder:
             # A module's code about to run (an import, a test module pytest
             # rewrote): on 3.12+ its functions are watched from here on.
             code = args[0] if args else None
-            if (
-                self.tool_id >= 0
-                and type(code) is CodeType
-                and code.co_filename.startswith(self.root)
-            ):
-                self.arm(code)
+            if type(code) is CodeType and code.co_filename.startswith(self.root):
+                if self.tool_id >= 0:
+                    self.arm(code)
+                if self.site_calls:
+                    self.imported_by_sites(code.co_filename[len(self.root) :])
             return
         if not self.active:
             return
@@ -167,6 +187,17 @@ class _Recorder:
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         self.code.add(frame.f_code)  # no local trace function: call events only
+
+    def imported_by_sites(self, file: str) -> None:
+        """A project module about to run: imported by every site whose call is on the stack."""
+        frame: FrameType | None = sys._getframe(2)  # the audit hook's caller's caller
+        while frame is not None:
+            calls = self.site_calls.get(frame.f_code)
+            hit = calls.get(frame.f_lasti) if calls else None
+            if hit:
+                for site in hit:
+                    self.site_files.setdefault(site, set()).add(file)
+            frame = frame.f_back
 
     def calls_of(self, code: CodeType) -> dict[int, list[Site]]:
         """The site calls of ``code`` (a code object of a file holding a site), computed once."""
@@ -184,6 +215,7 @@ class _Recorder:
         return self.trace_site_frame
 
     def trace_site_frame(self, frame: FrameType, event: str, arg: object) -> TraceFunction:
+        # 3.11 sees no call's arguments: what a site imported stays unknown.
         if event == "line":
             # Opcode events only while a site's lines run: a hot function
             # holding a site pays per instruction of those lines alone.
@@ -192,6 +224,7 @@ class _Recorder:
             hit = self.site_calls[frame.f_code].get(frame.f_lasti)
             if hit:
                 self.sites_hit.update(hit)
+                self.site_unknown.update(hit)
         return self.trace_site_frame
 
     def monitor(self, code: CodeType, offset: int) -> object:
@@ -199,12 +232,29 @@ class _Recorder:
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
     def monitor_call(self, code: CodeType, offset: int, callee: object, arg0: object) -> object:
-        # Only code objects holding a site get CALL events; every location,
-        # a site's or not, is disabled after its first hit until the next test.
+        # Only code objects holding a site get CALL events; a location that is
+        # no site's call is disabled after its first hit until the next test.
         hit = self.site_calls[code].get(offset)
-        if hit:
-            self.sites_hit.update(hit)
-        return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+        if not hit:
+            return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+        self.sites_hit.update(hit)
+        # A site's own calls stay watched: a module it gets already loaded runs
+        # no code (no exec event), and its file is what the site reads.
+        if callee is import_module and type(arg0) is str and not arg0.startswith("."):
+            loaded = sys.modules.get(arg0)
+            if loaded is not None:
+                file = getattr(loaded, "__file__", None)
+                if not isinstance(file, str):
+                    if arg0 not in sys.builtin_module_names:
+                        self.site_unknown.update(hit)  # built at run time from who knows what
+                elif file.startswith(self.root):
+                    for site in hit:
+                        self.site_files.setdefault(site, set()).add(file[len(self.root) :])
+        elif callee is builtins.__import__ or getattr(callee, "__name__", "") in _IMPORT_NAMES:
+            # __import__'s fromlist returns loaded submodules too; a wrapper may do anything.
+            self.site_unknown.update(hit)
+        # Any other call in the site's span is one of its arguments: it imports nothing.
+        return None
 
     def arm(self, code: CodeType) -> None:
         """Watch ``code`` and every function it defines (3.12+, project code only).
@@ -272,9 +322,9 @@ class _Recorder:
             held.update(site for sites in self.calls_of(code).values() for site in sites)
             pending.extend(c for c in code.co_consts if type(c) is CodeType)
         for file in preloaded:
-            self.outside_sites.update(
-                site for _, _, site in self.site_ranges[file] if site not in held
-            )
+            unseen = [site for _, _, site in self.site_ranges[file] if site not in held]
+            self.outside_sites.update(unseen)
+            self.site_unknown.update(unseen)
 
     def begin(self) -> None:
         """Trace from now on: collection and imports are seen as well as tests
@@ -535,5 +585,9 @@ def pytest_sessionfinish() -> None:
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
         "sites": recorder.sites,
         "outside_sites": sorted(recorder.outside_sites),
+        "site_imports": [
+            None if site in recorder.site_unknown else sorted(recorder.site_files.get(site, ()))
+            for site in recorder.sites
+        ],
     }
     Path(target).write_text(json.dumps(document), encoding="utf-8")

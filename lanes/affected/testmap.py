@@ -18,9 +18,9 @@ graph, never dropped by the map.
 The map also lists the *computed-import sites* the recording watched
 (:mod:`lanes.affected.computed`: ``import_module(name)`` with a name built at
 run time) and, per test and for the code run outside every test, the sites
-that executed: a site that never ran in the recording cannot have imported
-anything for a test that executes no changed code
-(:mod:`lanes.affected.computednet`).
+that executed, and what each imported (where the recording could see it): a
+site that never ran in the recording cannot have imported anything for a
+test that executes no changed code (:mod:`lanes.affected.computednet`).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ __all__ = [
 
 MAP_KIND: Final = "lanes-affected-map"
 # 2: ``outside``, the code run outside every test (at import, collection).
-# 3: ``sites``, ``outside_sites`` and per-test ``sites``: the computed imports that ran.
+# 3: ``sites``, ``outside_sites``, ``site_imports`` and per-test ``sites``: the computed imports that ran.
 MAP_VERSION: Final = 3
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
@@ -92,6 +92,8 @@ class TestMapDocument(TypedDict):
     sites: list[tuple[str, int]]
     # Indices of the sites that executed outside every test.
     outside_sites: list[int]
+    # Per site: the project files it imported (ran, or got loaded), or None: unknown.
+    site_imports: list[list[str] | None]
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,10 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 found.add(i)
         return found
 
+    raw_imports = raw.get("site_imports") or [None] * len(sites)
+    imports: list[list[str] | None] = [
+        None if files is None else [str(f) for f in files] for files in raw_imports
+    ]
     for test in raw["tests"]:
         ids = resolve(test["code"])
         data = sorted({data_index.setdefault(p, len(data_index)) for p in test["opened"]})
@@ -204,7 +210,10 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             site_index[(f, line)] for f, line in test.get("sites", []) if (f, line) in site_index
         }
         if test.get("child_code"):
-            ran |= ran_in_child(test["child_code"])
+            in_child = ran_in_child(test["child_code"])
+            ran |= in_child
+            for i in in_child:
+                imports[i] = None  # a child's imports are not seen
         if ran:
             entry["sites"] = sorted(ran)
         if test["outcome"] != "passed":
@@ -231,6 +240,7 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "outside_sites": sorted(
             {site_index[(f, n)] for f, n in raw.get("outside_sites", []) if (f, n) in site_index}
         ),
+        "site_imports": imports,
     }
 
 
@@ -310,6 +320,9 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
     outside_sites = _int_list(document.get("outside_sites"), len(sites))
     if outside_sites is None:
         raise _bad(path, "must hold 'outside_sites', a list of site indices")
+    site_imports = _site_imports(document.get("site_imports"), len(sites))
+    if site_imports is None:
+        raise _bad(path, "must hold 'site_imports', per site null or a list of file paths")
     tests: list[MapTest] = []
     for test in raw_tests:
         if not isinstance(test, dict):
@@ -345,7 +358,23 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         "outside": outside,
         "sites": sites,
         "outside_sites": outside_sites,
+        "site_imports": site_imports,
     }
+
+
+def _site_imports(value: object, count: int) -> list[list[str] | None] | None:
+    """``site_imports`` validated: one entry per site, null or a list of paths."""
+    if not isinstance(value, list) or len(value) != count:
+        return None
+    found: list[list[str] | None] = []
+    for entry in value:
+        if entry is None:
+            found.append(None)
+        elif isinstance(entry, list) and all(isinstance(f, str) for f in entry):
+            found.append([str(f) for f in entry])
+        else:
+            return None
+    return found
 
 
 @dataclass
@@ -427,6 +456,15 @@ class TestMap:
             if index in test.get("sites", ())
         }
         return index in self.document["outside_sites"], tests
+
+    def site_imports(self, file: str, line: int) -> list[str] | None:
+        """The project files the computed import at ``file:line`` imported
+        (ran, or got already loaded); None when unknown or not watched."""
+        try:
+            index = self.document["sites"].index((file, line))
+        except ValueError:
+            return None
+        return self.document["site_imports"][index]
 
     def readers(self, data_file: str) -> dict[str, str]:
         """Test id -> its test file, for the tests that opened ``data_file``."""

@@ -12,6 +12,7 @@ the interpreter nox runs under; on 3.11 that is the ``settrace`` path, on
 from __future__ import annotations
 
 import json
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -218,7 +219,7 @@ def test_a_map_that_did_not_watch_a_computed_import_fails_open(
     # A map recorded before the site existed knows nothing of it (here: its list emptied).
     path = recorded / "envelopes/affected-map.json"
     document = json.loads(path.read_text())
-    document["sites"], document["outside_sites"] = [], []
+    document["sites"], document["outside_sites"], document["site_imports"] = [], [], []
     for test in document["tests"]:
         test.pop("sites", None)
     path.write_text(json.dumps(document))
@@ -230,3 +231,29 @@ def test_a_map_that_did_not_watch_a_computed_import_fails_open(
         "computed import at pkg/registry.py:9: the recording did not watch it"
         in (changed["detail"])
     )
+
+
+@pytest.mark.integration
+def test_a_computed_import_that_imported_other_files_selects_nothing_on_3_12(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The loader ran and imported pkg/target.py: a change to pkg/extra.py, which
+    # nothing imports, cannot reach a test through it. 3.11 sees no call's
+    # arguments, so what a site imported stays unknown there: its tests run.
+    _record(tmp_path, monkeypatch, {**FILES, "pkg/extra.py": "EXTRA = 1\n"})
+    test_map = read_map(tmp_path / "envelopes/affected-map.json")
+    assert test_map is not None
+    imported = test_map.site_imports("pkg/loader.py", 5)
+    (tmp_path / "pkg/extra.py").write_text("EXTRA = 2\n")
+    plan = _plan(capsys)
+    if sys.version_info >= (3, 12):
+        assert imported == ["pkg/target.py"]
+        assert _selected(plan) == {}
+        (changed,) = plan["changed"]
+        assert (
+            "computed import at pkg/loader.py:5 ran in the recording and imported only pkg/target.py"
+            in changed["detail"]
+        )
+    else:
+        assert imported is None
+        assert _selected(plan) == {"tests/test_loader.py": ["tests/test_loader.py::test_load"]}

@@ -87,7 +87,9 @@ class SiteVerdict:
         if self.state is SiteState.ELSEWHERE:
             names = ", ".join(self.imported[:SHOWN])
             more = f" and {len(self.imported) - SHOWN} more" if len(self.imported) > SHOWN else ""
-            return f"{where} ran in the recording and imported only {names or 'nothing'}{more}"
+            if not names:
+                return f"{where} ran in the recording and imported no file of the project"
+            return f"{where} ran in the recording and imported only {names}{more}"
         if self.state is SiteState.OUTSIDE:
             return f"{where} ran outside every test in the recording (at import or collection)"
         if self.state is SiteState.CHANGED:

@@ -16,9 +16,11 @@ per site that could load the changed module:
   loaded was there for every test: every test that reaches the site;
 - it ran, the recording saw **everything it imported** (the project files
   that ran while its call was on the stack, and on 3.12+ the file of a
-  module ``importlib.import_module`` returned already loaded), and the
-  changed file is none of them: as if it never ran (its file is unchanged,
-  so it computes the same names);
+  module ``importlib.import_module`` returned already loaded), the changed
+  file is none of them, and the change binds no name in any of them (the
+  name flow of :mod:`lanes.affected.nameflow`, which follows re-exports:
+  ``from .sub import X`` in a package it got): as if it never ran (its file
+  is unchanged, so it computes the same names and reads the same values);
 - it **never ran**: nothing by itself (the tests the map cannot vouch for
   still run), and the plan says "computed import at F:L never ran in the
   recording";
@@ -37,11 +39,13 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from lanes.affected.graph import module_name
-from lanes.affected.mapselect import Pick
+from lanes.affected.mapselect import Pick, function_changes
+from lanes.affected.names import names_of
 from lanes.affected.rules import computed_tests, spot_reach
 
 if TYPE_CHECKING:
     from lanes.affected.computed import ComputedImport
+    from lanes.affected.namescan import Ref
     from lanes.affected.rules import Project
     from lanes.affected.testmap import TestMap
 
@@ -105,6 +109,7 @@ class ComputedNet:
         self.test_map = test_map
         self._verdicts: dict[ComputedImport, SiteVerdict] = {}
         self._changed: set[str] | None = None
+        self._bound: dict[str, frozenset[Ref] | None] = {}
 
     def _changed_files(self, test_map: TestMap) -> set[str]:
         """The files holding a site that differ from the map's commit (working tree included)."""
@@ -154,14 +159,35 @@ class ComputedNet:
             self._verdicts[spot] = verdict
         return self._verdicts[spot]
 
+    def _names_bound(self, test_map: TestMap, path: str) -> frozenset[Ref] | None:
+        """The module-level names the change to ``path`` binds, in it and in the
+        modules that take them (the name flow); None when the flow cannot tell."""
+        if path not in self._bound:
+            verdict = function_changes(self.project.config.root, test_map.commit, path)
+            at_import = verdict.functions & test_map.outside(path)
+            bound: frozenset[Ref] | None
+            if verdict.fallback:
+                bound = None
+            elif not verdict.module_hunks and not at_import:
+                bound = frozenset()  # inside functions: no module's names change
+            else:
+                flow = names_of(self.project, test_map, path, verdict)(set(at_import))
+                bound = None if flow.fallback else flow.changed
+            self._bound[path] = bound
+        return self._bound[path]
+
     def _for_file(self, verdict: SiteVerdict, path: str) -> SiteVerdict:
         """``verdict`` for the changed file ``path``: a site that ran and, as
-        far as the recording saw, imported only other files is ELSEWHERE."""
+        far as the recording saw, imported only other files, none of whose
+        names the change binds, is ELSEWHERE."""
         test_map = self.test_map
         if test_map is None or verdict.state not in (SiteState.RAN, SiteState.OUTSIDE):
             return verdict
         imports = test_map.site_imports(verdict.spot.file, verdict.spot.line)
         if imports is None or path in imports:
+            return verdict
+        bound = self._names_bound(test_map, path)
+        if bound is None or any(file in imports for file, _ in bound):
             return verdict
         return SiteVerdict(verdict.spot, SiteState.ELSEWHERE, imported=tuple(sorted(imports)))
 

@@ -257,3 +257,23 @@ def test_a_computed_import_that_imported_other_files_selects_nothing_on_3_12(
     else:
         assert imported is None
         assert _selected(plan) == {"tests/test_loader.py": ["tests/test_loader.py::test_load"]}
+
+
+@pytest.mark.integration
+def test_a_name_the_change_binds_in_a_module_a_computed_import_got_keeps_its_tests(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The loader got pkg (loaded already) and read X, which pkg takes from pkg/sub.py:
+    # a change to sub.py's X changes what the loader's callers read.
+    files = {
+        **FILES,
+        "pkg/__init__.py": FILES["pkg/__init__.py"] + "from pkg.sub import X\n",
+        "pkg/sub.py": "X = 1\n",
+        "tests/test_reexport.py": "from pkg import loader\n\n\ndef test_x() -> None:\n"
+        "    assert getattr(loader.load('pkg'), 'X') == 1\n",
+    }
+    _record(tmp_path, monkeypatch, files)
+    (tmp_path / "pkg/sub.py").write_text("X = 2\n")
+    plan = _plan(capsys)
+    selected = _selected(plan)
+    assert "tests/test_reexport.py::test_x" in (selected.get("tests/test_reexport.py") or [])

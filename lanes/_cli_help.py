@@ -33,6 +33,7 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
     "bench": (
         "lanes bench                      # every benchmark: envelopes/bench.json",
         "lanes bench --only hook-latency  # one benchmark",
+        "lanes bench --gating-only        # only those whose goal can fail the lane (the main job)",
     ),
     "classify": (
         "lanes classify 'pytest tests -x' # is this command a test run, of which suite?",

@@ -5,8 +5,14 @@ hunk lies inside one function (the innermost holding it, in the file as it was
 at the map's commit) or touches module level (imports, constants,
 decorators, class bodies, a new function). A function-level change selects
 the tests, by pytest node id, that executed one of the changed functions. A
-module-level change, or a changed function that ran at import (outside every
-test), is followed by name flow (:mod:`lanes.affected.nameflow`): the tests
+changed function that ran while pytest collected one file (a test module's
+parametrize table, a ``@given`` strategy, a plugin's corpus file) or one
+directory (its ``conftest.py``) selects that file's tests, or the
+directory's, whole: the collection could produce other items; and the test
+files that import what was collected (what its import built, they share). A
+module-level change, or a changed function that ran in the session scope
+(outside every test and every single collection: plugin configure, a shared
+import), is followed by name flow (:mod:`lanes.affected.nameflow`): the tests
 that executed code reading what it changed; where the flow cannot be followed,
 every test that imports the file. A statically selected test file the map
 never recorded runs whole; in a recorded one, the tests the map does not vouch
@@ -147,34 +153,40 @@ def narrow(
     verdict: MapVerdict,
     static: list[str],
     names: Callable[[set[str]], Flow] | None = None,
+    *,
+    importers: Callable[[str], list[str]] | None = None,
 ) -> tuple[list[Pick], str]:
     """The map within the static selection, for one changed Python file, and a
     note saying how it chose. ``names(ran_at_import)``: the name flow
-    (:mod:`lanes.affected.nameflow`) of the file's module-level changes."""
+    (:mod:`lanes.affected.nameflow`) of the file's module-level changes;
+    ``importers(file)``: the test files importing ``file``, directly or not."""
     if verdict.fallback:
         return [Pick(t, "import graph", f"static: {verdict.fallback}") for t in static], (
             verdict.fallback
         )
-    at_import = sorted(verdict.functions & test_map.outside(path))
+    at_import = sorted(verdict.functions & test_map.session_outside(path))
     hits: dict[str, tuple[str, str]] = {}
-    whole: dict[str, str] = {}
+    # What ran only while pytest collected a file or directory shapes its tests alone.
+    collected = test_map.collected_by(path, set(verdict.functions) - set(at_import))
+    whole = _collected_whole(test_map, path, collected, importers or (lambda _: []))
     note = "changed " + ", ".join(sorted(verdict.functions)) if verdict.functions else ""
+    if collected:
+        scopes = sorted({scope for found in collected.values() for scope in found})
+        note += "; ran while pytest collected " + _shown(scopes)
     if verdict.module_hunks or at_import:
         # What ran at import or a module-level statement changed: what it built,
         # the code reading those names uses.
         flow = names(set(at_import)) if names is not None else None
         if flow is None or flow.fallback:
             why = _static_reason(verdict, at_import, flow.fallback if flow is not None else "")
-            return [Pick(t, "import graph", f"static: {why}") for t in static], why
+            picks = [Pick(t, "map", w) for t, w in sorted(whole.items()) if t not in static]
+            return [*picks, *(Pick(t, "import graph", f"static: {why}") for t in static)], why
         for file, found in sorted(flow.readers.items()):
             for node, (test_file, qualname) in test_map.executed(file, set(found)).items():
                 hits.setdefault(node, (test_file, f"{file}::{qualname} {found[qualname]}"))
-        whole = flow.whole
+        whole = {**flow.whole, **whole}
         changed = sorted({n for (f, n) in flow.changed if f == path})
-        shown = ", ".join(changed[:5]) + (
-            f" and {len(changed) - 5} more" if len(changed) > 5 else ""
-        )
-        flowed = f"module level: followed the names it changes ({shown or 'none'})"
+        flowed = f"module level: followed the names it changes ({_shown(changed) or 'none'})"
         note = f"{note}; {flowed}" if note else flowed
     executed = test_map.executed(path, set(verdict.functions))
     hits.update(
@@ -184,6 +196,41 @@ def narrow(
     picks = [Pick(test, "map", why) for test, why in sorted(whole.items())]
     picks.extend(vouched_picks(test_map, hits, static, "import graph"))
     return picks, note
+
+
+def _collected_whole(
+    test_map: TestMap,
+    path: str,
+    collected: dict[str, list[str]],
+    importers: Callable[[str], list[str]],
+) -> dict[str, str]:
+    """Test file -> why it runs whole: a changed function ran while pytest collected it,
+    or while pytest collected a file it imports."""
+    whole: dict[str, str] = {}
+    for qualname, scopes in sorted(collected.items()):
+        for scope in scopes:
+            directory = scope.endswith("/")
+            where = (
+                f"{scope} (its conftest.py or __init__.py): every test under it"
+                if directory
+                else scope
+            )
+            ran = f"{path}::{qualname} ran while pytest collected {where}"
+            for test in test_map.scope_tests(scope):
+                whole.setdefault(
+                    test, f"{ran} (the collection could produce other items): it runs whole"
+                )
+            # What that import built lives on in its module: an importer shares it.
+            own = [f"{scope}conftest.py", f"{scope}__init__.py"] if directory else [scope]
+            for file in own:
+                for test in importers(file):
+                    whole.setdefault(test, f"{ran}, and it imports {file}: it runs whole")
+    return whole
+
+
+def _shown(names: list[str]) -> str:
+    """At most five names, and how many more."""
+    return ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
 
 
 def _static_reason(verdict: MapVerdict, at_import: list[str], stop: str) -> str:

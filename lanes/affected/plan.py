@@ -194,8 +194,16 @@ def _map_choice(
     path, change = changed
     if rule == "import graph" and change != "deleted":
         verdict = function_changes(project.config.root, test_map.commit, path)
+        tests = set(project.tests)
         explained, note = narrow(
-            test_map, path, verdict, static, names_of(project, test_map, path, verdict)
+            test_map,
+            path,
+            verdict,
+            static,
+            names_of(project, test_map, path, verdict),
+            importers=lambda file: sorted(
+                t for t in project.graph.dependents([file]) if t in tests
+            ),
         )
         detail = f"map: {_share(explained, static)}; {note}"
         # Only a change inside functions that ran in tests is narrowed by what the
@@ -203,7 +211,7 @@ def _map_choice(
         narrowed = (
             not verdict.fallback
             and not verdict.module_hunks
-            and not verdict.functions & test_map.outside(path)
+            and not verdict.functions & test_map.session_outside(path)
         )
         return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):

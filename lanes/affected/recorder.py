@@ -49,11 +49,30 @@ Per test (setup, call and teardown together):
   a site in a module imported before the recording began, outside every
   function, is taken as run outside tests.
 
-Code runs outside tests too, and the map must know it: what runs at import
-or collection (a module-level ``TABLE = build()``) is recorded as *outside*,
-so a change to it is judged module level; what a class-, module-,
-package- or session-scoped fixture executes when it is set up (inside the
-first test that uses it) is credited to every test that uses the fixture.
+Code runs outside tests too, and the map must know it, in the narrowest
+scope that ran it:
+
+- while pytest collects one file (imports a test module, builds its
+  parametrize tables and ``@given`` strategies, reads a corpus file a plugin
+  collects), what runs is that file's *collection scope*: its items are all
+  it can shape. Keyed by the collector's path (a Module's, a Class's, a
+  plugin's File's);
+- while pytest collects a directory (imports its ``conftest.py``), the
+  directory's scope (``tests/sub/``): the tests under it;
+- unless a project module other than the scope's own is being imported at
+  that moment: a module-level ``TABLE = build()`` of a helper the test module
+  imports is shared by every later importer, so it is the session's. (The
+  callback walks the frames up to the scope's own module code to tell; in a
+  collection scope it keeps watching a function until a call is the
+  session's, so no later call from a shared import goes unseen.)
+- everything else (plugin configure, the first conftests, session hooks) is
+  the *session* scope, ``outside``: a change to it is judged module level.
+
+What a class-, module-, package- or session-scoped fixture executes when it
+is set up (inside the first test that uses it) is credited to every test that
+uses the fixture. (A value one collection computes and caches for another,
+like one a test caches for the next, is outside the map's premise: each
+scope is credited with the code it executed.)
 """
 
 from __future__ import annotations
@@ -159,8 +178,15 @@ class _Recorder:
         self.spawned = 0
         self.active = False
         self.tests: list[dict[str, Any]] = []
-        # Code executed outside every test: imports, collection, session hooks.
+        # Code executed outside every test in the session scope: imports,
+        # session hooks, and what collection ran for more than one file.
         self.outside: set[CodeType] = set()
+        # The collection scope being collected (a file or a directory with a
+        # trailing "/", relative to the root; None: the session's), the absolute
+        # paths of its own module code, and what each scope alone executed.
+        self.scope: str | None = None
+        self.own: tuple[str, ...] = ()
+        self.collected: dict[str, set[CodeType]] = {}
         # A shared fixture's setup code, credited to each test that uses it.
         self.fixtures: dict[tuple[str, str], set[CodeType]] = {}
 
@@ -186,7 +212,11 @@ class _Recorder:
             self.spawned += 1
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
-        self.code.add(frame.f_code)  # no local trace function: call events only
+        code = frame.f_code
+        if self.scope is None or not code.co_filename.startswith(self.root):
+            self.code.add(code)  # no local trace function: call events only
+        elif code not in self.code:
+            self.scoped(code, frame)
 
     def imported_by_sites(self, file: str) -> None:
         """A project module about to run: imported by every site whose call is on the stack."""
@@ -208,8 +238,8 @@ class _Recorder:
 
     def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
         """3.11 with computed-import sites: call events, and a local trace in the frames holding one."""
+        self.trace(frame, event, arg)
         code = frame.f_code
-        self.code.add(code)
         if code.co_filename not in self.site_ranges or not self.calls_of(code):
             return None
         return self.trace_site_frame
@@ -228,7 +258,11 @@ class _Recorder:
         return self.trace_site_frame
 
     def monitor(self, code: CodeType, offset: int) -> object:
-        self.code.add(code)
+        if self.scope is None:
+            self.code.add(code)
+        elif self.scoped(code, sys._getframe(1)):  # the frame ``code`` runs in
+            # Keep watching: a later call in this scope may come from a shared import.
+            return None
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
     def monitor_call(self, code: CodeType, offset: int, callee: object, arg0: object) -> object:
@@ -255,6 +289,34 @@ class _Recorder:
             self.site_unknown.update(hit)
         # Any other call in the site's span is one of its arguments: it imports nothing.
         return None
+
+    def scoped(self, code: CodeType, frame: FrameType | None) -> bool:
+        """Credit ``code`` to the collection scope (True), or to the session
+        when a project module other than the scope's own is being imported
+        (False): what that import builds, every later importer shares."""
+        while frame is not None:
+            current = frame.f_code
+            if current.co_name == "<module>":
+                # The scope's own module, or the program's entry (pytest's
+                # __main__, under a collector that imports nothing): what is
+                # above is pytest's machinery.
+                if current.co_filename in self.own or frame.f_globals.get("__name__") == "__main__":
+                    break
+                # Another module's import (or an exec'd string): the session's.
+                self.code.add(code)
+                return False
+            frame = frame.f_back
+        self.collected.setdefault(self.scope or "", set()).add(code)
+        return True
+
+    def enter(self, scope: str | None, own: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+        """Collect in ``scope`` from now on; the scope it replaces, to restore."""
+        previous = (self.scope, self.own)
+        self.scope, self.own = scope, own
+        if sys.version_info >= (3, 12):
+            # What another scope (or the session) disabled fires again here.
+            sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
+        return previous
 
     def arm(self, code: CodeType) -> None:
         """Watch ``code`` and every function it defines (3.12+, project code only).
@@ -555,6 +617,39 @@ _OUTCOMES = pytest.StashKey[list[str]]()
 
 
 @pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, None, None]:
+    # Around each collector's collect(): a test module's import, a Class's
+    # parametrization, a directory's conftest import, a plugin's File.
+    recorder = _recorder
+    scope = None if recorder is None else _scope_of(recorder, collector)
+    if recorder is None or scope is None:
+        yield
+        return
+    previous = recorder.enter(*scope)
+    try:
+        yield
+    finally:
+        recorder.enter(*previous)
+
+
+def _scope_of(
+    recorder: _Recorder, collector: pytest.Collector
+) -> tuple[str, tuple[str, ...]] | None:
+    """(scope, its own module files) of a collector; None: the session's."""
+    if isinstance(collector, pytest.Session):
+        return None
+    path = os.path.abspath(str(collector.path))  # noqa: PTH100  # compared with co_filename
+    if not path.startswith(recorder.root):
+        return None  # the root directory itself, or outside the project: the session's
+    relative = path[len(recorder.root) :].replace(os.sep, "/")
+    if os.path.isdir(path):  # noqa: PTH112  # a plain path string
+        # A directory (Dir, Package): its conftest.py and __init__.py are its own.
+        own = tuple(os.path.join(path, name) for name in ("conftest.py", "__init__.py"))  # noqa: PTH118  # co_filename strings
+        return relative + "/", own
+    return relative, (path,)
+
+
+@pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, None]:
     outcome = yield
     outcomes = item.stash.get(_OUTCOMES, None)
@@ -589,5 +684,8 @@ def pytest_sessionfinish() -> None:
             None if site in recorder.site_unknown else sorted(recorder.site_files.get(site, ()))
             for site in recorder.sites
         ],
+        "collected": {
+            scope: recorder.located(code) for scope, code in sorted(recorder.collected.items())
+        },
     }
     Path(target).write_text(json.dumps(document), encoding="utf-8")

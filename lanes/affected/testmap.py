@@ -56,8 +56,15 @@ __all__ = [
 
 MAP_KIND: Final = "lanes-affected-map"
 # 2: ``outside``, the code run outside every test (at import, collection).
-# 3: ``sites``, ``outside_sites``, ``site_imports`` and per-test ``sites``: the computed imports that ran.
-MAP_VERSION: Final = 3
+# 3: ``collected``, what ran while pytest collected one file or directory only;
+#    ``outside`` keeps the rest (the session's).
+# 4: ``sites``, ``outside_sites``, ``site_imports`` and per-test ``sites``: the
+#    computed imports that ran, and what each imported.
+MAP_VERSION: Final = 4
+# Read as before: everything it ran outside tests is the session's (selects as it did).
+_UNSCOPED_VERSION: Final = 2
+# Read as before: no computed import was watched (each keeps its whole net).
+_UNWATCHED_VERSION: Final = 3
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -86,8 +93,12 @@ class TestMapDocument(TypedDict):
     nodes: list[tuple[str, str, int, int]]
     data: list[str]
     tests: list[MapTest]
-    # Indices of the nodes executed outside every test: at import or collection.
+    # Indices of the nodes executed outside every test in the session scope:
+    # plugin configure, the first conftests, a module imported by more than one file.
     outside: list[int]
+    # Collection scope -> indices of the nodes executed while pytest collected it:
+    # a file (its tests), or a directory ending in "/" (every test under it).
+    collected: dict[str, list[int]]
     # The computed-import call sites the recording watched: (file, line of the call).
     sites: list[tuple[str, int]]
     # Indices of the sites that executed outside every test.
@@ -236,6 +247,9 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "data": sorted(data_index, key=data_index.__getitem__),
         "tests": tests,
         "outside": sorted(resolve(raw.get("outside", []))),
+        "collected": {
+            scope: sorted(resolve(code)) for scope, code in sorted(raw["collected"].items())
+        },
         "sites": sites,
         "outside_sites": sorted(
             {site_index[(f, n)] for f, n in raw.get("outside_sites", []) if (f, n) in site_index}
@@ -270,10 +284,12 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
             path,
             f"is not a lanes affected map: kind {document.get('kind')!r}, expected {MAP_KIND!r}",
         )
-    if document.get("version") != MAP_VERSION:
+    version = document.get("version")
+    if version not in (_UNSCOPED_VERSION, _UNWATCHED_VERSION, MAP_VERSION):
         raise _bad(
             path,
-            f"has version {document.get('version')!r}; this lanekit reads version {MAP_VERSION}",
+            f"has version {version!r}; this lanekit reads versions {_UNSCOPED_VERSION}, "
+            f"{_UNWATCHED_VERSION} and {MAP_VERSION}",
         )
     for key in ("commit", "config_digest", "python"):
         if not isinstance(document.get(key), str):
@@ -303,26 +319,17 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
     outside = _int_list(document.get("outside"), len(nodes))
     if outside is None:
         raise _bad(path, "must hold 'outside', a list of node indices")
-    raw_sites = document.get("sites")
-    if not isinstance(raw_sites, list):
-        raise _bad(path, "must hold 'sites', a list of [file, line]")
-    sites: list[tuple[str, int]] = []
-    for site in raw_sites:
-        if not (
-            isinstance(site, list)
-            and len(site) == 2
-            and isinstance(site[0], str)
-            and isinstance(site[1], int)
-            and not isinstance(site[1], bool)
-        ):
-            raise _bad(path, f"has a site that is not [file, line]: {site!r}"[:300])
-        sites.append((site[0], site[1]))
-    outside_sites = _int_list(document.get("outside_sites"), len(sites))
-    if outside_sites is None:
-        raise _bad(path, "must hold 'outside_sites', a list of site indices")
-    site_imports = _site_imports(document.get("site_imports"), len(sites))
-    if site_imports is None:
-        raise _bad(path, "must hold 'site_imports', per site null or a list of file paths")
+    # A version 2 map has no collection scopes: all it ran outside tests is the session's.
+    raw_collected = document.get("collected", {} if version == _UNSCOPED_VERSION else None)
+    if not isinstance(raw_collected, dict):
+        raise _bad(path, "must hold 'collected', an object of collection scope -> node indices")
+    collected: dict[str, list[int]] = {}
+    for scope, indices in raw_collected.items():
+        checked = _int_list(indices, len(nodes))
+        if checked is None:
+            raise _bad(path, f"has collection scope {scope[:200]!r} without a list of node indices")
+        collected[scope] = checked
+    sites, outside_sites, site_imports = _validate_sites(path, document, version)
     tests: list[MapTest] = []
     for test in raw_tests:
         if not isinstance(test, dict):
@@ -356,10 +363,40 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         "data": [str(p) for p in raw_data],
         "tests": tests,
         "outside": outside,
+        "collected": collected,
         "sites": sites,
         "outside_sites": outside_sites,
         "site_imports": site_imports,
     }
+
+
+def _validate_sites(
+    path: Path, document: dict[str, object], version: object
+) -> tuple[list[tuple[str, int]], list[int], list[list[str] | None]]:
+    """The computed-import sites of a map, what ran outside tests, what each imported."""
+    # Before version 4 no computed import was watched: none is known to the map.
+    watched = version not in (_UNSCOPED_VERSION, _UNWATCHED_VERSION)
+    raw_sites = document.get("sites") if watched else []
+    if not isinstance(raw_sites, list):
+        raise _bad(path, "must hold 'sites', a list of [file, line]")
+    sites: list[tuple[str, int]] = []
+    for site in raw_sites:
+        if not (
+            isinstance(site, list)
+            and len(site) == 2
+            and isinstance(site[0], str)
+            and isinstance(site[1], int)
+            and not isinstance(site[1], bool)
+        ):
+            raise _bad(path, f"has a site that is not [file, line]: {site!r}"[:300])
+        sites.append((site[0], site[1]))
+    outside_sites = _int_list(document.get("outside_sites") if watched else [], len(sites))
+    if outside_sites is None:
+        raise _bad(path, "must hold 'outside_sites', a list of site indices")
+    site_imports = _site_imports(document.get("site_imports") if watched else [], len(sites))
+    if site_imports is None:
+        raise _bad(path, "must hold 'site_imports', per site null or a list of file paths")
+    return sites, outside_sites, site_imports
 
 
 def _site_imports(value: object, count: int) -> list[list[str] | None] | None:
@@ -404,9 +441,34 @@ class TestMap:
         return {test["file"] for test in self.document["tests"]}
 
     def outside(self, file: str) -> set[str]:
-        """The functions of ``file`` that ran outside every test (at import, collection)."""
+        """The functions of ``file`` that ran outside every test (at import, collection), in any scope."""
+        indices = {*self.document["outside"]}
+        for scoped in self.document["collected"].values():
+            indices.update(scoped)
+        nodes = self.document["nodes"]
+        return {nodes[i][1] for i in indices if nodes[i][0] == file}
+
+    def session_outside(self, file: str) -> set[str]:
+        """The functions of ``file`` that ran outside every test in the session
+        scope (plugin configure, the first conftests, a shared import)."""
         nodes = self.document["nodes"]
         return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
+
+    def collected_by(self, file: str, qualnames: set[str]) -> dict[str, list[str]]:
+        """Qualname of ``qualnames`` -> the collection scopes that executed it (files, "dir/")."""
+        nodes = self.document["nodes"]
+        found: dict[str, list[str]] = {}
+        for scope, indices in sorted(self.document["collected"].items()):
+            for i in indices:
+                if nodes[i][0] == file and nodes[i][1] in qualnames:
+                    found.setdefault(nodes[i][1], []).append(scope)
+        return found
+
+    def scope_tests(self, scope: str) -> list[str]:
+        """The recorded test files a collection scope can shape: the file, or every one under the directory."""
+        if scope.endswith("/"):
+            return sorted(f for f in self.recorded_files() if f.startswith(scope))
+        return [scope] if scope in self.recorded_files() else []
 
     def unvouched_tests(self, test_file: str) -> dict[str, str]:
         """Test id -> why the map does not vouch for it, for the tests of one file."""

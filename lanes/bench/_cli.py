@@ -36,6 +36,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         metavar="NAME",
         help="run only this benchmark (repeatable)",
     )
+    bench.add_argument(
+        "--gating-only",
+        action="store_true",
+        help="run only the benchmarks with a gating goal (the main job's profile); the envelope "
+        "lists the tracked and goal-less ones left out",
+    )
     add_config_option(bench)
     bench.set_defaults(handler=_run)
 

@@ -166,6 +166,7 @@ def _figures(
     "affected-record-overhead",
     f"pytest on a generated {MODULES * FUNCTIONS}-test project: recorded with lanes affected's "
     "recorder vs plain, paired runs, CPU time (sys.monitoring on 3.12+, settrace on 3.11)",
+    gating=False,
 )
 def affected_record_overhead(ctx: BenchContext) -> BenchResult:
     from lanes.affected.recorder import ENV_OUTPUT  # noqa: PLC0415  # imports pytest: the lane only

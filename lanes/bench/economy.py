@@ -25,6 +25,7 @@ __all__ = ["economy_simulation"]
 @benchmark(
     "economy-sim",
     "agents finishing tasks through the real hook: suite runs with and without the governor",
+    gating=False,
 )
 def economy_simulation(ctx: BenchContext) -> BenchResult:
     workdir = Path(tempfile.mkdtemp(prefix="lanes-bench-sim-"))

@@ -94,6 +94,7 @@ def _repo(scratch: Path) -> Path:
     "governor-plugin-agent-cost",
     f"pytest over one file of a {TRACKED_FILES}-file repo: the governor's plugin "
     "governing (CLAUDECODE=1) vs inert, in interpreter starts",
+    gating=False,
 )
 def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
     goal = f"the plugin's decision adds <= {COST_GOAL:g} interpreter start (tracked)"

@@ -33,6 +33,7 @@ __all__ = [
     "Benchmark",
     "Verdict",
     "benchmark",
+    "gates",
     "registered",
 ]
 
@@ -123,19 +124,35 @@ class BenchResult:
 Benchmark = Callable[[BenchContext], BenchResult]
 
 _REGISTRY: dict[str, tuple[str, Benchmark]] = {}
+# The benchmarks registered with ``gating=False``: their goals are tracked, or they have none.
+_NOT_GATING: set[str] = set()
 
 
-def benchmark(name: str, description: str) -> Callable[[Benchmark], Benchmark]:
-    """Register ``function`` as the benchmark ``name``."""
+def benchmark(
+    name: str, description: str, *, gating: bool = True
+) -> Callable[[Benchmark], Benchmark]:
+    """Register ``function`` as the benchmark ``name``.
+
+    ``gating=False`` for a benchmark whose goals are all tracked (or that has
+    none): ``lanes bench --gating-only`` (the main job's profile) leaves it to
+    the full run, since it can only inform, never fail the lane.
+    """
 
     def register(function: Benchmark) -> Benchmark:
         if name in _REGISTRY and _REGISTRY[name][1] is not function:
             msg = f"benchmark {name!r} is registered twice"
             raise ValueError(msg)
         _REGISTRY[name] = (description, function)
+        if not gating:
+            _NOT_GATING.add(name)
         return function
 
     return register
+
+
+def gates(name: str) -> bool:
+    """Whether the registered benchmark ``name`` has a gating goal (one whose miss fails the lane)."""
+    return name not in _NOT_GATING
 
 
 def registered() -> dict[str, tuple[str, Benchmark]]:

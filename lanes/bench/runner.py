@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from lanes.bench.registry import BenchContext, Benchmark, registered
+from lanes.bench.registry import BenchContext, Benchmark, gates, registered
 from lanes.errors import UsageError
 from lanes.lane import choose, drive
 
@@ -28,6 +28,7 @@ DEFAULT_ITERATIONS = 40
 class BenchOptions:
     iterations: int
     selected: dict[str, tuple[str, Benchmark]]
+    left_out: tuple[str, ...]
 
 
 class BenchLane:
@@ -45,7 +46,11 @@ class BenchLane:
             msg = f"--iterations must be at least 1, got {iterations!r}"
             raise UsageError(msg, hint="pass a positive count, e.g. --iterations 40")
         selected = {name: entry for name, entry in benchmarks.items() if not only or name in only}
-        return BenchOptions(iterations=iterations, selected=selected)
+        left_out: tuple[str, ...] = ()
+        if ns.gating_only:
+            left_out = tuple(name for name in selected if not gates(name))
+            selected = {name: entry for name, entry in selected.items() if gates(name)}
+        return BenchOptions(iterations=iterations, selected=selected, left_out=left_out)
 
     def config_hash(self, options: BenchOptions, config: Config) -> str:
         return config.section_hash("governor")
@@ -58,6 +63,13 @@ class BenchLane:
             root=config.root, config=config, iterations=options.iterations, python=sys.executable
         )
         data: BenchData = {"iterations": options.iterations, "benchmarks": []}
+        if options.left_out:
+            data["left_out"] = list(options.left_out)
+            print(
+                f"bench: --gating-only leaves out {', '.join(options.left_out)} "
+                "(tracked goals or none; `lanes bench` runs them)",
+                file=sys.stderr,
+            )
         for name, (description, function) in options.selected.items():
             print(f"bench: {name} ...", file=sys.stderr, flush=True)
             began, cpu = time.perf_counter(), _cpu_seconds()

@@ -15,7 +15,7 @@ _shtab_lanes_subparsers=(hook affected bench config envelope fuzz governor init 
 
 _shtab_lanes_hook_option_strings=(-h --help --agent)
 _shtab_lanes_affected_option_strings=(-h --help --base --json --limit --run --self-check --recall --record --map --config)
-_shtab_lanes_bench_option_strings=(-h --help --iterations --only --config)
+_shtab_lanes_bench_option_strings=(-h --help --iterations --only --gating-only --config)
 _shtab_lanes_config_show_option_strings=(-h --help --config)
 _shtab_lanes_config_option_strings=(-h --help)
 _shtab_lanes_envelope_validate_option_strings=(-h --help)
@@ -75,6 +75,7 @@ _shtab_lanes_affected___self_check_nargs=0
 _shtab_lanes_affected___record_nargs=0
 _shtab_lanes_bench__h_nargs=0
 _shtab_lanes_bench___help_nargs=0
+_shtab_lanes_bench___gating_only_nargs=0
 _shtab_lanes_config_show__h_nargs=0
 _shtab_lanes_config_show___help_nargs=0
 _shtab_lanes_config_pos_0_nargs=A...

@@ -76,6 +76,7 @@ complete -c lanes -n '_shtab_lanes_using; and test $_shtab_lanes_npos -eq 0' -a 
 complete -c lanes -n '_shtab_lanes_using bench' -s h -l help -d 'show this help message and exit'
 complete -c lanes -n '_shtab_lanes_using bench' -l iterations -x -d 'paired samples per subprocess benchmark, rounds per in-process one (default: 40)'
 complete -c lanes -n '_shtab_lanes_using bench' -l only -x -d 'run only this benchmark (repeatable)'
+complete -c lanes -n '_shtab_lanes_using bench' -l gating-only -d 'run only the benchmarks with a gating goal (the main job'"'"'s profile); the envelope lists the tracked and goal-less ones left out'
 complete -c lanes -n '_shtab_lanes_using bench' -l config -x -d 'pyproject.toml to read [tool.lanes] from (default: nearest one upward)'
 complete -c lanes -n '_shtab_lanes_using; and test $_shtab_lanes_npos -eq 0' -a config -d 'inspect the resolved [tool.lanes] configuration'
 complete -c lanes -n '_shtab_lanes_using config' -s h -l help -d 'show this help message and exit'

@@ -115,6 +115,7 @@ _shtab_lanes_bench_options=(
   "(- : *)"{-h,--help}"[show this help message and exit]"
   "--iterations[paired samples per subprocess benchmark, rounds per in-process one (default\: 40)]:N:"
   "*--only[run only this benchmark (repeatable)]:NAME:"
+  "--gating-only[run only the benchmarks with a gating goal (the main job\'s profile)\; the envelope lists the tracked and goal-less ones left out]"
   "--config[pyproject.toml to read \[tool.lanes\] from (default\: nearest one upward)]:PATH:"
 )
 

@@ -7,7 +7,7 @@ builds it from each benchmark's :class:`lanes.bench.registry.BenchResult` and
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, NotRequired, TypedDict
 
 from lanes.payloads.constraints import Min, Pattern
 
@@ -37,3 +37,6 @@ class BenchData(TypedDict):
 
     iterations: Annotated[int, Min(1)]
     benchmarks: list[BenchBenchmark]
+    # With --gating-only (the main job's profile): the registered benchmarks not
+    # run because none of their goals gates; the full `lanes bench` runs them.
+    left_out: NotRequired[list[Annotated[str, Pattern("^[a-z][a-z0-9-]*$")]]]

@@ -92,7 +92,7 @@ def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_the_map_records_which_computed_imports_ran_and_in_which_tests(recorded: Path) -> None:
     test_map = read_map(recorded / "envelopes/affected-map.json")
     assert test_map is not None
-    assert test_map.document["version"] == 3
+    assert test_map.document["version"] == 4
     assert test_map.document["sites"] == [("pkg/loader.py", 5), ("pkg/registry.py", 9)]
     assert test_map.site_runs("pkg/loader.py", 5) == (
         False,

@@ -148,7 +148,9 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
     (recorded / "envelopes/affected-map.json").write_text(
         '{"kind": "lanes-affected-map", "version": 9}'
     )
-    with pytest.raises(UsageError, match="has version 9; this lanekit reads version 3") as caught:
+    with pytest.raises(
+        UsageError, match="has version 9; this lanekit reads versions 2, 3 and 4"
+    ) as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint
 

@@ -26,9 +26,14 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _ns(project: Path, *only: str, iterations: int = 1) -> argparse.Namespace:
+def _ns(
+    project: Path, *only: str, iterations: int = 1, gating_only: bool = False
+) -> argparse.Namespace:
     return argparse.Namespace(
-        config=project / "pyproject.toml", iterations=iterations, only=list(only) or None
+        config=project / "pyproject.toml",
+        iterations=iterations,
+        only=list(only) or None,
+        gating_only=gating_only,
     )
 
 
@@ -109,6 +114,46 @@ def test_a_missed_tracked_goal_is_reported_but_does_not_fail_the_lane(
     data = document["data"]
     assert isinstance(data, dict)
     assert [b["verdict"] for b in data["benchmarks"]] == ["miss"]
+
+
+def test_the_gating_only_profile_runs_what_can_fail_and_names_what_it_leaves_out(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(registry, "BENCHMARK_MODULES", ())
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    monkeypatch.setattr(registry, "_NOT_GATING", set())
+    registry.benchmark("gated", "a gating goal")(_fixed("pass"))
+    registry.benchmark("tracked", "a tracked goal", gating=False)(_fixed("miss"))
+    registry.benchmark("failing-tracked", "tracked, would fail", gating=False)(_fixed("fail"))
+    assert run_bench(_ns(project, gating_only=True)) == 0
+    data = _envelope(project)["data"]
+    assert isinstance(data, dict)
+    assert [b["name"] for b in data["benchmarks"]] == ["gated"]
+    assert data["left_out"] == ["tracked", "failing-tracked"]
+    # The full run runs them all, and lists nothing left out.
+    assert run_bench(_ns(project)) == 1
+    data = _envelope(project)["data"]
+    assert isinstance(data, dict)
+    assert [b["name"] for b in data["benchmarks"]] == ["gated", "tracked", "failing-tracked"]
+    assert "left_out" not in data
+    # --only still names any benchmark; --gating-only then drops it if it does not gate.
+    assert run_bench(_ns(project, "tracked", gating_only=True)) == 0
+    data = _envelope(project)["data"]
+    assert isinstance(data, dict)
+    assert (data["benchmarks"], data["left_out"]) == ([], ["tracked"])
+
+
+def test_the_registered_benchmarks_without_a_gating_goal_are_the_tracked_ones() -> None:
+    # The main job leaves these to the nightly bench: a change that made one of
+    # them gate must also take it out of this list, or the main job skips a gate.
+    names = registry.registered()
+    assert {name for name in names if not registry.gates(name)} == {
+        "gate-latency-50k",
+        "governor-plugin-agent-cost",
+        "affected-record-overhead",
+        "tree-digest",
+        "economy-sim",
+    }
 
 
 @pytest.mark.parametrize(

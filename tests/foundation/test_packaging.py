@@ -115,7 +115,9 @@ def test_templates_and_schema_ship_as_package_data(pyproject: dict[str, Any]) ->
 
 def test_ci_run_is_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    commands = re.findall(r"^(python3 -m pip install nox && nox -s tests)\b", readme, re.MULTILINE)
+    commands = re.findall(
+        r"^(python3 -m pip install nox uv && nox -s tests)\b", readme, re.MULTILINE
+    )
     assert commands, "the README must show the one-line test command"
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert commands[0] in script.splitlines()
@@ -126,7 +128,7 @@ def test_ci_run_is_the_readme_test_command() -> None:
 
 def test_readme_main_job_command_is_a_nox_session() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert re.search(r"^python3 -m pip install nox && nox -s lanes\b", readme, re.MULTILINE)
+    assert re.search(r"^python3 -m pip install nox uv && nox -s lanes\b", readme, re.MULTILINE)
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     for session in ("tests", "lint", "lanes", "report"):
         assert re.search(rf"^def {session}\(session: nox.Session\)", noxfile, re.MULTILINE), session

@@ -82,7 +82,7 @@ def test_thin(path: Path) -> None:
     for step in _steps(_load(path)):
         command = step.get("run")
         if command is not None:
-            assert command in ("python -m pip install nox", SYSTEM_TOOLS) or command.startswith(
+            assert command in ("python -m pip install nox uv", SYSTEM_TOOLS) or command.startswith(
                 "nox -s "
             ), command
 

@@ -267,7 +267,7 @@ def test_workflows_are_valid_thin_yaml(tmp_path: Path, capsys: pytest.CaptureFix
             assert steps[0]["with"]["persist-credentials"] is False
             assert steps[1]["with"]["python-version"] == "3.13"
             runs = [step["run"] for step in steps if "run" in step]
-            assert all(r == "python -m pip install nox" or r.startswith("nox -s ") for r in runs)
+            assert all(r == "python -m pip install nox uv" or r.startswith("nox -s ") for r in runs)
 
 
 def test_a_project_without_pyproject_gets_one_with_only_lanekits_table(

@@ -35,7 +35,9 @@ def _nox(root: Path, **env: str) -> str:
     # Offline: the virtualenv backend's `--upgrade pip` finds pip already there.
     environment |= {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", **env}
     done = subprocess.run(
-        [sys.executable, "-m", "nox", "-s", "probe"],
+        # The virtualenv backend, whether or not uv is installed: the probe's
+        # offline install of pip needs the pip a virtualenv seeds (a uv venv has none).
+        [sys.executable, "-m", "nox", "--force-venv-backend", "virtualenv", "-s", "probe"],
         cwd=root,
         env=environment,
         capture_output=True,

@@ -26,7 +26,7 @@ def test_scheduled_and_dispatchable_and_locked_down() -> None:
 
 def test_thin_every_step_is_nox() -> None:
     for command in re.findall(r"^\s+(?:- )?run: (.+)$", TEXT, re.MULTILINE):
-        assert command == "python -m pip install nox" or command.startswith("nox -s "), command
+        assert command == "python -m pip install nox uv" or command.startswith("nox -s "), command
 
 
 def test_a_plan_feeds_shards_that_feed_a_merge_that_expects_all_of_them() -> None:

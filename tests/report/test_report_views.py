@@ -182,6 +182,16 @@ def test_bench_names_every_miss_before_anything_else(tmp_path: Path) -> None:
     assert rows[0].startswith("| `slow-plugin-overhead` | MISS |")
 
 
+def test_a_gating_only_bench_names_the_benchmarks_it_left_out(tmp_path: Path) -> None:
+    data = bench_data(miss=False)
+    data["left_out"] = ["gate-latency-50k", "economy-sim"]
+    write_lane(tmp_path, "bench", "pass", data)
+    md = _report(tmp_path).markdown
+    assert "gate-latency-50k, economy-sim (no gating goal; the full bench runs them)" in md
+    write_lane(tmp_path, "bench", "pass", bench_data(miss=False))
+    assert "left out" not in _report(tmp_path).markdown
+
+
 def test_an_unknown_lane_keeps_the_generic_view(tmp_path: Path) -> None:
     write_lane(tmp_path, "custom", "pass", {"widgets": 3, "nested": {"depth": 2}})
     report = _report(tmp_path)

@@ -60,9 +60,17 @@ def bench_view(data: BenchData) -> Detail:
                 "(reported, the lane passes)",
             )
         )
-    blocks.append(
-        Facts((("iterations", text(data["iterations"])), ("benchmarks", str(len(benchmarks)))))
-    )
+    facts = [("iterations", text(data["iterations"])), ("benchmarks", str(len(benchmarks)))]
+    left_out = data.get("left_out", [])
+    if left_out:
+        # The main job's --gating-only profile: say what it did not measure, and where it is.
+        facts.append(
+            (
+                "left out",
+                f"{', '.join(text(name) for name in left_out)} (no gating goal; the full bench runs them)",
+            )
+        )
+    blocks.append(Facts(tuple(facts)))
     if benchmarks:
         blocks.append(
             table(

@@ -38,6 +38,8 @@ class ComputedImport:
     file: str
     line: int
     what: str
+    # The call's last line: a recording notes a site ran when a line of it ran.
+    end: int
     # Module names it could reach: a prefix ("pkg.plugins.") or names; None: any module.
     prefix: str | None
     names: frozenset[str] | None
@@ -121,6 +123,7 @@ def computed_imports(
                     file=path,
                     line=call.lineno,
                     what=f"{name}(...)",
+                    end=call.end_lineno or call.lineno,
                     prefix=prefix,
                     names=None if prefix is not None or not named else named,
                 )

@@ -19,9 +19,10 @@ reviewer) can check the reasoning instead of trusting it:
 6. **import graph** — a changed Python module selects every test that imports
    it directly or transitively (and every test under a conftest that does),
    plus the tests that reach a *computed import* that could load it
-   (:mod:`lanes.affected.computed`), and those that reach an *unresolved
-   import* (one naming no project file, installed or standard module): fail
-   open, each named as a blind spot.
+   (:mod:`lanes.affected.computed`; with a map, only where the recording
+   saw that import run: :mod:`lanes.affected.computednet`), and those that
+   reach an *unresolved import* (one naming no project file, installed or
+   standard module): fail open, each named as a blind spot.
 
 With a recorded map (:mod:`lanes.affected.mapselect`), a change inside
 functions, or to a data file the recording saw read, selects *tests*, by
@@ -45,6 +46,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lanes.affected.computednet import ComputedNet
 from lanes.affected.graph import module_name
 from lanes.affected.mapselect import Pick, function_changes, narrow, vouched_picks
 from lanes.affected.names import names_of
@@ -52,7 +54,6 @@ from lanes.affected.rules import (
     FULL_PATTERNS,
     Project,
     Reason,
-    computed_tests,
     graph_tests,
     import_chains,
     matches,
@@ -239,7 +240,9 @@ def _share(picks: list[Pick], static: list[str]) -> str:
     return f"{share} ({ids} test ids)"
 
 
-def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[AffectedBlindSpot]:
+def _blind_spots(
+    project: Project, changes: Changes, tests: set[str], net: ComputedNet
+) -> list[AffectedBlindSpot]:
     """What the graph cannot see around the changed and selected files."""
     involved = set(changes.paths) | tests
     blind: list[AffectedBlindSpot] = [
@@ -253,7 +256,8 @@ def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[Af
         {
             "file": spot.file,
             "line": spot.line,
-            "what": f"computed {spot.what}: could import {spot.reach()}",
+            "what": f"computed {spot.what}: could import {spot.reach()}"
+            + (f"; {verdict.describe()}" if (verdict := net.verdict(spot)) is not None else ""),
         }
         for spot in project.computed
         if spot.file not in involved
@@ -268,22 +272,47 @@ def _blind_spots(project: Project, changes: Changes, tests: set[str]) -> list[Af
 
 
 def _fail_open(
-    project: Project, path: str, chosen: list[str], vouching: TestMap | None
-) -> dict[str, tuple[str, str]]:
-    """test -> (rule, why) for what the import graph cannot follow to ``path``:
-    computed imports, and imports it cannot resolve (a module only a run's
-    sys.path finds). ``vouching``: the map that narrowed the choice."""
-    extra = {t: ("computed import", why) for t, why in computed_tests(project, path)}
-    for t, why in unresolved_tests(project):
-        if t != path:
-            extra.setdefault(t, ("unresolved import", why))
-    # The recording saw what a vouched test executed through a computed import
-    # too: the net is for the tests it cannot vouch for.
-    return {
-        t: rule_why
-        for t, rule_why in extra.items()
-        if t not in chosen and (vouching is None or not vouching.vouches(t))
-    }
+    project: Project, net: ComputedNet, path: str, chosen: list[str], vouching: TestMap | None
+) -> tuple[list[Pick], str]:
+    """What the import graph cannot follow to ``path``, and a note: the
+    computed-import net's picks (where the recording saw such an import run),
+    and the test files not chosen yet that reach an import the graph cannot
+    resolve (a module only a run's sys.path finds). ``vouching``: the map that
+    narrowed the choice; what it vouches for, the recording saw executed."""
+    picks, note = net.picks(path, narrowed=vouching is not None)
+    picks += [
+        Pick(t, "unresolved import", why)
+        for t, why in unresolved_tests(project)
+        if t != path and t not in chosen and (vouching is None or not vouching.vouches(t))
+    ]
+    return picks, note
+
+
+def _take_fail_open(
+    picks: list[Pick],
+    path: str,
+    tests: dict[str, list[Reason]],
+    nodes: dict[str, dict[str, list[Reason]]],
+    whole: set[str],
+) -> None:
+    """Add the fail-open picks for ``path`` (the computed-import net's, the
+    unresolved imports') to the plan being built."""
+    for pick in picks:
+        known = tests.get(pick.file, [])
+        by_id = nodes.get(pick.file, {}).get(pick.node or "", [])
+        if any(r.changed == path for r in by_id) or (
+            pick.file in whole and any(r.changed == path for r in known)
+        ):
+            continue  # this change selects the test (or its whole file) already
+        reason = Reason(pick.rule, path, pick.why)
+        if pick.node is None:
+            whole.add(pick.file)
+        else:
+            nodes.setdefault(pick.file, {}).setdefault(pick.node, []).append(reason)
+        # The file's reasons say why it runs: a by-id pick adds one per changed path.
+        first = all(r.rule != pick.rule or r.changed != path for r in known)
+        if (pick.node is None or first) and reason not in known:
+            tests.setdefault(pick.file, []).append(reason)
 
 
 def make_plan(
@@ -297,6 +326,7 @@ def make_plan(
     whole: set[str] = set()
     full_reasons: list[Reason] = []
     selections: list[Selection] = []
+    net = ComputedNet(project, test_map)
     for path, change in sorted(changes.paths.items()):
         rule, detail = rule_for(path, project)
         if rule in ("full", "unknown"):
@@ -333,11 +363,13 @@ def make_plan(
             for test in chosen:
                 tests.setdefault(test, []).append(Reason(rule, path, chains.get(test, detail)))
         if rule == "import graph":
-            extra = _fail_open(project, path, chosen, test_map if narrowed else None)
-            for test, (extra_rule, why) in extra.items():
-                tests.setdefault(test, []).append(Reason(extra_rule, path, why))
-            whole.update(extra)
-            chosen = [*chosen, *extra]
+            # Fail open through computed imports, the graph cannot follow them:
+            # where they could have run (the recording says where they did).
+            # ... and through imports it cannot resolve.
+            extra, note = _fail_open(project, net, path, chosen, test_map if narrowed else None)
+            _take_fail_open(extra, path, tests, nodes, whole)
+            detail = f"{detail}; {note}" if note else detail
+            chosen = [*chosen, *dict.fromkeys(p.file for p in extra if p.file not in chosen)]
         selections.append(Selection(path, change, rule, detail, chosen))
     if changes.paths and not project.tests and not full_reasons:
         # A project with tests never has "0 test files": if pytest's rules find
@@ -356,7 +388,7 @@ def make_plan(
             tests.setdefault(test, []).append(Reason("full", full_reasons[0].changed))
     narrowed_nodes = {f: ids for f, ids in nodes.items() if f not in whole}
     gates = plan_gates(project, changes, full_reasons)
-    blind = _blind_spots(project, changes, set(tests))
+    blind = _blind_spots(project, changes, set(tests), net)
     return Plan(
         base=changes.base,
         base_commit=changes.base_commit,

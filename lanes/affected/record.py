@@ -4,11 +4,14 @@ The recording run is pytest as the project configures it (its testpaths and
 addopts), plus ``-p lanes.affected.recorder`` for this run only, serial
 (``-p no:xdist``: the recorder sees one process), in the environment lanekit
 measures in. The map is written only when the run could record: a tree with
-uncommitted Python changes has no commit to key the map by.
+uncommitted Python changes has no commit to key the map by. The recorder is
+handed the project's computed-import call sites (the static scan's), to note
+which of them ran.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import subprocess
@@ -19,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lanes.affected.changes import tracked_files
 from lanes.affected.discover import read_rules
-from lanes.affected.recorder import ENV_OUTPUT
+from lanes.affected.recorder import ENV_OUTPUT, ENV_SITES
+from lanes.affected.rules import Project
 from lanes.affected.testmap import build_map, config_digest, head_commit, read_map, write_map
 from lanes.errors import UsageError
 
@@ -79,6 +84,12 @@ def record_map(config: Config, env: dict[str, str], target: Path | None) -> Reco
     path = target if target is not None else default_map_path(config)
     with tempfile.TemporaryDirectory(prefix="lanes-record-") as scratch:
         raw = Path(scratch) / "raw.json"
+        sites = Path(scratch) / "sites.json"
+        project = Project.scan(config, tracked_files(root))
+        sites.write_text(
+            json.dumps([[spot.file, spot.line, spot.end] for spot in project.computed]),
+            encoding="utf-8",
+        )
         argv = [
             sys.executable,
             "-m",
@@ -92,7 +103,7 @@ def record_map(config: Config, env: dict[str, str], target: Path | None) -> Reco
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
         code = subprocess.run(
-            argv, cwd=root, env={**env, ENV_OUTPUT: str(raw)}, check=False
+            argv, cwd=root, env={**env, ENV_OUTPUT: str(raw), ENV_SITES: str(sites)}, check=False
         ).returncode
         wall = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)

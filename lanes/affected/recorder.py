@@ -28,6 +28,28 @@ Per test (setup, call and teardown together):
   test is vouched for only if every counted spawn, at every level, left one.
 - the outcome: a test that did not pass may have stopped early, so the map does
   not vouch for it either.
+- **computed imports that ran**: the call sites the static scan found
+  (:mod:`lanes.affected.computed`, handed over in the file named by
+  ``LANES_AFFECTED_SITES``) whose call instruction executed: a call
+  instruction whose source span lies within the site's lines. Not a line
+  event: a line runs without its call when it holds the condition in front
+  of it (``if c: m = import_module(n)``) or another expression that stops
+  first. Only the code objects holding a site are watched
+  (3.12+: ``CALL`` events, each location disabled after its first hit per
+  test; 3.11: on those frames alone, opcode events while a site's line
+  runs), never the rest of the process. What a site imported is noted as
+  files: every project module executed while its call is on the stack (the
+  ``exec`` audit event, and the calling frame's instruction is the site's
+  call), and on 3.12+, where a site's calls stay watched (one callback per
+  call), the file of a module ``importlib.import_module`` returned already
+  loaded. Anything else a site called (``__import__``, a wrapper, a relative
+  name, a loaded module without a file) makes what it imported unknown, and
+  so does 3.11, which cannot see a call's arguments. Files, not names: a
+  loader that copies a package's ``__path__`` runs a file under another
+  module name (toolz's ``tlz``). A site that ran in a child process
+  is inferred from the code the child executed (:func:`lanes.affected.testmap.build_map`);
+  a site in a module imported before the recording began, outside every
+  function, is taken as run outside tests.
 
 Code runs outside tests too, and the map must know it, in the narrowest
 scope that ran it:
@@ -57,11 +79,14 @@ scope is credited with the code it executed.)
 
 from __future__ import annotations
 
+import builtins
+import dis
 import json
 import os
 import shutil
 import sys
 import threading
+from importlib import import_module
 from pathlib import Path
 from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
@@ -83,18 +108,68 @@ if TYPE_CHECKING:
     from collections.abc import Generator
     from types import FrameType
 
-__all__ = ["ENV_OUTPUT"]
+    from _typeshed import TraceFunction
+
+__all__ = ["ENV_OUTPUT", "ENV_SITES"]
 
 ENV_OUTPUT = "LANES_AFFECTED_RECORD"
+# A JSON file: the computed-import call sites, [[file, first line, last line], ...].
+ENV_SITES = "LANES_AFFECTED_SITES"
 
 _tool_id = -1
 
 
+# A site: (file under the root, its first line), as the static scan names it.
+Site = tuple[str, int]
+_CACHE = dis.opmap["CACHE"]
+_IMPORT_NAMES = frozenset({"import_module", "__import__"})
+# The instructions that call: CALL, and CALL_FUNCTION_EX for f(*args).
+_CALL_OPS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX") if name in dis.opmap)
+
+
+def _site_calls(code: CodeType, ranges: list[tuple[int, int, Site]]) -> dict[int, list[Site]]:
+    """Offset of each call instruction of ``code``'s own (not its nested
+    functions') whose source span lies within a site's lines -> those sites."""
+    raw = code.co_code
+    found: dict[int, list[Site]] = {}
+    # One position per code unit (two bytes), caches included.
+    for index, (first, last, _, _) in enumerate(code.co_positions()):
+        if first is None or raw[2 * index] not in _CALL_OPS:
+            continue
+        end = last if last is not None else first
+        sites = [site for low, high, site in ranges if low <= first and end <= high]
+        if sites:
+            found[2 * index] = sites
+            # While the call runs, the caller's f_lasti points into its inline caches.
+            after = index + 1
+            while 2 * after < len(raw) and raw[2 * after] == _CACHE:
+                found[2 * after] = sites
+                after += 1
+    return found
+
+
 class _Recorder:
-    def __init__(self, root: str, children: str) -> None:
+    def __init__(self, root: str, children: str, sites: list[tuple[str, int, int]]) -> None:
         self.root = root.rstrip(os.sep) + os.sep
         # The project's own code: under the root, outside any virtualenv there.
         self.project = ProjectCode(self.root)
+        # Absolute file -> (first line, last line, site) of each site's call.
+        self.site_ranges: dict[str, list[tuple[int, int, Site]]] = {}
+        # Absolute file -> the lines a site's call spans (3.11: opcode events there).
+        self.site_lines: dict[str, set[int]] = {}
+        for file, first, last in sites:
+            self.site_ranges.setdefault(self.root + file, []).append((first, last, (file, first)))
+            self.site_lines.setdefault(self.root + file, set()).update(range(first, last + 1))
+        self.sites = sorted({(file, first) for file, first, _ in sites})
+        self.sites_hit: set[Site] = set()
+        self.outside_sites: set[Site] = set()
+        # What each site imported: project files (under the root); unknown for some.
+        self.site_files: dict[Site, set[str]] = {}
+        self.site_unknown: set[Site] = set()
+        self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
+        # The code objects of the site files: offset of a site's call -> its sites (empty: none).
+        self.site_calls: dict[CodeType, dict[int, list[Site]]] = {}
+        self.tracer: TraceFunction = self.trace_sites if sites else self.trace
         # Where the processes a test spawns write their records (lanes.affected.child).
         self.children = children
         self.pid = os.getpid()
@@ -126,8 +201,11 @@ class _Recorder:
             # A module's code about to run (an import, a test module pytest
             # rewrote): on 3.12+ its functions are watched from here on.
             code = args[0] if args else None
-            if self.tool_id >= 0 and type(code) is CodeType and self.project(code.co_filename):
-                self.arm(code)
+            if type(code) is CodeType and self.project(code.co_filename):
+                if self.tool_id >= 0:
+                    self.arm(code)
+                if self.site_calls:
+                    self.imported_by_sites(code.co_filename[len(self.root) :])
             return
         if not self.active:
             return
@@ -145,6 +223,45 @@ class _Recorder:
         elif code not in self.code:
             self.scoped(code, frame)
 
+    def imported_by_sites(self, file: str) -> None:
+        """A project module about to run: imported by every site whose call is on the stack."""
+        frame: FrameType | None = sys._getframe(2)  # the audit hook's caller's caller
+        while frame is not None:
+            calls = self.site_calls.get(frame.f_code)
+            hit = calls.get(frame.f_lasti) if calls else None
+            if hit:
+                for site in hit:
+                    self.site_files.setdefault(site, set()).add(file)
+            frame = frame.f_back
+
+    def calls_of(self, code: CodeType) -> dict[int, list[Site]]:
+        """The site calls of ``code`` (a code object of a file holding a site), computed once."""
+        calls = self.site_calls.get(code)
+        if calls is None:
+            calls = self.site_calls[code] = _site_calls(code, self.site_ranges[code.co_filename])
+        return calls
+
+    def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
+        """3.11 with computed-import sites: call events, and a local trace in the frames holding one."""
+        self.trace(frame, event, arg)
+        code = frame.f_code
+        if code.co_filename not in self.site_ranges or not self.calls_of(code):
+            return None
+        return self.trace_site_frame
+
+    def trace_site_frame(self, frame: FrameType, event: str, arg: object) -> TraceFunction:
+        # 3.11 sees no call's arguments: what a site imported stays unknown.
+        if event == "line":
+            # Opcode events only while a site's lines run: a hot function
+            # holding a site pays per instruction of those lines alone.
+            frame.f_trace_opcodes = frame.f_lineno in self.site_lines[frame.f_code.co_filename]
+        elif event == "opcode":
+            hit = self.site_calls[frame.f_code].get(frame.f_lasti)
+            if hit:
+                self.sites_hit.update(hit)
+                self.site_unknown.update(hit)
+        return self.trace_site_frame
+
     def monitor(self, code: CodeType, offset: int) -> object:
         if self.scope is None:
             self.code.add(code)
@@ -152,6 +269,31 @@ class _Recorder:
             # Keep watching: a later call in this scope may come from a shared import.
             return None
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+
+    def monitor_call(self, code: CodeType, offset: int, callee: object, arg0: object) -> object:
+        # Only code objects holding a site get CALL events; a location that is
+        # no site's call is disabled after its first hit until the next test.
+        hit = self.site_calls[code].get(offset)
+        if not hit:
+            return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+        self.sites_hit.update(hit)
+        # A site's own calls stay watched: a module it gets already loaded runs
+        # no code (no exec event), and its file is what the site reads.
+        if callee is import_module and type(arg0) is str and not arg0.startswith("."):
+            loaded = sys.modules.get(arg0)
+            if loaded is not None:
+                file = getattr(loaded, "__file__", None)
+                if not isinstance(file, str):
+                    if arg0 not in sys.builtin_module_names:
+                        self.site_unknown.update(hit)  # built at run time from who knows what
+                elif self.project(file):
+                    for site in hit:
+                        self.site_files.setdefault(site, set()).add(file[len(self.root) :])
+        elif callee is builtins.__import__ or getattr(callee, "__name__", "") in _IMPORT_NAMES:
+            # __import__'s fromlist returns loaded submodules too; a wrapper may do anything.
+            self.site_unknown.update(hit)
+        # Any other call in the site's span is one of its arguments: it imports nothing.
+        return None
 
     def scoped(self, code: CodeType, frame: FrameType | None) -> bool:
         """Credit ``code`` to the collection scope (True), or to the session
@@ -198,7 +340,10 @@ class _Recorder:
             if current in self.armed:
                 continue
             self.armed.add(current)
-            monitoring.set_local_events(self.tool_id, current, monitoring.events.PY_START)
+            events = monitoring.events.PY_START
+            if current.co_filename in self.site_ranges and self.calls_of(current):
+                events |= monitoring.events.CALL
+            monitoring.set_local_events(self.tool_id, current, events)
             pending.extend(c for c in current.co_consts if type(c) is CodeType)
 
     def arm_loaded(self) -> None:
@@ -216,12 +361,44 @@ class _Recorder:
             if isinstance(file, str) and self.project(file):
                 self.preloaded.add((file[len(self.root) :], 0))
 
+    def preloaded_sites(self) -> None:
+        """The sites of modules imported before the recording began that no
+        function holds: their module code ran unseen, so they count as run outside tests."""
+        import gc  # noqa: PLC0415  # once per recording
+
+        preloaded = {
+            file
+            for module in list(sys.modules.values())
+            if isinstance(file := getattr(module, "__file__", None), str)
+            and file in self.site_ranges
+        }
+        if not preloaded:
+            return
+        held: set[Site] = set()
+        seen: set[CodeType] = set()
+        pending = [
+            obj.__code__
+            for obj in gc.get_objects()
+            if type(obj) is FunctionType and obj.__code__.co_filename in preloaded
+        ]
+        while pending:
+            code = pending.pop()
+            if code in seen:
+                continue
+            seen.add(code)
+            held.update(site for sites in self.calls_of(code).values() for site in sites)
+            pending.extend(c for c in code.co_consts if type(c) is CodeType)
+        for file in preloaded:
+            unseen = [site for _, _, site in self.site_ranges[file] if site not in held]
+            self.outside_sites.update(unseen)
+            self.site_unknown.update(unseen)
+
     def begin(self) -> None:
         """Trace from now on: collection and imports are seen as well as tests
         (on 3.11 until the first test; from then on, tests only)."""
         if sys.version_info < (3, 12):
-            threading.settrace(self.trace)  # returns None: no line events
-            sys.settrace(self.trace)  # returns None: no line events
+            threading.settrace(self.tracer)  # line events only where a computed import is
+            sys.settrace(self.tracer)  # line events only where a computed import is
 
     def end(self) -> None:
         if sys.version_info < (3, 12):
@@ -230,6 +407,8 @@ class _Recorder:
         self.active = False
         self.outside |= self.code
         self.code = set()
+        self.outside_sites |= self.sites_hit
+        self.sites_hit = set()
 
     def located(self, code: set[CodeType]) -> list[tuple[str, int]]:
         """(file under the root, first line) of each code object, the rest dropped."""
@@ -251,6 +430,8 @@ class _Recorder:
         # What ran since the last test (collection, imports, hooks) ran outside tests.
         self.outside |= self.code
         self.code = set()
+        self.outside_sites |= self.sites_hit
+        self.sites_hit = set()
         self.opened = set()
         self.spawned = 0
         self.active = True
@@ -259,10 +440,16 @@ class _Recorder:
         if sys.version_info >= (3, 12):
             sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
         else:
-            threading.settrace(self.trace)  # returns None: no line events
-            sys.settrace(self.trace)  # returns None: no line events
+            threading.settrace(self.tracer)  # line events only where a computed import is
+            sys.settrace(self.tracer)  # line events only where a computed import is
 
-    def stop(self, nodeid: str, path: str, outcome: str, shared: set[CodeType]) -> None:
+    def stop(
+        self,
+        nodeid: str,
+        path: str,
+        outcome: str,
+        shared: tuple[set[CodeType], set[Site]],
+    ) -> None:
         if sys.version_info < (3, 12):
             # Between tests only pytest's own reporting runs: untraced, it costs
             # nothing (traced, it doubled a 3.11 recording of boltons).
@@ -271,8 +458,12 @@ class _Recorder:
         self.active = False
         # A process started between tests credits no test (it records nothing).
         os.environ.pop(ENV_TEST, None)
-        located = set(self.located(self.code | shared))
+        located = set(self.located(self.code | shared[0]))
         self.code = set()
+        sites = self.sites_hit | shared[1]
+        self.sites_hit = set()
+        # What the test's processes executed: build_map finds the sites it holds.
+        child_code: set[tuple[str, int]] = set()
         # abspath, not resolve: normalised without following links, like co_filename.
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
         opened = {os.path.relpath(p, self.root) for p in absolute if self.project(p)}
@@ -281,6 +472,7 @@ class _Recorder:
             records = self.child_records(len(self.tests))
             for record in records:
                 located.update((file, line) for file, line in record["code"])
+                child_code.update((file, line) for file, line in record["code"])
                 opened.update(record["opened"])
             unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
         self.tests.append(
@@ -292,6 +484,8 @@ class _Recorder:
                 "opened": sorted(opened),
                 "spawned": self.spawned,
                 "unrecorded": unrecorded,
+                "sites": sorted(sites),
+                "child_code": sorted(child_code),
             }
         )
 
@@ -323,7 +517,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     if not target or _recorder is not None:
         return
     root = str(early_config.rootpath).rstrip(os.sep) + os.sep
-    recorder = _Recorder(root, _start_children(target, root))
+    recorder = _Recorder(root, _start_children(target, root), _read_sites())
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         _tool_id = free_tool_id(monitoring)
@@ -335,11 +529,22 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             )
         monitoring.use_tool_id(_tool_id, "lanes-affected")
         monitoring.register_callback(_tool_id, monitoring.events.PY_START, recorder.monitor)
+        monitoring.register_callback(_tool_id, monitoring.events.CALL, recorder.monitor_call)
         recorder.tool_id = _tool_id
         recorder.arm_loaded()
+    recorder.preloaded_sites()
     _recorder = recorder
     sys.addaudithook(recorder.audit)
     recorder.begin()
+
+
+def _read_sites() -> list[tuple[str, int, int]]:
+    """The computed-import sites to watch (``lanes affected --record`` writes them)."""
+    path = os.environ.get(ENV_SITES)
+    if not path:
+        return []
+    with open(path, encoding="utf-8") as handle:  # noqa: PTH123  # our own scratch file
+        return [(str(file), int(first), int(last)) for file, first, last in json.load(handle)]
 
 
 def _start_children(target: str, root: str) -> str:
@@ -375,16 +580,20 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
 
 
-def _shared_code(recorder: _Recorder, item: pytest.Item) -> set[CodeType]:
-    """What the shared fixtures this test uses executed when they were set up."""
+def _shared_code(recorder: _Recorder, item: pytest.Item) -> tuple[set[CodeType], set[Site]]:
+    """What the shared fixtures this test uses executed when they were set up:
+    code objects, and computed-import sites."""
     info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the test's fixtures
     if info is None:
-        return set()
+        return set(), set()
     shared: set[CodeType] = set()
+    sites: set[Site] = set()
     for defs in info.name2fixturedefs.values():
         for fixturedef in defs:
-            shared |= recorder.fixtures.get((fixturedef.baseid, fixturedef.argname), set())
-    return shared
+            key = (fixturedef.baseid, fixturedef.argname)
+            shared |= recorder.fixtures.get(key, set())
+            sites |= recorder.fixture_sites.get(key, set())
+    return shared, sites
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -396,6 +605,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
     # Set up once, used by many tests: its code is kept apart and credited to
     # each of them (the first test sees it too).
     before, recorder.code = recorder.code, set()
+    sites_before, recorder.sites_hit = recorder.sites_hit, set()
     if sys.version_info >= (3, 12):
         sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
     try:
@@ -404,6 +614,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
         key = (fixturedef.baseid, fixturedef.argname)
         recorder.fixtures[key] = recorder.fixtures.get(key, set()) | recorder.code
         recorder.code = before | recorder.code
+        recorder.fixture_sites[key] = recorder.fixture_sites.get(key, set()) | recorder.sites_hit
+        recorder.sites_hit = sites_before | recorder.sites_hit
 
 
 _OUTCOMES = pytest.StashKey[list[str]]()
@@ -471,6 +683,12 @@ def pytest_sessionfinish() -> None:
         "python": sys.version.split()[0],
         "tests": recorder.tests,
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
+        "sites": recorder.sites,
+        "outside_sites": sorted(recorder.outside_sites),
+        "site_imports": [
+            None if site in recorder.site_unknown else sorted(recorder.site_files.get(site, ()))
+            for site in recorder.sites
+        ],
         "collected": {
             scope: recorder.located(code) for scope, code in sorted(recorder.collected.items())
         },

@@ -32,6 +32,7 @@ __all__ = [
     "import_chains",
     "matches",
     "rule_for",
+    "spot_reach",
     "static_choice",
     "test_dir_holding",
     "tests_under",
@@ -213,8 +214,7 @@ def computed_tests(project: Project, path: str) -> list[tuple[str, str]]:
     for spot in project.computed:
         if not spot.reaches(name):
             continue
-        reach = [spot.file, *project.graph.dependents([spot.file])]
-        for test in _with_conftest_subtrees(project, reach):
+        for test in spot_reach(project, spot):
             found.setdefault(test, spot.describe())
     return sorted(found.items())
 
@@ -228,6 +228,11 @@ def unresolved_tests(project: Project) -> list[tuple[str, str]]:
         for test in _with_conftest_subtrees(project, reach):
             found.setdefault(test, why)
     return sorted(found.items())
+
+
+def spot_reach(project: Project, spot: ComputedImport) -> set[str]:
+    """The test files that reach a computed import: they import its file, or sit under a conftest that does."""
+    return _with_conftest_subtrees(project, [spot.file, *project.graph.dependents([spot.file])])
 
 
 def _with_conftest_subtrees(project: Project, files: list[str]) -> set[str]:

@@ -14,6 +14,13 @@ pass, or it spawned a process that left no record of what it executed
 (:mod:`lanes.affected.child`: every Python process a recorded test starts
 records itself, and what it executed is the test's) — is kept by the static
 graph, never dropped by the map.
+
+The map also lists the *computed-import sites* the recording watched
+(:mod:`lanes.affected.computed`: ``import_module(name)`` with a name built at
+run time) and, per test and for the code run outside every test, the sites
+that executed, and what each imported (where the recording could see it): a
+site that never ran in the recording cannot have imported anything for a
+test that executes no changed code (:mod:`lanes.affected.computednet`).
 """
 
 from __future__ import annotations
@@ -51,9 +58,13 @@ MAP_KIND: Final = "lanes-affected-map"
 # 2: ``outside``, the code run outside every test (at import, collection).
 # 3: ``collected``, what ran while pytest collected one file or directory only;
 #    ``outside`` keeps the rest (the session's).
-MAP_VERSION: Final = 3
+# 4: ``sites``, ``outside_sites``, ``site_imports`` and per-test ``sites``: the
+#    computed imports that ran, and what each imported.
+MAP_VERSION: Final = 4
 # Read as before: everything it ran outside tests is the session's (selects as it did).
 _UNSCOPED_VERSION: Final = 2
+# Read as before: no computed import was watched (each keeps its whole net).
+_UNWATCHED_VERSION: Final = 3
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -67,6 +78,8 @@ class MapTest(TypedDict):
     data: list[int]
     # Why the map does not vouch for this test (it did not pass, a process it spawned left no record).
     unvouched: NotRequired[str]
+    # Indices into the map's sites: the computed imports this test executed.
+    sites: NotRequired[list[int]]
 
 
 class TestMapDocument(TypedDict):
@@ -86,6 +99,12 @@ class TestMapDocument(TypedDict):
     # Collection scope -> indices of the nodes executed while pytest collected it:
     # a file (its tests), or a directory ending in "/" (every test under it).
     collected: dict[str, list[int]]
+    # The computed-import call sites the recording watched: (file, line of the call).
+    sites: list[tuple[str, int]]
+    # Indices of the sites that executed outside every test.
+    outside_sites: list[int]
+    # Per site: the project files it imported (ran, or got loaded), or None: unknown.
+    site_imports: list[list[str] | None]
 
 
 @dataclass(frozen=True)
@@ -168,6 +187,27 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 ids.add(node_id((file, holder.qualname, holder.start, holder.end)))
         return ids
 
+    sites: list[tuple[str, int]] = [(str(f), int(line)) for f, line in raw.get("sites", [])]
+    site_index = {site: i for i, site in enumerate(sites)}
+
+    def ran_in_child(child_code: list[list[Any]]) -> set[int]:
+        """The sites a test's child processes may have run: those inside a
+        function (or the module code) they executed. Children are not line
+        traced, so a call they made to the function holding a site counts."""
+        executed = {nodes[i] for i in resolve(child_code)}
+        found: set[int] = set()
+        for i, (file, line) in enumerate(sites):
+            if any(
+                node[0] == file and (node[1] == MODULE or node[2] <= line <= node[3])
+                for node in executed
+            ):
+                found.add(i)
+        return found
+
+    raw_imports = raw.get("site_imports") or [None] * len(sites)
+    imports: list[list[str] | None] = [
+        None if files is None else [str(f) for f in files] for files in raw_imports
+    ]
     for test in raw["tests"]:
         ids = resolve(test["code"])
         data = sorted({data_index.setdefault(p, len(data_index)) for p in test["opened"]})
@@ -177,6 +217,16 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             "nodes": sorted(ids),
             "data": data,
         }
+        ran = {
+            site_index[(f, line)] for f, line in test.get("sites", []) if (f, line) in site_index
+        }
+        if test.get("child_code"):
+            in_child = ran_in_child(test["child_code"])
+            ran |= in_child
+            for i in in_child:
+                imports[i] = None  # a child's imports are not seen
+        if ran:
+            entry["sites"] = sorted(ran)
         if test["outcome"] != "passed":
             entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
         elif test["unrecorded"]:
@@ -200,6 +250,11 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "collected": {
             scope: sorted(resolve(code)) for scope, code in sorted(raw["collected"].items())
         },
+        "sites": sites,
+        "outside_sites": sorted(
+            {site_index[(f, n)] for f, n in raw.get("outside_sites", []) if (f, n) in site_index}
+        ),
+        "site_imports": imports,
     }
 
 
@@ -230,11 +285,11 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
             f"is not a lanes affected map: kind {document.get('kind')!r}, expected {MAP_KIND!r}",
         )
     version = document.get("version")
-    if version not in (_UNSCOPED_VERSION, MAP_VERSION):
+    if version not in (_UNSCOPED_VERSION, _UNWATCHED_VERSION, MAP_VERSION):
         raise _bad(
             path,
-            f"has version {version!r}; this lanekit reads versions {_UNSCOPED_VERSION} "
-            f"and {MAP_VERSION}",
+            f"has version {version!r}; this lanekit reads versions {_UNSCOPED_VERSION}, "
+            f"{_UNWATCHED_VERSION} and {MAP_VERSION}",
         )
     for key in ("commit", "config_digest", "python"):
         if not isinstance(document.get(key), str):
@@ -274,16 +329,19 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         if checked is None:
             raise _bad(path, f"has collection scope {scope[:200]!r} without a list of node indices")
         collected[scope] = checked
+    sites, outside_sites, site_imports = _validate_sites(path, document, version)
     tests: list[MapTest] = []
     for test in raw_tests:
         if not isinstance(test, dict):
             raise _bad(path, f"has a test that is not an object: {test!r}"[:300])
         ids = _int_list(test.get("nodes"), len(nodes))
         data = _int_list(test.get("data"), len(raw_data))
+        ran = _int_list(test.get("sites", []), len(sites))
         name, file, unvouched = test.get("id"), test.get("file"), test.get("unvouched", "")
         if (
             ids is None
             or data is None
+            or ran is None
             or not isinstance(name, str)
             or not isinstance(file, str)
             or not isinstance(unvouched, str)
@@ -292,6 +350,8 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         entry: MapTest = {"id": name, "file": file, "nodes": ids, "data": data}
         if unvouched:
             entry["unvouched"] = unvouched
+        if ran:
+            entry["sites"] = ran
         tests.append(entry)
     return {
         "kind": MAP_KIND,
@@ -304,7 +364,54 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         "tests": tests,
         "outside": outside,
         "collected": collected,
+        "sites": sites,
+        "outside_sites": outside_sites,
+        "site_imports": site_imports,
     }
+
+
+def _validate_sites(
+    path: Path, document: dict[str, object], version: object
+) -> tuple[list[tuple[str, int]], list[int], list[list[str] | None]]:
+    """The computed-import sites of a map, what ran outside tests, what each imported."""
+    # Before version 4 no computed import was watched: none is known to the map.
+    watched = version not in (_UNSCOPED_VERSION, _UNWATCHED_VERSION)
+    raw_sites = document.get("sites") if watched else []
+    if not isinstance(raw_sites, list):
+        raise _bad(path, "must hold 'sites', a list of [file, line]")
+    sites: list[tuple[str, int]] = []
+    for site in raw_sites:
+        if not (
+            isinstance(site, list)
+            and len(site) == 2
+            and isinstance(site[0], str)
+            and isinstance(site[1], int)
+            and not isinstance(site[1], bool)
+        ):
+            raise _bad(path, f"has a site that is not [file, line]: {site!r}"[:300])
+        sites.append((site[0], site[1]))
+    outside_sites = _int_list(document.get("outside_sites") if watched else [], len(sites))
+    if outside_sites is None:
+        raise _bad(path, "must hold 'outside_sites', a list of site indices")
+    site_imports = _site_imports(document.get("site_imports") if watched else [], len(sites))
+    if site_imports is None:
+        raise _bad(path, "must hold 'site_imports', per site null or a list of file paths")
+    return sites, outside_sites, site_imports
+
+
+def _site_imports(value: object, count: int) -> list[list[str] | None] | None:
+    """``site_imports`` validated: one entry per site, null or a list of paths."""
+    if not isinstance(value, list) or len(value) != count:
+        return None
+    found: list[list[str] | None] = []
+    for entry in value:
+        if entry is None:
+            found.append(None)
+        elif isinstance(entry, list) and all(isinstance(f, str) for f in entry):
+            found.append([str(f) for f in entry])
+        else:
+            return None
+    return found
 
 
 @dataclass
@@ -396,6 +503,30 @@ class TestMap:
             if names:
                 found[test["id"]] = names
         return found
+
+    def site_runs(self, file: str, line: int) -> tuple[bool, dict[str, str]] | None:
+        """For the computed import at ``file:line``: (it ran outside every test,
+        test id -> test file of the tests that ran it); None when the recording
+        did not watch it."""
+        try:
+            index = self.document["sites"].index((file, line))
+        except ValueError:
+            return None
+        tests = {
+            test["id"]: test["file"]
+            for test in self.document["tests"]
+            if index in test.get("sites", ())
+        }
+        return index in self.document["outside_sites"], tests
+
+    def site_imports(self, file: str, line: int) -> list[str] | None:
+        """The project files the computed import at ``file:line`` imported
+        (ran, or got already loaded); None when unknown or not watched."""
+        try:
+            index = self.document["sites"].index((file, line))
+        except ValueError:
+            return None
+        return self.document["site_imports"][index]
 
     def readers(self, data_file: str) -> dict[str, str]:
         """Test id -> its test file, for the tests that opened ``data_file``."""

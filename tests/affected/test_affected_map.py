@@ -149,7 +149,7 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
         '{"kind": "lanes-affected-map", "version": 9}'
     )
     with pytest.raises(
-        UsageError, match="has version 9; this lanekit reads versions 2 and 3"
+        UsageError, match="has version 9; this lanekit reads versions 2, 3 and 4"
     ) as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint

@@ -626,6 +626,10 @@ def _map(root: Path, tests: list[tuple[str, str, list[int]]], data: list[str]) -
             "data": data,
             "tests": [{"id": i, "file": f, "nodes": [], "data": d} for i, f, d in tests],
             "outside": [],
+            "collected": {},
+            "sites": [],
+            "outside_sites": [],
+            "site_imports": [],
         },
     )
 

@@ -717,6 +717,10 @@ def _recorded(
         "data": [],
         "tests": [{"data": [], **test} for test in tests],
         "outside": [],
+        "collected": {},
+        "sites": [],
+        "outside_sites": [],
+        "site_imports": [],
     }
     project = Project.scan(load_config(root / "pyproject.toml"), sorted(files))
     return project, testmap.TestMap(root / "envelopes/affected-map.json", document)
@@ -797,6 +801,9 @@ def test_the_map_reaches_beyond_the_graph_and_keeps_what_it_never_recorded(tmp_p
     assert plan["changed"][0]["detail"] == (
         "map: 2 of 2 statically selected test files, and 1 the import graph does not reach "
         "(the recording saw them execute it) (2 test ids); changed f"
+        # A map without the site watched (recorded before it existed) cannot narrow its net.
+        "; computed import at pkg/loader.py:5: the recording did not watch it "
+        "(a map older than the site)"
     )
     tests = _by_file(plan)
     assert tests["tests/test_mid.py"] == {
@@ -843,7 +850,9 @@ def test_a_computed_import_keeps_the_tests_the_map_cannot_vouch_for(tmp_path: Pa
         {
             "rule": "computed import",
             "changed": "pkg/leaf.py",
-            "detail": "computed import import_module(...) at pkg/loader.py:5 could import modules under pkg",
+            "detail": "computed import import_module(...) at pkg/loader.py:5 could import "
+            "modules under pkg; computed import at pkg/loader.py:5: the recording did not "
+            "watch it (a map older than the site)",
         }
     ]
 
@@ -917,7 +926,10 @@ def test_a_deleted_module_keeps_the_whole_computed_import_net(tmp_path: Path) ->
     (tmp_path / "pkg/other.py").unlink()
     plan = _plan(project, test_map, pkg__other_DOT_py="deleted")
     assert _loader_net(plan) == ["computed import"]
-    assert plan["changed"][0]["detail"] == "1 direct, 0 transitive"
+    assert plan["changed"][0]["detail"] == (
+        "1 direct, 0 transitive; computed import at pkg/loader.py:5: the recording did not "
+        "watch it (a map older than the site)"
+    )
     assert plan["changed"][0]["rule"] == "import graph"
 
 

@@ -156,6 +156,23 @@ def test_a_single_threaded_run_retimes_in_a_fork_of_itself(
     # The fork ran no conftest again (no given.json): it is the run itself.
     assert not project.path.joinpath("given.json").exists()
     assert decided["samples"] == {A: [EACH] * 2, B: [EACH] * 2}
+    # The same run in this process, with a thread of this test's alive, re-times
+    # in a spawned child, which takes the same samples. (It also makes this test
+    # one that calls retime in this process: a mutation sweep maps a test to the
+    # functions it saw called here, never in a fork.)
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        spawned = _Retime()
+        _run(project, spawned, A, B)
+    finally:
+        stop.set()
+        thread.join()
+    assert spawned.retiming is not None
+    assert spawned.retiming.child == "spawned"
+    assert project.path.joinpath("given.json").exists()
+    assert spawned.retiming.samples == {A: [EACH] * 2, B: [EACH] * 2}
 
 
 @pytest.mark.integration

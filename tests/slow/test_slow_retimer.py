@@ -241,7 +241,15 @@ def _judged(seconds: float, limit: float) -> Judged:
 
 @pytest.mark.parametrize(
     ("seconds", "once_past", "far"),
-    [(0.75, 1.5, True), (0.74, 1.5, False), (0.75, 0.0, False), (10.0, 0.0, False)],
+    # A factor of 1 (or less) is still a factor: at the limit is far past it.
+    [
+        (0.75, 1.5, True),
+        (0.74, 1.5, False),
+        (0.5, 1.0, True),
+        (0.25, 0.5, True),
+        (0.75, 0.0, False),
+        (10.0, 0.0, False),
+    ],
 )
 def test_far_past_is_at_once_past_times_the_limit_or_more(
     seconds: float, once_past: float, far: bool

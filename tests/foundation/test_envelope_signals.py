@@ -187,3 +187,27 @@ def test_sigterm_in_a_nested_lane_leaves_both_envelopes_and_the_outer_one_re_del
         envelope = _envelope(tmp_path, lane)
         assert envelope["stage"] == "error", lane
         assert envelope["error"] == {"type": "Terminated", "message": "terminated by SIGTERM"}
+
+
+def test_a_signal_while_the_provenance_is_read_still_leaves_an_envelope(tmp_path: Path) -> None:
+    # `git status` on a large tree takes seconds; a SIGTERM then must still
+    # leave an envelope, with the provenance it did not get to read left empty.
+    _pass(tmp_path)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake_git = bin_dir / "git"
+    # Its parent is the lane's process: the signal arrives while git "runs".
+    fake_git.write_text("#!/bin/sh\nkill -TERM $PPID\nexec sleep 60\n", encoding="utf-8")
+    fake_git.chmod(0o755)
+
+    def slow_provenance() -> None:
+        os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}"
+        with lane_run("probe", config=parse_config({}, root=tmp_path)) as run:
+            run.verdict(passed=True)
+
+    status = _forked(slow_provenance)
+    assert os.WIFSIGNALED(status), status
+    assert os.WTERMSIG(status) == signal.SIGTERM
+    envelope = _envelope(tmp_path)
+    assert envelope["error"] == {"type": "Terminated", "message": "terminated by SIGTERM"}
+    assert envelope["subject"] == {"commit": None, "dirty": False, "branch": None}

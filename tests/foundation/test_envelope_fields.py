@@ -18,7 +18,7 @@ import pytest
 
 from lanes import __version__
 from lanes.config import parse_config
-from lanes.envelope import Envelope, Subject, git_subject, lane_run, read_envelope
+from lanes.envelope import Envelope, Subject, _rfc3339, git_subject, lane_run, read_envelope
 from lanes.errors import EnvelopeError, StateError
 from tests.support.git import git, head, make_repo
 
@@ -93,6 +93,12 @@ def test_started_at_is_the_lanes_start_in_utc_milliseconds(tmp_path: Path) -> No
     assert started.utcoffset() == dt.timedelta(0)
     # Milliseconds are truncated, never rounded up past the moment itself.
     assert int(before * 1000) <= int(started.timestamp() * 1000 + 0.5) <= int(after * 1000)
+
+
+def test_the_start_is_written_to_the_millisecond_never_rounded_up() -> None:
+    # 2026-01-01T00:00:00.9999 UTC: the envelope says .999, not the next second.
+    assert _rfc3339(1_767_225_600.9999) == "2026-01-01T00:00:00.999Z"
+    assert _rfc3339(1_767_225_600.0005) == "2026-01-01T00:00:00.000Z"
 
 
 def test_started_at_keeps_the_milliseconds_of_the_moment(tmp_path: Path) -> None:
@@ -209,9 +215,10 @@ def test_an_envelope_named_outside_the_project_is_written_where_named(tmp_path: 
     project = tmp_path / "project"
     project.mkdir()
     target = tmp_path / "elsewhere" / "deep" / "x.json"
-    with lane_run("x", config=parse_config({}, root=project), path=target) as run:
-        run.verdict(passed=True)
-    assert read_envelope(target)["result"] == "pass"
+    for passed in (True, False):  # the second run finds its directory there
+        with lane_run("x", config=parse_config({}, root=project), path=target) as run:
+            run.verdict(passed=passed)
+    assert read_envelope(target)["result"] == "fail"
     assert not (project / "envelopes").exists()
 
 

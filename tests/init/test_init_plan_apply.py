@@ -159,3 +159,18 @@ def test_the_targets_check_lets_init_replace_a_symlinked_file_and_create_directo
     root = _project(tmp_path)
     (root / "noxfile.py").symlink_to(tmp_path / "elsewhere.py")
     check_targets(root, [Path("noxfile.py"), Path(".github/workflows/lanes-pr.yml")])
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any directory")
+def test_the_targets_check_refuses_a_directory_it_cannot_write(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / ".github").mkdir(mode=0o500)
+    try:
+        with pytest.raises(StateError) as caught:
+            check_targets(root, [Path(".github/workflows/lanes-pr.yml")])
+    finally:
+        (root / ".github").chmod(0o700)
+    assert caught.value.message == (
+        f"lanes init will not write {str(root / '.github/workflows/lanes-pr.yml')!r}: "
+        f"{str(root / '.github')!r} is not writable"
+    )

@@ -9,19 +9,17 @@ the generated noxfile and workflows carry.
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import tomllib
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
-from lanes.errors import UsageError
+from lanes.errors import ConfigError, StateError, UsageError
 from lanes.init.detect import detect_project
 from lanes.init.plan import GITIGNORE_LINES, FileChange, Settings, build_plan, envelope_dir
 from lanes.init.requirement import Source
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 PINNED = Source(spec="==0.1.0", origin="the test")
 PLACEHOLDER = Source(spec=None, origin="a path on this machine")
@@ -283,3 +281,63 @@ def test_planning_without_jinja2_says_how_to_install_it(
     assert caught.value.hint == (
         "install the lane dependencies: python3 -m pip install './lanekit[lanes]'"
     )
+
+
+@pytest.mark.parametrize(
+    "packaging",
+    [
+        {"pyproject.toml": '[build-system]\nrequires = ["hatchling"]\n'},
+        {"setup.py": "from setuptools import setup\nsetup()\n"},
+    ],
+    ids=["build-system", "setup.py"],
+)
+def test_a_project_with_only_packaging_metadata_is_installed(
+    tmp_path: Path, packaging: dict[str, str]
+) -> None:
+    root = _project(tmp_path, None)
+    for name, text in packaging.items():
+        (root / name).write_text(text, encoding="utf-8")
+    assert '        ("-e", "."),\n' in _plan(root)["noxfile.py"].new
+
+
+def test_every_test_dependency_source_is_named_in_the_install_docstring(tmp_path: Path) -> None:
+    root = _project(
+        tmp_path,
+        '[project]\nname = "demo"\n[project.optional-dependencies]\ntests = ["pytest"]\n'
+        '[dependency-groups]\ntest = ["pytest"]\n',
+    )
+    noxfile = _plan(root)["noxfile.py"].new
+    assert "with its test dependencies (extra 'tests', group 'test'), then lanekit." in noxfile
+
+
+def test_every_planned_file_ends_with_a_newline(tmp_path: Path) -> None:
+    for name, change in _plan(_project(tmp_path)).items():
+        assert change.new.endswith("\n"), name
+
+
+def test_the_placeholder_noxfile_says_the_fix_where_the_source_would_be(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    changes = build_plan(detect_project(root), Settings(lanekit_source=PLACEHOLDER))
+    noxfile = next(change.new for change in changes if change.path == Path("noxfile.py"))
+    assert f"# from a path on its machine only). Fix: {PLACEHOLDER.fix}\n" in noxfile
+
+
+def test_a_fifo_where_init_reads_is_refused_with_the_fix(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    os.mkfifo(root / "noxfile.py")
+    with pytest.raises(StateError) as caught:
+        _plan(root)
+    assert str(root / "noxfile.py") in caught.value.message
+    assert caught.value.hint == (
+        "make it a regular UTF-8 file you can read (not a FIFO, device or symlink), "
+        "or move it aside"
+    )
+
+
+def test_a_pyproject_broken_after_detection_is_refused_with_the_fix(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    project = detect_project(root)
+    (root / "pyproject.toml").write_text("[project\n", encoding="utf-8")  # edited meanwhile
+    with pytest.raises(ConfigError) as caught:
+        build_plan(project, Settings(lanekit_source=PINNED))
+    assert caught.value.hint == "fix the TOML syntax at the line and column shown"

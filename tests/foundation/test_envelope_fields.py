@@ -271,3 +271,24 @@ def test_a_detached_checkout_names_the_ref_github_checked_out(
     assert git_subject(repo).branch == "main"
     monkeypatch.setenv("GITHUB_REF_NAME", "")
     assert git_subject(repo).branch is None
+
+
+def test_publish_sets_the_whole_data(tmp_path: Path) -> None:
+    with lane_run("x", config=parse_config({}, root=tmp_path)) as run:
+        run.data["draft"] = True
+        run.publish({"kind": "final", "n": 2})
+        run.verdict(passed=True)
+    assert _envelope(tmp_path)["data"] == {"kind": "final", "n": 2}
+
+
+def test_an_error_envelope_of_a_group_reads_back_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LANES_GROUP_ID", "sweep-3")
+    with pytest.raises(RuntimeError):
+        _lane(tmp_path, {"n": 1}, error=RuntimeError("boom"))
+    document = _envelope(tmp_path)
+    assert document["error"] == {"type": "RuntimeError", "message": "boom"}
+    envelope = Envelope.from_dict(document)
+    assert (envelope.group_id, envelope.error) == ("sweep-3", document["error"])
+    assert envelope.to_dict() == document

@@ -292,3 +292,47 @@ def test_an_error_envelope_of_a_group_reads_back_unchanged(
     envelope = Envelope.from_dict(document)
     assert (envelope.group_id, envelope.error) == ("sweep-3", document["error"])
     assert envelope.to_dict() == document
+
+
+def test_the_lanes_handle_names_its_lane(tmp_path: Path) -> None:
+    with lane_run("probe", config=parse_config({}, root=tmp_path)) as run:
+        run.verdict(passed=True)
+    assert run.lane == "probe"
+
+
+def test_an_envelope_never_writes_a_number_json_does_not_have(tmp_path: Path) -> None:
+    # Written directly, without lane_run's screening of the data: NaN is
+    # refused, never written as the bare token strict readers reject.
+    envelope = Envelope(
+        lane="x",
+        subject=Subject(None, False, None),
+        config_hash="sha256:" + "0" * 64,
+        started_at="2026-12-02T00:00:00.000Z",
+        duration_ms=1,
+        result="pass",
+        stage="complete",
+        data={"ratio": float("nan")},
+    )
+    target = tmp_path / "x.json"
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        envelope.write(target)
+    assert not target.exists()
+
+
+def test_a_write_out_of_the_project_names_the_envelope_and_the_fix(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    outside = tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "envelopes").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(EnvelopeError) as caught:
+        _lane(project, {})
+    target = project / "envelopes" / "x.json"
+    assert caught.value.message.startswith(
+        f"the envelope {str(target)!r} would be written outside the project: "
+    )
+    assert caught.value.hint == (
+        "a directory on its way is a symlink (or not a directory); make envelope_dir a real "
+        "directory inside the project, or pass --envelope"
+    )
+    assert list(outside.iterdir()) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import platform
 import sys
 import time
@@ -336,3 +337,23 @@ def test_a_write_out_of_the_project_names_the_envelope_and_the_fix(tmp_path: Pat
         "directory inside the project, or pass --envelope"
     )
     assert list(outside.iterdir()) == []
+
+
+def test_a_key_that_is_not_a_number_is_refused_like_such_a_value(tmp_path: Path) -> None:
+    with pytest.raises(EnvelopeError) as caught:
+        _lane(tmp_path, {math.nan: 1})
+    assert caught.value.message == (
+        "lane 'x': data cannot be written as JSON: Out of range float values are not JSON compliant"
+    )
+
+
+def test_the_start_is_in_utc_whatever_the_machines_time_zone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        assert _rfc3339(1_767_225_600.25) == "2026-01-01T00:00:00.250Z"
+    finally:
+        monkeypatch.undo()
+        time.tzset()

@@ -357,3 +357,13 @@ def test_the_start_is_in_utc_whatever_the_machines_time_zone(
     finally:
         monkeypatch.undo()
         time.tzset()
+
+
+def test_an_untracked_file_is_dirty_even_where_git_is_told_to_hide_them(tmp_path: Path) -> None:
+    # A user's `status.showUntrackedFiles = no` must not make new files invisible
+    # to the envelope: a measurement of a tree with unadded files is not of HEAD.
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    git(repo, "config", "status.showUntrackedFiles", "no")
+    assert not git_subject(repo).dirty
+    (repo / "new.py").write_text("x = 1\n", encoding="utf-8")
+    assert git_subject(repo).dirty

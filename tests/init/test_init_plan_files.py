@@ -209,7 +209,8 @@ def test_an_existing_gitignore_gets_the_missing_lines_after_a_blank_one(
     (root / ".gitignore").write_text(theirs, encoding="utf-8", newline="")
     change = _plan(root)[".gitignore"]
     newline = "\r\n" if "\r\n" in theirs else "\n"
-    assert change.action == "update"
+    assert (change.action, change.old) == ("update", theirs)
+    assert change.diff().startswith("--- a/.gitignore\n+++ b/.gitignore\n")
     assert (
         change.new
         == joined + newline.join([*HEADER, *IGNORED, ".claude/settings.local.json"]) + newline
@@ -221,7 +222,7 @@ def test_a_gitignore_with_every_line_is_unchanged(tmp_path: Path) -> None:
     text = "\n".join([*IGNORED, ".claude/settings.local.json"]) + "\n"
     (root / ".gitignore").write_text(text, encoding="utf-8")
     change = _plan(root)[".gitignore"]
-    assert (change.action, change.new) == ("unchanged", text)
+    assert (change.action, change.old, change.new) == ("unchanged", text, text)
 
 
 def test_a_configured_envelope_dir_is_the_one_ignored_and_given_a_readme(tmp_path: Path) -> None:

@@ -183,11 +183,12 @@ def test_a_differing_file_is_kept_with_why_and_forced_it_is_updated(tmp_path: Pa
     assert (kept.action, kept.old) == ("kept", "# theirs\n")
     assert kept.why == "differs from what init writes; --force replaces it"
     forced = _plan(root, force=True)["noxfile.py"]
-    assert (forced.action, forced.why) == ("update", "--force")
+    assert (forced.action, forced.why, forced.old) == ("update", "--force", "# theirs\n")
     assert forced.new == kept.new
     (root / "noxfile.py").write_text(kept.new, encoding="utf-8")
     same = _plan(root)["noxfile.py"]
     assert (same.action, same.why) == ("unchanged", "")
+    assert same.old == same.new == kept.new
 
 
 def test_a_new_gitignore_holds_the_header_and_every_line(tmp_path: Path) -> None:

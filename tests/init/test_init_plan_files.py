@@ -256,6 +256,15 @@ def test_pyproject_is_appended_to_in_its_own_line_endings(tmp_path: Path) -> Non
     assert appended.count("\r\n") == appended.count("\n")
 
 
+@pytest.mark.parametrize("ending", ["", "\n\n", "# the end"])
+def test_a_crlf_pyproject_gets_the_same_section_as_an_lf_one(tmp_path: Path, ending: str) -> None:
+    lf = '[project]\nname = "demo"\n' + ending
+    with_lf = _plan(_project(tmp_path / "lf", lf))["pyproject.toml"].new
+    crlf = lf.replace("\n", "\r\n")
+    with_crlf = _plan(_project(tmp_path / "crlf", crlf))["pyproject.toml"].new
+    assert with_crlf == with_lf.replace("\n", "\r\n")
+
+
 def test_a_missing_pyproject_is_created_with_only_lanekits_table(tmp_path: Path) -> None:
     root = _project(tmp_path, None)
     change = _plan(root)["pyproject.toml"]
@@ -342,4 +351,5 @@ def test_a_pyproject_broken_after_detection_is_refused_with_the_fix(tmp_path: Pa
     (root / "pyproject.toml").write_text("[project\n", encoding="utf-8")  # edited meanwhile
     with pytest.raises(ConfigError) as caught:
         build_plan(project, Settings(lanekit_source=PINNED))
+    assert caught.value.message.startswith(f"{root / 'pyproject.toml'} ")
     assert caught.value.hint == "fix the TOML syntax at the line and column shown"

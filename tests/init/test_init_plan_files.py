@@ -353,3 +353,22 @@ def test_a_pyproject_broken_after_detection_is_refused_with_the_fix(tmp_path: Pa
         build_plan(project, Settings(lanekit_source=PINNED))
     assert caught.value.message.startswith(f"{root / 'pyproject.toml'} ")
     assert caught.value.hint == "fix the TOML syntax at the line and column shown"
+
+
+def test_a_differing_envelopes_readme_is_replaced_only_when_forced(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    (root / "envelopes").mkdir()
+    (root / "envelopes" / "README.md").write_text("# ours\n", encoding="utf-8")
+    assert _plan(root)["envelopes/README.md"].action == "kept"
+    assert _plan(root, force=True)["envelopes/README.md"].action == "update"
+
+
+def test_the_placeholder_note_is_the_only_difference_in_the_workflows(tmp_path: Path) -> None:
+    root = _project(tmp_path)
+    pinned = _plan(root)
+    changes = build_plan(detect_project(root), Settings(lanekit_source=PLACEHOLDER))
+    placeholder = {change.path.as_posix(): change.new for change in changes}
+    note = f"\n#\n# PLACEHOLDER: noxfile.py has no lanekit a CI runner can install yet; fix: {PLACEHOLDER.fix}"
+    for name in EVERY_FILE[4:7]:
+        assert note in placeholder[name], name
+        assert placeholder[name].replace(note, "") == pinned[name].new, name

@@ -249,7 +249,7 @@ def test_pyproject_is_appended_to_in_its_own_line_endings(tmp_path: Path) -> Non
     theirs = '[project]\r\nname = "demo"\r\n'
     root = _project(tmp_path, theirs)
     change = _plan(root)["pyproject.toml"]
-    assert (change.action, change.why) == ("update", "appends [tool.lanes]")
+    assert (change.action, change.why, change.old) == ("update", "appends [tool.lanes]", theirs)
     assert change.new.startswith(theirs)
     appended = change.new[len(theirs) :]
     assert "[tool.lanes" in appended
@@ -355,12 +355,13 @@ def test_a_pyproject_broken_after_detection_is_refused_with_the_fix(tmp_path: Pa
     assert caught.value.hint == "fix the TOML syntax at the line and column shown"
 
 
-def test_a_differing_envelopes_readme_is_replaced_only_when_forced(tmp_path: Path) -> None:
+@pytest.mark.parametrize("name", [*EVERY_FILE[3:]])
+def test_a_differing_generated_file_is_replaced_only_when_forced(tmp_path: Path, name: str) -> None:
     root = _project(tmp_path)
-    (root / "envelopes").mkdir()
-    (root / "envelopes" / "README.md").write_text("# ours\n", encoding="utf-8")
-    assert _plan(root)["envelopes/README.md"].action == "kept"
-    assert _plan(root, force=True)["envelopes/README.md"].action == "update"
+    (root / name).parent.mkdir(parents=True, exist_ok=True)
+    (root / name).write_text("# ours\n", encoding="utf-8")
+    assert _plan(root)[name].action == "kept"
+    assert _plan(root, force=True)[name].action == "update"
 
 
 def test_the_placeholder_note_is_the_only_difference_in_the_workflows(tmp_path: Path) -> None:

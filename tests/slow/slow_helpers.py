@@ -23,6 +23,20 @@ FAIL_FACTOR = 9
 BAND_SLEEP = 0.06
 SLOW_SLEEP = 0.6
 
+# The arguments of an in-process ratchet run (pytester.runpytest). An
+# in-process run that names an already-imported plugin gets pytest's "cannot be
+# rewritten" warning, or not, depending on which tests ran before in this
+# worker: it is ignored so outcome counts do not depend on test order.
+IN_PROCESS_RATCHET = (
+    "-p",
+    "no:cacheprovider",
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+    "-p",
+    "lanes.slow",
+    "--slow-ratchet",
+)
+
 PYPROJECT = f"""
 [tool.pytest.ini_options]
 markers = ["integration: slow tier"]

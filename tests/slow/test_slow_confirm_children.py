@@ -23,7 +23,7 @@ from lanes.slow.confirmation import FORKED_WHY, SPAWN_OPTION, Retiming, retime
 from lanes.slow.forked import fork_refusal, threads_alive
 from lanes.slow.stopwatch import Stopwatch
 from lanes.slow.verdicts import Judged, Measurement, Verdict
-from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
+from tests.slow.slow_helpers import CLOCK_CONFTEST, IN_PROCESS_RATCHET, PYPROJECT
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -106,13 +106,7 @@ class _Retime:
 
 def _run(project: pytest.Pytester, probe: object, *args: str) -> None:
     project.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
         "--slow-confirm=0",
         *args,
         plugins=[probe],

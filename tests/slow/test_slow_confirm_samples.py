@@ -17,7 +17,7 @@ import pytest
 from lanes.slow.confirmation import Plan, Retimer
 from lanes.slow.runqueue import RunQueueClock
 from lanes.slow.stopwatch import Stopwatch
-from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
+from tests.slow.slow_helpers import CLOCK_CONFTEST, IN_PROCESS_RATCHET, PYPROJECT
 
 # `prepared`: 0.25 s of the test's own setup. `noted` notes each setup of the
 # module-scoped fixture of test_m2.py, and each teardown.
@@ -134,13 +134,7 @@ def _retime(
     full.update(plan)  # type: ignore[typeddict-item]  # the test's own keys are Plan's
     retiming = _Retiming(full, clock)
     result = project.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
         "--slow-confirm=0",
         *nodeids,
         plugins=[retiming],

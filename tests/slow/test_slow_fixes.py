@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.cli import main
-from tests.slow.slow_helpers import BAND, FAST, SLOW, make_project, write_pins
+from tests.slow.slow_helpers import BAND, FAST, IN_PROCESS_RATCHET, SLOW, make_project, write_pins
 from tests.support.documents import read_json
 from tests.support.git import git, git_repo
 
@@ -32,17 +32,8 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    # An in-process run that names an already-imported plugin gets pytest's
-    # "cannot be rewritten" warning, or not, depending on which tests ran before
-    # in this worker: ignore it so outcome counts do not depend on test order.
     return pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
         *args,
     )
 

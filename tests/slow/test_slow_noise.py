@@ -20,7 +20,15 @@ from lanes.slow.confirmation import FORKED_WHY, SPAWN_OPTION
 from lanes.slow.forked import threads_alive
 from lanes.slow.report import NEAR_LIMIT
 from lanes.slow.verdicts import suggested_ceiling
-from tests.slow.slow_helpers import BAND, FAST, PYPROJECT, SLOW, THREE_TESTS, write_pins
+from tests.slow.slow_helpers import (
+    BAND,
+    FAST,
+    IN_PROCESS_RATCHET,
+    PYPROJECT,
+    SLOW,
+    THREE_TESTS,
+    write_pins,
+)
 from tests.support.documents import read_json
 
 if TYPE_CHECKING:
@@ -65,17 +73,8 @@ def _testcases(path: Path) -> list[ET.Element]:
 def _run(pytester: pytest.Pytester, *args: str, once_past: float = 0) -> pytest.RunResult:
     """A ratchet run; ``once_past`` 0 by default: these tests plant offenders
     far past their limit (0.6 s against 0.18 s) to exercise every re-timing."""
-    # An in-process run that names an already-imported plugin gets pytest's
-    # "cannot be rewritten" warning, or not, depending on which tests ran before
-    # in this worker: ignore it so outcome counts do not depend on test order.
     return pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
         f"--slow-confirm-once-past={once_past}",
         *args,
     )

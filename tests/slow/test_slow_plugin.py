@@ -12,6 +12,7 @@ from tests.slow.slow_helpers import (
     BAND,
     BAND_SLEEP,
     FAST,
+    IN_PROCESS_RATCHET,
     SLOW,
     SLOW_SLEEP,
     make_project,
@@ -304,13 +305,7 @@ def test_dash_p_lanes_slow_works_without_the_entry_point(
     monkeypatch.setattr(importlib.metadata, "distributions", lambda **_: iter([]))
     make_project(pytester)
     result = pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines([f"FAIL {SLOW} took *"])

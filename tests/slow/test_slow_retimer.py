@@ -27,7 +27,7 @@ from lanes.slow.confirmation import FORKED_WHY, SPAWN_OPTION, Plan, Retimer, far
 from lanes.slow.forked import fork_refusal, threads_alive
 from lanes.slow.runqueue import available
 from lanes.slow.stopwatch import Stopwatch
-from tests.slow.slow_helpers import CLOCK_CONFTEST, PYPROJECT
+from tests.slow.slow_helpers import CLOCK_CONFTEST, IN_PROCESS_RATCHET, PYPROJECT
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -522,13 +522,7 @@ def test_a_finished_run_retimes_as_a_fresh_process_would(
     plan: Plan = {"passes": 2, "once_past": 0.0, "far": [], "limits": {}, "out": str(out)}
     probe = _RetimeHere(plan, [A, B])
     project.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
         "--slow-confirm=0",
         A,
         B,
@@ -592,13 +586,7 @@ def test_a_fork_of_the_run_retimes_and_writes_nothing_where_the_run_writes(
     # Not captured (-s): the suite's run writes to this test's descriptors.
     project.runpytest(
         "-s",
-        "-p",
-        "no:cacheprovider",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "lanes.slow",
-        "--slow-ratchet",
+        *IN_PROCESS_RATCHET,
         "--slow-confirm=0",
         B,
         loud,

@@ -12,7 +12,6 @@ real pytest run says which tests fail.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ import pytest
 
 from lanes.cli import main
 from tests.support.git import make_repo
+from tests.support.processes import failing_tests
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -84,18 +84,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _failing(root: Path) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    _, _, summary = proc.stdout.rpartition("short test summary info")
-    return set(re.findall(r"^(?:FAILED|ERROR) (\S+?)(?: - |$)", summary, re.MULTILINE))
-
-
 @pytest.mark.integration
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_each_breaking_change_selects_every_failing_test_with_the_map(
@@ -113,7 +101,7 @@ def test_each_breaking_change_selects_every_failing_test_with_the_map(
     try:
         for path, text in written.items():
             (recorded / path).write_text(text)
-        failing = _failing(recorded)
+        failing = failing_tests(recorded)
         assert failing, f"{case}: the planted change must break a test"
         assert main(["affected", "--json"]) == 0
         plan = json.loads(capsys.readouterr().out)

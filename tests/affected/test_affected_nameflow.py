@@ -10,7 +10,6 @@ followed the static rule stands, with the reason.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ import pytest
 
 from lanes.cli import main
 from tests.support.git import make_repo
+from tests.support.processes import failing_tests
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -91,18 +91,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _failing(root: Path) -> set[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    _, _, summary = proc.stdout.rpartition("short test summary info")
-    return set(re.findall(r"^(?:FAILED|ERROR) (\S+?)(?: - |$)", summary, re.MULTILINE))
-
-
 def _planted(
     root: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -117,7 +105,7 @@ def _planted(
     assert FILES[path].count(old) == 1
     (root / path).write_text(FILES[path].replace(old, new))
     try:
-        failing = _failing(root)
+        failing = failing_tests(root)
         assert main(["affected", "--json"]) == 0
         plan = json.loads(capsys.readouterr().out)
     finally:

@@ -10,12 +10,13 @@ and one configuration.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, get_args
 
 import pytest
 
 from lanes.mutation.merge import MergedModule, merge_shards
 from lanes.mutation.provenance import Provenance
+from lanes.payloads.mutation import MutationStatus
 from tests.mutation.mutation_fixtures import PROVENANCE, mutant, shard_data, write_shard_envelope
 from tests.support.git import commit_all, head, make_repo
 
@@ -57,21 +58,7 @@ def test_the_sweeps_cost_is_each_phase_summed_over_the_shards(tmp_path: Path) ->
 
 
 def test_the_scores_a_check_shows_name_every_figure(tmp_path: Path) -> None:
-    counts = dict.fromkeys(
-        (
-            "killed",
-            "survived",
-            "timeout",
-            "no tests",
-            "suspicious",
-            "skipped",
-            "caught by type check",
-            "segfault",
-            "not checked",
-            "check was interrupted by user",
-        ),
-        0,
-    )
+    counts = dict.fromkeys(get_args(MutationStatus), 0)
     counts.update({"killed": 1, "survived": 1, "timeout": 1, "skipped": 1})
     assert _merged(tmp_path).scores() == {
         "shards": ["1/2", "2/2"],

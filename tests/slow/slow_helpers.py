@@ -158,3 +158,27 @@ def verdicts(data: dict[str, Any]) -> dict[str, list[str]]:
         "pins": sorted(f"{p['nodeid']}={p['state']}" for p in data["pins"]),
         "tiers": sorted(f"{t['nodeid']}={t['tier']}" for t in data["tests"]),
     }
+
+
+# A planted suite where whichever test runs first in a process pays a warm-up
+# (0.6 s), as a test that imports a heavy module or fills a cache does (and
+# the first test of a confirmation child); both are slow in the suite's own run.
+FIRST_PAYS = """
+import pathlib, time
+
+_ran = []
+
+def _pace(name):
+    counter = pathlib.Path(__file__).with_name(name + ".runs")
+    run = int(counter.read_text()) if counter.exists() else 0
+    counter.write_text(str(run + 1))
+    if run == 0 or not _ran:
+        time.sleep(0.6)
+    _ran.append(name)
+
+def test_a():
+    _pace("a")
+
+def test_b():
+    _pace("b")
+"""

@@ -14,7 +14,7 @@ from fnmatch import fnmatch
 
 import pytest
 
-from tests.slow.slow_helpers import PYPROJECT
+from tests.slow.slow_helpers import FIRST_PAYS, PYPROJECT
 from tests.support.documents import read_json
 
 # Past its 0.18 s limit every run (0.6 s, 3.3x), under fixtures of every
@@ -244,30 +244,6 @@ def test_a_fork_past_its_deadline_is_killed_and_keeps_the_passes_it_finished(
     with pytest.raises(ProcessLookupError):
         os.kill(int(hanging), 0)
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
-
-
-# Whichever test runs first in a process pays a warm-up (0.6 s), as a
-# test that imports a heavy module or fills a cache does; both are slow in
-# the suite's own run (each is the first to run the pace there once).
-FIRST_PAYS = """
-import pathlib, time
-
-_ran = []
-
-def _pace(name):
-    counter = pathlib.Path(__file__).with_name(name + ".runs")
-    run = int(counter.read_text()) if counter.exists() else 0
-    counter.write_text(str(run + 1))
-    if run == 0 or not _ran:
-        time.sleep(0.6)
-    _ran.append(name)
-
-def test_a():
-    _pace("a")
-
-def test_b():
-    _pace("b")
-"""
 
 
 @pytest.mark.integration

@@ -23,6 +23,7 @@ from lanes.slow.verdicts import suggested_ceiling
 from tests.slow.slow_helpers import (
     BAND,
     FAST,
+    FIRST_PAYS,
     IN_PROCESS_RATCHET,
     PYPROJECT,
     SLOW,
@@ -357,30 +358,6 @@ def test_a_band_test_near_its_limit_is_told_to_be_pinned(project: pytest.Pyteste
         ]
     )
     assert result.ret == pytest.ExitCode.OK
-
-
-# Whichever test runs first in a process pays a warm-up (0.6 s), as the
-# first test of a confirmation child does for imports and caches; both are
-# slow in the suite's own run.
-FIRST_PAYS = """
-import pathlib, time
-
-_ran = []
-
-def _pace(name):
-    counter = pathlib.Path(__file__).with_name(name + ".runs")
-    run = int(counter.read_text()) if counter.exists() else 0
-    counter.write_text(str(run + 1))
-    if run == 0 or not _ran:
-        time.sleep(0.6)
-    _ran.append(name)
-
-def test_a():
-    _pace("a")
-
-def test_b():
-    _pace("b")
-"""
 
 
 @pytest.mark.integration

@@ -4,6 +4,7 @@ whether a process the code under test should have stopped is still running."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,3 +51,16 @@ def run_lanes(
         check=False,
         timeout=timeout,
     )
+
+
+def failing_tests(root: Path) -> set[str]:
+    """The node ids a plain pytest run of the project at ``root`` reports failed or errored."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    _, _, summary = proc.stdout.rpartition("short test summary info")
+    return set(re.findall(r"^(?:FAILED|ERROR) (\S+?)(?: - |$)", summary, re.MULTILINE))

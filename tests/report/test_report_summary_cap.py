@@ -92,7 +92,12 @@ def test_crashed_invalid_and_failed_lanes_are_kept_before_passing_ones(tmp_path:
     cut = fit_markdown(view, limit=room - 1)
     assert sections["fail"] not in cut
     assert sections["error"] in cut
-    assert f"2 lane section(s) were left out ({labels['fail']}, {labels['pass']})" in cut
+    # The passing lane's section is smaller: whether it fits the room the failed
+    # one freed depends on the run's own sizes (paths, durations). Every section
+    # left out is named, in the order they were kept.
+    left = [labels[s] for s in ("fail", "pass") if sections[s] not in cut]
+    assert left[0] == labels["fail"]
+    assert f"{len(left)} lane section(s) were left out ({', '.join(left)})" in cut
 
 
 def test_the_lanes_left_out_are_named_eight_at_most_and_long_names_clipped(

@@ -21,6 +21,30 @@ pytest_plugins = ["pytester"]
 load_profile()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def nested_pytest_temproot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every pytest a test starts (a lane's run of a planted project) keeps its
+    temporary directories under this session's own, not in the shared
+    /tmp/pytest-of-USER.
+
+    Each pytest deletes all but the newest three numbered directories there when
+    it exits, and the one that finds earlier whole sessions' directories (a
+    venv-holding suite leaves gigabytes) deletes them while its test waits: one
+    test once took 58 s instead of 8 s. pytester already isolates its own runs
+    this way; this covers the runs started with subprocess.
+    """
+    root = tmp_path_factory.mktemp("nested-pytest", numbered=False)
+    saved = os.environ.get("PYTEST_DEBUG_TEMPROOT")
+    os.environ["PYTEST_DEBUG_TEMPROOT"] = str(root)
+    try:
+        yield
+    finally:
+        if saved is None:
+            del os.environ["PYTEST_DEBUG_TEMPROOT"]
+        else:
+            os.environ["PYTEST_DEBUG_TEMPROOT"] = saved
+
+
 @pytest.fixture
 def zone_on_another_date() -> Iterator[None]:
     """A local time zone whose date differs from UTC's right now: a file stamped

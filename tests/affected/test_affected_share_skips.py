@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 MOD = "def f() -> int:\n    return 1\n\n\ndef g() -> int:\n    return 2\n\n\ndef h() -> int:\n    return 3\n"
 
-TESTS = '''import pytest
+TESTS = """import pytest
 
 from pkg import mod
 
@@ -58,7 +58,7 @@ def breaks_in_teardown() -> object:
 
 def test_skips_then_teardown_fails(breaks_in_teardown: object) -> None:
     pytest.skip("and then its teardown fails")
-'''
+"""
 
 FILES = {
     "pyproject.toml": '[project]\nname = "sk"\nversion = "0"\n',

@@ -28,7 +28,11 @@ per site that could load the changed module:
   file changed** since the map's commit (the lines moved, the condition in
   front of it may be new): every test that reaches the site, as without a map.
 
-Without a map every site is the last case.
+Without a map every site is the last case. A change inside functions that
+the map narrowed by what each test executed needs none of this for the tests
+the map vouches for (each ran the changed function or not, whatever a
+computed import loaded): the net adds only the tests it cannot vouch for, by
+id, and the test files it never recorded, whole.
 """
 
 from __future__ import annotations
@@ -197,14 +201,15 @@ class ComputedNet:
 
         ``narrowed``: the map narrowed a change inside functions of ``path`` by
         what each test executed, through a computed import or not: the net is
-        for the test files the map cannot vouch for.
+        for the tests the map cannot vouch for, by id, and the test files it
+        never recorded, whole.
         """
         test_map = self.test_map
         if test_map is None:
             return [Pick(test, RULE, why) for test, why in computed_tests(self.project, path)], ""
         picks, note = self._recorded_picks(test_map, path)
         if narrowed:
-            picks = [pick for pick in picks if not test_map.vouches(pick.file)]
+            picks = _unvouched_only(test_map, picks)
         return picks, note
 
     def _recorded_picks(self, test_map: TestMap, path: str) -> tuple[list[Pick], str]:
@@ -247,3 +252,33 @@ class ComputedNet:
         if len(verdicts) > SHOWN:
             shown += f"; and {len(verdicts) - SHOWN} more (see the blind spots)"
         return picks, shown
+
+
+def _unvouched_only(test_map: TestMap, picks: list[Pick]) -> list[Pick]:
+    """``picks`` for a change the map narrowed by what each test executed.
+
+    A test the map vouches for executed the changed function (the map selects
+    it) or did not (it behaves as recorded), whatever a computed import loaded
+    for it: that holds per test, so in a recorded file only the tests the map
+    cannot vouch for stay, by id; the rest of the file does not run whole for
+    them. A file the map never recorded stays whole.
+    """
+    recorded = test_map.recorded_files()
+    unvouched: dict[str, dict[str, str]] = {}
+    kept: dict[tuple[str, str | None], Pick] = {}
+    for pick in picks:
+        if pick.file not in recorded:
+            kept.setdefault((pick.file, pick.node), pick)
+            continue
+        if pick.file not in unvouched:
+            unvouched[pick.file] = test_map.unvouched_tests(pick.file)
+        if pick.node is not None:
+            if pick.node in unvouched[pick.file]:
+                kept.setdefault((pick.file, pick.node), pick)
+            continue
+        for node, why in sorted(unvouched[pick.file].items()):
+            kept.setdefault(
+                (pick.file, node),
+                Pick(pick.file, pick.rule, f"{pick.why}; the map does not vouch: {why}", node),
+            )
+    return list(kept.values())

@@ -16,7 +16,7 @@ import), is followed by name flow (:mod:`lanes.affected.nameflow`): the tests
 that executed code reading what it changed; where the flow cannot be followed,
 every test that imports the file. A statically selected test file the map
 never recorded runs whole; in a recorded one, the tests the map does not vouch
-for (they did not pass, or spawned processes) run beside them, by id. A file
+for (they failed, or spawned processes) run beside them, by id. A file
 new since the map's commit or a map from another configuration gets the
 static rule's answer, and says so.
 """

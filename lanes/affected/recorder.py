@@ -26,8 +26,12 @@ Per test (setup, call and teardown together):
   (:mod:`lanes.affected.child`: a ``sitecustomize`` first on ``PYTHONPATH``);
   at the test's end its records are merged into the test's entry, and the
   test is vouched for only if every counted spawn, at every level, left one.
-- the outcome: a test that did not pass may have stopped early, so the map does
-  not vouch for it either.
+- the outcome: a test that failed (in setup, call or teardown) fails the run
+  again whatever changed, so the map does not vouch for it: it runs beside
+  every selection that reaches its file. A skipped test (pytest reports an
+  xfail as skipped too) stopped where the recording saw it stop, and what it
+  executed up to there is recorded: unless a change reaches that code, it
+  skips again, which fails no run; it is vouched for like a passing one.
 - **computed imports that ran**: the call sites the static scan found
   (:mod:`lanes.affected.computed`, handed over in the file named by
   ``LANES_AFFECTED_SITES``) whose call instruction executed: a call
@@ -574,8 +578,9 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     try:
         yield
     finally:
-        failed = [o for o in outcomes if o != "passed"]
-        outcome = failed[0] if failed else "passed"
+        # A failure in any phase wins over a skip: a test skipped in setup whose
+        # teardown errors is a failing test, not a skipped one.
+        outcome = next((o for o in ("failed", "skipped") if o in outcomes), "passed")
         path = os.path.relpath(str(item.path), recorder.root)
         recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
 

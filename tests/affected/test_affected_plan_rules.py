@@ -852,8 +852,12 @@ def test_a_computed_import_keeps_the_tests_the_map_cannot_vouch_for(tmp_path: Pa
             "changed": "pkg/leaf.py",
             "detail": "computed import import_module(...) at pkg/loader.py:5 could import "
             "modules under pkg; computed import at pkg/loader.py:5: the recording did not "
-            "watch it (a map older than the site)",
+            "watch it (a map older than the site); the map does not vouch: it failed",
         }
+    ]
+    # By id: a test the map vouches for in that file would stay out.
+    assert [n["id"] for n in tests["tests/test_loader2.py"]["nodes"]] == [
+        "tests/test_loader2.py::test_load2"
     ]
 
 

@@ -51,6 +51,26 @@ PYTEST_ARGS = ["-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
 TESTMON_ARGS = ["--testmon", "-q", "-p", "no:randomly"]
 
 
+def failing_ids(summary: str, per_file: dict[str, set[str]]) -> set[str]:
+    """The tests pytest's short summary reports as failed or errored.
+
+    A parametrized id may hold spaces and " - " (click's ``[-equal length, no
+    dot]``), so a line is not cut at its first space: its id is the longest
+    collected id (or test file) the line starts with, before " - MESSAGE".
+    """
+    known = set(per_file).union(*per_file.values())
+    failing: set[str] = set()
+    for line in summary.splitlines():
+        kind, _, rest = line.partition(" ")
+        if kind not in ("FAILED", "ERROR"):
+            continue
+        cuts = sorted([len(rest), *(m.start() for m in re.finditer(" - ", rest))], reverse=True)
+        found = next((rest[:cut] for cut in cuts if rest[:cut] in known), rest[: cuts[-1]])
+        # A test file that fails to import errors as a whole: each of its tests fails.
+        failing.update(per_file.get(found, {found}) if "::" not in found else {found})
+    return failing
+
+
 def measure_plant(
     root: Path,
     plant: dict[str, str],
@@ -71,10 +91,7 @@ def measure_plant(
     try:
         failed, _ = run(root, [lanes, "-m", "pytest", "-rfE", *pytest_args], env)
         _, _, summary = failed.stdout.rpartition("short test summary info")
-        failing: set[str] = set()
-        for found in re.findall(r"^(?:FAILED|ERROR) (\S+?)(?: - |$)", summary, re.MULTILINE):
-            # A test file that fails to import errors as a whole: each of its tests fails.
-            failing.update(per_file.get(found, {found}) if "::" not in found else {found})
+        failing = failing_ids(summary, per_file)
         planned, _ = run(root, [lanes, "-m", "lanes", "affected", "--json", "--base", "HEAD"], env)
         plan = json.loads(planned.stdout)
         selected: set[str] = set()

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from lanes.bench.valgrind import SUITE_TESTS, measure_overhead, no_valgrind
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
+from lanes.bench.valgrind import SUITE_TESTS, measure_overhead, no_valgrind
 
 __all__ = ["governor_plugin_overhead"]
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from lanes.bench.registry import BenchContext, BenchResult, benchmark
 from lanes.bench.valgrind import (
     SUITE_TESTS,
     instructions,
@@ -38,7 +39,6 @@ from lanes.bench.valgrind import (
     no_valgrind,
     warm_up,
 )
-from lanes.bench.registry import BenchContext, BenchResult, benchmark
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -386,9 +386,9 @@ LANE_SESSIONS: tuple[str, ...] = ("bench", "fuzz", "torture", "timing", "slow", 
 # workflow) keeps its full profile. What each cut costs is in
 # docs/explanation/measurements.md ("The main job's time").
 MAIN_JOB_ARGS: dict[str, tuple[str, ...]] = {
-    # Half the paired samples and rounds (40 -> 20); the callgrind benches'
-    # light profile: per arm a 100- and a 1000-test suite in one layout, the
-    # 2,000-test count extrapolated through them (lanes/bench/callgrind.py),
+    # Half the paired samples and rounds (40 -> 20); the instruction-count
+    # benches' light profile: per arm a 100- and a 1000-test suite in one layout, the
+    # 2,000-test count extrapolated through them (lanes/bench/valgrind.py),
     # instead of the 2,000-test suite in five layouts. Every goal is still
     # judged on the 2,000-test figure, with a wider interval. Only the benchmarks
     # with a gating goal (--gating-only): the tracked and goal-less ones (the

@@ -3,8 +3,8 @@
 Installing lanekit loads the plugin (:mod:`lanes.governor.runner.plugin`) in
 every pytest run of every project in that environment, a human's included,
 where it must decide "inert" and cost next to nothing. Measured as
-``slow-plugin-overhead`` is (:mod:`lanes.bench.callgrind`: the same generated
-2,000-test suite, instructions executed under callgrind, a fresh interpreter
+``slow-plugin-overhead`` is (:mod:`lanes.bench.valgrind`: the same generated
+2,000-test suite, instructions executed under valgrind, a fresh interpreter
 per arm, the median of the memory layouts; the not-loaded runs are shared
 with that benchmark):
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from lanes.bench.callgrind import SUITE_TESTS, measure_overhead, no_valgrind
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
+from lanes.bench.valgrind import SUITE_TESTS, measure_overhead, no_valgrind
 
 __all__ = ["governor_plugin_overhead"]
 
@@ -32,14 +32,14 @@ OVERHEAD_GOAL: Final = 0.01
 @benchmark(
     "governor-plugin-overhead",
     f"pytest on a generated {SUITE_TESTS}-test suite outside an agent: the governor's "
-    "plugin loaded (inert) vs not loaded, instructions executed (callgrind)",
+    "plugin loaded (inert) vs not loaded, instructions executed (valgrind)",
 )
 def governor_plugin_overhead(ctx: BenchContext) -> BenchResult:
     goal = f"instruction overhead <= {OVERHEAD_GOAL:.0%}"
     missing = no_valgrind(goal)
     if missing is not None:
         return missing
-    # Every run leaves the agent variables out (callgrind.AGENT_VARIABLES):
+    # Every run leaves the agent variables out (valgrind.AGENT_VARIABLES):
     # with one set, the plugin would govern the run instead of staying inert.
     measured = measure_overhead(ctx, ("-p", "lanes.governor"))
     overhead = measured.median

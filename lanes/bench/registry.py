@@ -77,7 +77,7 @@ class BenchContext:
         self.python = python
         # Shared by the lane run's benchmarks: generated projects (scratch)
         # and measurements more than one of them compares against (memo: the
-        # callgrind benchmarks' not-loaded runs). Without a scratch directory
+        # instruction-count benchmarks' not-loaded runs). Without a scratch directory
         # given, a private one lives as long as this context.
         if scratch is None:
             scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-"))

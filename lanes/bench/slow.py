@@ -2,8 +2,8 @@
 
 pytest on a generated suite of :data:`SUITE_TESTS` tests (plain,
 parametrised, class and fixture-using tests, so the fixture stopwatch is
-exercised), **instructions executed** under valgrind's callgrind in a fresh
-interpreter per run (:mod:`lanes.bench.callgrind`: the memory layouts, the
+exercised), **instructions executed** under valgrind (cachegrind) in a fresh
+interpreter per run (:mod:`lanes.bench.valgrind`: the memory layouts, the
 shared not-loaded runs, the full and the light profile):
 
 - *not loaded*: ``PYTEST_DISABLE_PLUGIN_AUTOLOAD=1``, so neither lanekit nor
@@ -21,15 +21,16 @@ here (Python 3.11; docs/explanation/measurements.md takes it apart). Without
 valgrind the figure cannot be taken and the result says so (``miss``: an
 absent tool is not a regression; the nightly workflow installs valgrind).
 
-Reproduce: ``lanes bench run --only slow-plugin-overhead`` (a few minutes:
-callgrind runs the suite some 50× slower than native).
+Reproduce: ``lanes bench run --only slow-plugin-overhead`` (minutes:
+valgrind runs a suite many times slower than native).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from lanes.bench.callgrind import (
+from lanes.bench.registry import BenchContext, BenchResult, benchmark
+from lanes.bench.valgrind import (
     SUITE_TESTS,
     instructions,
     layouts,
@@ -38,7 +39,6 @@ from lanes.bench.callgrind import (
     no_valgrind,
     warm_up,
 )
-from lanes.bench.registry import BenchContext, BenchResult, benchmark
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -68,7 +68,7 @@ def _warm(python: str, root: Path, args: list[str]) -> None:
 @benchmark(
     "slow-plugin-overhead",
     f"pytest on a generated {SUITE_TESTS}-test suite: slow ratchet enabled vs not loaded, "
-    "instructions executed (callgrind), fresh interpreter per arm",
+    "instructions executed (valgrind), fresh interpreter per arm",
 )
 def slow_plugin_overhead(ctx: BenchContext) -> BenchResult:
     goal = f"instruction overhead <= {OVERHEAD_GOAL:.0%}"

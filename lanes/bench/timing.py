@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes.bench._stats import goal_verdict, median_interval
-from lanes.bench.callgrind import make_suite
 from lanes.bench.registry import BenchContext, BenchResult, benchmark
+from lanes.bench.valgrind import make_suite
 from lanes.timing.measure import measure, probe_path
 
 if TYPE_CHECKING:

@@ -12,6 +12,7 @@ the interpreter nox runs under; on 3.11 that is the ``settrace`` path, on
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -56,9 +57,15 @@ FILES = {
 }
 
 
+# The planted suites use no Hypothesis, and its pytest plugin imports the whole
+# package for each run's terminal summary (~0.3 s of CPU per pytest process).
+NO_HYPOTHESIS = "-p no:hypothesispytest"
+
+
 def _record(root: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> None:
     make_repo(root, files, "base")
     monkeypatch.chdir(root)
+    monkeypatch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
     assert main(["affected", "--record"]) == 0
 
 
@@ -82,10 +89,24 @@ def _change_target(root: Path) -> None:
     (root / "pkg/target.py").write_text(FILES["pkg/target.py"].replace("VALUE = 1", "VALUE = 3"))
 
 
+# A recording is a real pytest run under the recorder (the expensive part of
+# these tests): the shared project's is made once per module, and each test
+# changes its own copy.
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("recorded") / "project"
+    with pytest.MonkeyPatch.context() as patch:
+        _record(root, patch, FILES)
+    return root
+
+
 @pytest.fixture
-def recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    _record(tmp_path, monkeypatch, FILES)
-    return tmp_path
+def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The recorded repository (work tree, .git, envelopes/ and its map) as this test's own."""
+    root = tmp_path / "project"
+    shutil.copytree(recording, root, symlinks=True)
+    monkeypatch.chdir(root)
+    return root
 
 
 @pytest.mark.integration

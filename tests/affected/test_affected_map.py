@@ -6,7 +6,10 @@ every submodule, so the static graph selects every test for any change.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -44,18 +47,37 @@ FILES = {
 }
 
 
-@pytest.fixture
-def recorded(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> Path:
-    make_repo(tmp_path, FILES, "base")
-    monkeypatch.chdir(tmp_path)
-    assert main(["affected", "--record"]) == 0
+# The planted suite uses no Hypothesis, and its pytest plugin imports the whole
+# package for each run's terminal summary (~0.3 s of CPU per pytest process).
+NO_HYPOTHESIS = "-p no:hypothesispytest"
+
+
+# A recording is a real pytest run under the recorder (the expensive part of
+# these tests): made once per module, and each test changes its own copy.
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("recorded") / "project"
+    make_repo(root, FILES, "base")
+    out = io.StringIO()
+    # Module scope has no capsys: the lane's own lines are Python prints.
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
+        patch.chdir(root)
+        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+        assert main(["affected", "--record"]) == 0
     assert (
         "recorded 3 tests (1 not vouched for: failed, or started a process that left no record)"
-        in capsys.readouterr().out
+        in out.getvalue()
     )
-    return tmp_path
+    return root
+
+
+@pytest.fixture
+def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The recorded repository (work tree, .git, envelopes/ and its map) as this test's own."""
+    root = tmp_path / "project"
+    shutil.copytree(recording, root, symlinks=True)
+    monkeypatch.chdir(root)
+    return root
 
 
 def _plan(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -162,6 +184,7 @@ def test_a_change_no_recorded_test_executed_says_so(
     # Without the spawning test, nothing keeps a test the map did not see run `unused`.
     make_repo(tmp_path, {k: v for k, v in FILES.items() if k != "tests/test_spawn.py"}, "base")
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
     assert main(["affected", "--record"]) == 0
     (tmp_path / "pkg/a.py").write_text(FILES["pkg/a.py"].replace("return 0", "return 5"))
     capsys.readouterr()

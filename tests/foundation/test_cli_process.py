@@ -205,7 +205,10 @@ PASSES = "def test_passes():\n    pass\n"
 
 
 def _timing_project(root: Path, suites: dict[str, str], test: str) -> None:
-    pytest_command = f"{sys.executable} -m pytest tests -q -p no:cacheprovider"
+    # The planted test uses no Hypothesis: its plugin would import the whole
+    # package for each run's terminal summary (~0.3 s of CPU a run).
+    quiet = "-p no:cacheprovider -p no:hypothesispytest"
+    pytest_command = f"{sys.executable} -m pytest tests -q {quiet}"
     table = "".join(
         f"[tool.lanes.suites.{name}]\ncommand = {json.dumps(command or pytest_command)}\n"
         for name, command in suites.items()

@@ -29,7 +29,7 @@ def test_it_is_registered() -> None:
 def test_without_valgrind_the_figure_is_a_miss_that_says_why(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The figure itself (minutes under callgrind) is the bench lane's business.
+    # The figure itself (minutes under valgrind) is the bench lane's business.
     monkeypatch.setenv("PATH", str(tmp_path))
     config = parse_config({}, root=tmp_path)
     ctx = BenchContext(root=tmp_path, config=config, iterations=1, python=sys.executable)
@@ -61,7 +61,7 @@ def test_without_valgrind_the_figure_is_a_miss_that_says_why(
 def test_the_goal_gates_on_the_median_of_the_layouts(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, on: dict[int, int], verdict: str, note: str
 ) -> None:
-    # The goal's logic only: the counts (minutes under callgrind) are the lane's.
+    # The goal's logic only: the counts (minutes under valgrind) are the lane's.
     def instructions(_python: str, _root: Path, args: list[str], layout: int) -> tuple[int, int]:
         return (on[layout] if "--slow-ratchet" in args else 10_000), 0
 
@@ -78,7 +78,7 @@ def test_the_goal_gates_on_the_median_of_the_layouts(
 @pytest.mark.parametrize(("iterations", "layouts"), [(80, 5), (40, 5), (32, 4), (20, 3), (1, 3)])
 def test_a_lighter_run_takes_fewer_layouts_never_under_three(iterations: int, layouts: int) -> None:
     # The main job runs the bench with --iterations 20: three pairs of
-    # callgrind runs per instruction-count bench instead of five.
+    # valgrind runs per instruction-count bench instead of five.
     assert bench_slow.layouts(iterations) == layouts
 
 

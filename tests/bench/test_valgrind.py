@@ -1,6 +1,6 @@
-"""The callgrind benchmarks' shared machinery: profiles, extrapolation, shared not-loaded runs.
+"""The instruction-count benchmarks' shared machinery: profiles, extrapolation, shared not-loaded runs.
 
-The counts themselves (minutes under callgrind) are the bench lane's; here a
+The counts themselves (minutes under valgrind) are the bench lane's; here a
 recording count function stands in for valgrind at the ``count`` seam.
 """
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.bench import callgrind
+from lanes.bench import valgrind
 from lanes.bench.registry import BenchContext
 from lanes.config import parse_config
 
@@ -34,21 +34,35 @@ if TYPE_CHECKING:
 def test_the_profile_follows_the_iterations(
     iterations: int, sizes: tuple[int, ...], layouts: int
 ) -> None:
-    chosen = callgrind.plan(iterations)
+    chosen = valgrind.plan(iterations)
     assert (chosen.sizes, chosen.layouts) == (sizes, layouts)
     assert chosen.extrapolated == (sizes != (2000,))
 
 
 def test_the_count_at_2000_tests_is_on_the_line_through_the_two_sizes() -> None:
-    assert callgrind.extrapolate({100: 1_000, 1000: 10_000}) == 20_000
-    assert callgrind.extrapolate({1000: 10_000, 100: 1_000}, tests=550) == 5_500
+    assert valgrind.extrapolate({100: 1_000, 1000: 10_000}) == 20_000
+    assert valgrind.extrapolate({1000: 10_000, 100: 1_000}, tests=550) == 5_500
     # The full profile's own size is taken as measured.
-    assert callgrind.extrapolate({2000: 12_345}) == 12_345
+    assert valgrind.extrapolate({2000: 12_345}) == 12_345
+
+
+def test_the_count_is_read_from_cachegrinds_summary() -> None:
+    # valgrind 3.19's stderr for `python -c pass` (--cache-sim=no: the
+    # instruction count is the only figure).
+    stderr = (
+        "==21763== Cachegrind, a cache and branch-prediction profiler\n"
+        "==21763== Command: python -c pass\n==21763== \n"
+        "==21763== I   refs:      87,543,540\n"
+    )
+    assert valgrind.count_in(stderr) == 87_543_540
+    # callgrind's summary (the tool used before) or no summary at all: no count.
+    assert valgrind.count_in("==1== Collected : 6319862848\n") is None
+    assert valgrind.count_in("") is None
 
 
 def test_the_description_says_what_was_measured() -> None:
-    assert callgrind.plan(40).describe() == "over 5 memory layouts"
-    assert callgrind.plan(20).describe() == (
+    assert valgrind.plan(40).describe() == "over 5 memory layouts"
+    assert valgrind.plan(20).describe() == (
         "extrapolated to 2,000 tests from 100- and 1000-test runs, over 1 memory layout"
     )
 
@@ -68,13 +82,13 @@ def test_both_benchmarks_share_the_not_loaded_runs_of_one_lane_run(tmp_path: Pat
         return 1_000_000_000 + 2_000_000 * tests + plugin, 0
 
     ctx = _context(tmp_path, iterations=20)
-    first = callgrind.measure_overhead(ctx, ("-p", "one"), count=count, warm=lambda *_: None)
-    second = callgrind.measure_overhead(ctx, ("-p", "two"), count=count, warm=lambda *_: None)
-    base = [run for run in counted if run[0] == callgrind.BASE_ARGS]
+    first = valgrind.measure_overhead(ctx, ("-p", "one"), count=count, warm=lambda *_: None)
+    second = valgrind.measure_overhead(ctx, ("-p", "two"), count=count, warm=lambda *_: None)
+    base = [run for run in counted if run[0] == valgrind.BASE_ARGS]
     # Once per size and layout for the lane run, not once per benchmark.
     assert sorted(base) == [
-        (callgrind.BASE_ARGS, "suite-100", 0),
-        (callgrind.BASE_ARGS, "suite-1000", 0),
+        (valgrind.BASE_ARGS, "suite-100", 0),
+        (valgrind.BASE_ARGS, "suite-1000", 0),
     ]
     assert len(counted) == 6
     # Extrapolated to 2,000 tests: (1e6 + 2e5) / (1e9 + 4e9).
@@ -109,7 +123,7 @@ def test_no_measured_run_looks_like_an_agents_to_the_governor(
     ]:
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("LANES_BENCH_KEPT", "yes")
-    env = callgrind._env()
+    env = valgrind._env()
     assert agent_of(env) is None
     assert env["LANES_BENCH_KEPT"] == "yes"
     assert env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] == "1"

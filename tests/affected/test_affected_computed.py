@@ -12,7 +12,6 @@ the interpreter nox runs under; on 3.11 that is the ``settrace`` path, on
 from __future__ import annotations
 
 import json
-import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ import pytest
 
 from lanes.affected.testmap import read_map
 from lanes.cli import main
+from tests.affected.recordings import NO_HYPOTHESIS, own_copy
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -55,11 +55,6 @@ FILES = {
     "tests/test_other.py": "from pkg import other\n\n\ndef test_other() -> None:\n"
     "    assert other.f() == 2\n",
 }
-
-
-# The planted suites use no Hypothesis, and its pytest plugin imports the whole
-# package for each run's terminal summary (~0.3 s of CPU per pytest process).
-NO_HYPOTHESIS = "-p no:hypothesispytest"
 
 
 def _record(root: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> None:
@@ -102,11 +97,7 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The recorded repository (work tree, .git, envelopes/ and its map) as this test's own."""
-    root = tmp_path / "project"
-    shutil.copytree(recording, root, symlinks=True)
-    monkeypatch.chdir(root)
-    return root
+    return own_copy(recording, tmp_path, monkeypatch)
 
 
 @pytest.mark.integration

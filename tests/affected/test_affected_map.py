@@ -6,10 +6,7 @@ every submodule, so the static graph selects every test for any change.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +15,7 @@ import pytest
 from lanes.affected.testmap import read_map
 from lanes.cli import main
 from lanes.errors import UsageError
+from tests.affected.recordings import NO_HYPOTHESIS, own_copy, record_once
 from tests.support.git import git, make_repo
 
 if TYPE_CHECKING:
@@ -47,37 +45,21 @@ FILES = {
 }
 
 
-# The planted suite uses no Hypothesis, and its pytest plugin imports the whole
-# package for each run's terminal summary (~0.3 s of CPU per pytest process).
-NO_HYPOTHESIS = "-p no:hypothesispytest"
-
-
 # A recording is a real pytest run under the recorder (the expensive part of
 # these tests): made once per module, and each test changes its own copy.
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("recorded") / "project"
-    make_repo(root, FILES, "base")
-    out = io.StringIO()
-    # Module scope has no capsys: the lane's own lines are Python prints.
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
-        patch.chdir(root)
-        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
-        assert main(["affected", "--record"]) == 0
     assert (
         "recorded 3 tests (1 not vouched for: failed, or started a process that left no record)"
-        in out.getvalue()
+        in record_once(root, FILES)
     )
     return root
 
 
 @pytest.fixture
 def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The recorded repository (work tree, .git, envelopes/ and its map) as this test's own."""
-    root = tmp_path / "project"
-    shutil.copytree(recording, root, symlinks=True)
-    monkeypatch.chdir(root)
-    return root
+    return own_copy(recording, tmp_path, monkeypatch)
 
 
 def _plan(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:

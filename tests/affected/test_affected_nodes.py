@@ -7,8 +7,6 @@ function; every static fallback still selects whole files.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import shutil
 from typing import TYPE_CHECKING, Any
@@ -17,6 +15,7 @@ import pytest
 
 from lanes.affected.lane import ARGV_ID_BUDGET
 from lanes.cli import main
+from tests.affected.recordings import NO_HYPOTHESIS, record_once
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -42,27 +41,9 @@ FILES = {
 }
 
 
-# The planted suites use no Hypothesis, and its pytest plugin imports the whole
-# package for each run's terminal summary (~0.3 s of CPU per pytest process:
-# the recording, every suite `--run` and `--recall` starts, xdist's workers).
-NO_HYPOTHESIS = "-p no:hypothesispytest"
-
-
 @pytest.fixture(autouse=True)
 def _no_hypothesis_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
-
-
-def _record_once(root: Path, files: dict[str, str]) -> str:
-    """A real ``lanes affected --record`` of ``files`` committed at ``root``; what it printed."""
-    make_repo(root, files, "base")
-    out = io.StringIO()
-    # Module scope has no capfd: the lane's own lines are Python prints.
-    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
-        patch.chdir(root)
-        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
-        assert main(["affected", "--record"]) == 0
-    return out.getvalue()
 
 
 def _copy(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
@@ -78,7 +59,7 @@ def _copy(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pa
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("recorded") / "project"
-    assert "recorded 6 tests (0 not vouched for" in _record_once(root, FILES)
+    assert "recorded 6 tests (0 not vouched for" in record_once(root, FILES)
     return root
 
 
@@ -370,7 +351,7 @@ SHARED = {
 @pytest.fixture(scope="module")
 def shared_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("shared") / "project"
-    _record_once(root, SHARED)
+    record_once(root, SHARED)
     return root
 
 

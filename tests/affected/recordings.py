@@ -1,0 +1,46 @@
+"""Recorded planted projects for the map's tests.
+
+A recording is a real pytest run of the planted project under the recorder,
+the expensive part of these tests: a module records once and each test
+changes its own copy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+
+from lanes.cli import main
+from tests.support.git import make_repo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# The planted suites use no Hypothesis, and its pytest plugin imports the whole
+# package for each run's terminal summary (~0.3 s of CPU per pytest process:
+# the recording, every suite `--run` and `--recall` starts, xdist's workers).
+NO_HYPOTHESIS = "-p no:hypothesispytest"
+
+
+def record_once(root: Path, files: dict[str, str]) -> str:
+    """A real ``lanes affected --record`` of ``files`` committed at ``root``; what it printed."""
+    make_repo(root, files, "base")
+    out = io.StringIO()
+    # Module scope has no capfd: the lane's own lines are Python prints.
+    with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
+        patch.chdir(root)
+        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+        assert main(["affected", "--record"]) == 0
+    return out.getvalue()
+
+
+def own_copy(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The recorded repository (work tree, .git, envelopes/ and its map) as this test's own."""
+    root = tmp_path / "project"
+    shutil.copytree(recording, root, symlinks=True)
+    monkeypatch.chdir(root)
+    return root

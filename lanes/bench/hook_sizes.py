@@ -14,6 +14,13 @@ start. Past that the cost must stay linear with a small constant: the
 figures give the excess per MiB at 2 MiB and 8 MiB for the cheapest and the
 costliest shape.
 
+The verdict is the worst of 27 medians of a few pairs each, so one noisy
+median decides it: on a quiet 2-core machine the worst shape changed from run
+to run (heredoc 64 ms, bash-c-chain 94 ms, many-paths 87 ms, pytest-segments
+101 ms, the last a fail). A shape over the goal is therefore re-timed over
+more pairs before it fails the benchmark, as the slow ratchet re-times an
+offender; the figures keep both medians.
+
 Run it alone: ``lanes bench --only hook-large-commands`` (or ``nox -s bench``).
 """
 
@@ -27,6 +34,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -37,9 +45,11 @@ if TYPE_CHECKING:
 
     from lanes.payloads.bench import BenchFigure
 
-__all__ = ["SHAPES", "hook_large_commands"]
+__all__ = ["SHAPES", "hook_large_commands", "judge"]
 
 GOAL_MS: Final = 100.0
+# Pairs that confirm a shape whose first median is over the goal.
+CONFIRM_PAIRS: Final = 21
 MIB: Final = 1 << 20
 SIZES: Final = (64 * 1024, 256 * 1024, MIB)
 BEYOND: Final = (2 * MIB, 8 * MIB)
@@ -119,8 +129,12 @@ def hook_large_commands(ctx: BenchContext) -> BenchResult:
     env = {**os.environ, "XDG_STATE_HOME": state, "LANES_STATE_DIR": state}
     env.pop("LANES_DEBUG", None)
     figures: dict[str, BenchFigure] = {"pairs": pairs}
-    worst = 0.0
-    worst_at = ""
+    first: dict[tuple[str, int], float] = {}
+
+    def retime(name: str, size: int) -> float:
+        payload = _payload(SHAPES[name](size), project)
+        return _excess_ms(hook, ctx.python, payload, env, CONFIRM_PAIRS)[0]
+
     try:
         _timed(hook, _payload("pytest -q", project), env)  # warm the caches
         for name, build in SHAPES.items():
@@ -128,8 +142,10 @@ def hook_large_commands(ctx: BenchContext) -> BenchResult:
                 ms, wall = _excess_ms(hook, ctx.python, _payload(build(size), project), env, pairs)
                 figures[f"{name}_{size // 1024}KiB_ms"] = round(ms, 1)
                 figures[f"{name}_{size // 1024}KiB_wall_ms"] = round(wall, 1)
-                if ms > worst:
-                    worst, worst_at = ms, f"{name} at {size // 1024} KiB"
+                first[name, size] = ms
+        judged = judge(first, retime)
+        for (name, size), ms in judged.retimed.items():
+            figures[f"{name}_{size // 1024}KiB_confirmed_ms"] = round(ms, 1)
         for name in ("echo-test-and", "nested-substitutions"):
             for size in BEYOND:
                 payload = _payload(SHAPES[name](size), project)
@@ -138,16 +154,56 @@ def hook_large_commands(ctx: BenchContext) -> BenchResult:
     finally:
         shutil.rmtree(state, ignore_errors=True)
         shutil.rmtree(project, ignore_errors=True)
+    (worst_name, worst_size), worst = judged.worst
     figures["worst_ms_up_to_1MiB"] = round(worst, 1)
-    figures["worst_shape"] = worst_at
-    verdict: Verdict = "pass" if worst <= GOAL_MS else "fail"
-    note = "" if verdict == "pass" else f"{worst_at} took {worst:.0f} ms above the interpreter"
+    figures["worst_shape"] = f"{worst_name} at {worst_size // 1024} KiB"
     return BenchResult(
         figures=figures,
         goal=(
             f"every payload up to 1 MiB within {GOAL_MS:.0f} ms of CPU above python -c pass "
-            "(median of pairs)"
+            f"(median of pairs; over it, of {CONFIRM_PAIRS} more)"
         ),
-        verdict=verdict,
-        note=note,
+        verdict=judged.verdict,
+        note=judged.note,
+    )
+
+
+@dataclass(frozen=True)
+class Judged:
+    """The verdict over every shape and size, after re-timing the offenders."""
+
+    verdict: Verdict
+    note: str
+    worst: tuple[tuple[str, int], float]  # ((shape, size), its final median)
+    retimed: dict[tuple[str, int], float]
+
+
+def judge(first: dict[tuple[str, int], float], retime: Callable[[str, int], float]) -> Judged:
+    """Each (shape, size)'s final median: the first one, or for one over the
+    goal, its re-timing over :data:`CONFIRM_PAIRS` pairs."""
+    retimed = {key: retime(*key) for key, ms in first.items() if ms > GOAL_MS}
+    final = {**first, **retimed}
+    over = {key: ms for key, ms in final.items() if ms > GOAL_MS}
+    parts = []
+    if over:
+        shown = "; ".join(
+            f"{name} at {size // 1024} KiB took {ms:.0f} ms above the interpreter"
+            for (name, size), ms in sorted(over.items())
+        )
+        parts.append(f"{shown} (confirmed over {CONFIRM_PAIRS} pairs)")
+    cleared = [
+        f"{name} at {size // 1024} KiB"
+        for name, size in sorted(retimed)
+        if (name, size) not in over
+    ]
+    if cleared:
+        parts.append(
+            f"{', '.join(cleared)}: over the goal in the first pairs, within it over "
+            f"{CONFIRM_PAIRS} more (noise)"
+        )
+    return Judged(
+        verdict="fail" if over else "pass",
+        note="; ".join(parts),
+        worst=max(final.items(), key=lambda item: item[1]),
+        retimed=retimed,
     )

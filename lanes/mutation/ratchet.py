@@ -12,7 +12,12 @@ Per module, in this order:
   the baseline that survives now, under the same key and provenance, is a
   deterministic regression: it fails the lane at once, whatever the stable
   run count (a ratchet that let it pass until the module graduated, and
-  restarted that count on each regression, never held). Graduation —
+  restarted that count on each regression, never held). A mutant that only
+  *timed out* in the baseline and survives now is no such proof: mutmut's
+  wall-clock limit fires under load (a sweep on a loaded machine timed out 9
+  mutants that a quiet one found surviving, one of them equivalent), so it
+  is a new survivor, and what it takes from the score is judged as a score
+  drop. Graduation —
   ``stable_runs >= required_stable_runs`` consecutive comparable passing
   sweeps — is for the score only: a score drop without such a mutant fails
   once the module has graduated; before that it is reported and the count
@@ -45,6 +50,8 @@ __all__ = ["ModuleVerdict", "ratchet"]
 # Scores are stored rounded to 6 places; a difference below that is noise.
 _EPSILON: Final = 1e-9
 _DETECTED_VALUES: Final = frozenset(status.value for status in DETECTED)
+# What proves a mutant killed whatever the machine's load: a timeout does not.
+_KILLED_VALUES: Final = _DETECTED_VALUES - {Status.TIMEOUT.value}
 
 
 def _undetected(record: MutantRecord) -> bool:
@@ -138,7 +145,7 @@ def _judge(
         return verdict, _entry(module, 0, equivalent, sweep)
     verdict.gating = old.stable_runs >= required_stable_runs
     verdict.regressions = [
-        survivor_view(m) for m in survivors if old.mutants.get(m.key) in _DETECTED_VALUES
+        survivor_view(m) for m in survivors if old.mutants.get(m.key) in _KILLED_VALUES
     ]
     # A regressed mutant is listed once, as a regression: it was not a
     # survivor in the baseline either, and listing it under both showed every

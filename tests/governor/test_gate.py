@@ -22,6 +22,7 @@ from lanes.governor.policy.gate import decide_pre
 from lanes.governor.policy.suites import resolve
 from lanes.governor.state.env import OSEnvironment
 from lanes.governor.state.lock import inspect, parse_lock
+from lanes.governor.state.run_notes import run_path
 from tests.governor.governor_helpers import SESSION_A, SESSION_B, Project, make_repo
 from tests.support.git import git
 from tests.support.hooks import payload
@@ -311,6 +312,10 @@ def test_lock_false_suites_take_no_lock(tmp_path: Path) -> None:
     project.env = OSEnvironment()
     assert project.pre("pytest tests/unit").action == "allow"
     assert not project.lock_path.exists()
+    # Unlocked, the run still notes the tree it starts on: its pass is keyed
+    # by that tree, not by whatever the tree is when it ends.
+    note = Path(run_path(project.state, SESSION_A[-12:], "pytest tests/unit"))
+    assert json.loads(note.read_text(encoding="utf-8"))["suites"] == ["unit"]
 
 
 def test_the_dedup_message_reads_as_in_the_issue(project: Project) -> None:

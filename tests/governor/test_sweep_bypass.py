@@ -57,6 +57,7 @@ def test_nesting_past_what_the_classifier_follows_is_blocked_not_allowed(project
     decision = project.pre(deep_bash)
     assert (decision.action, decision.step) == ("block", "sweep")
     assert "could not read it through" in decision.message
+    assert ", and it could run a gated runner)." in decision.message
 
 
 def _shell_quote(text: str) -> str:

@@ -92,6 +92,28 @@ def test_a_regressed_mutant_gates_at_once_before_graduation(baseline: Baseline) 
     assert proposed["stable_runs"] == 0
 
 
+def test_a_mutant_that_only_timed_out_in_the_baseline_is_a_new_survivor_not_a_regression(
+    tmp_path: Path,
+) -> None:
+    # Regression: a whole-registry sweep on a quiet machine failed the lane on
+    # nine mutants "killed in the baseline" that had only timed out in a sweep
+    # on a loaded one (mutmut's wall-clock limit fires under load); one of
+    # them behaves exactly like the original. A timeout proves no kill.
+    raw = json.loads((DATA / "baseline-lock.json").read_text(encoding="utf-8"))
+    raw["modules"]["lock"]["mutants"]["k2"] = "timeout"
+    raw["modules"]["lock"]["counts"] = {"killed": 2, "timeout": 1, "survived": 1}
+    path = tmp_path / "baseline.json"
+    path.write_text(json.dumps(raw), encoding="utf-8")
+    verdict, proposed = _judge({**SAME, "k2": "survived"}, read_baseline(path), required=3)
+    assert verdict.regressions == []
+    assert [s["key"] for s in verdict.new_survivors] == ["k2"]
+    # What it takes from the score is a score drop: reported before graduation.
+    assert (verdict.verdict, verdict.fails, proposed["stable_runs"]) == ("regression", False, 0)
+    # A mutant the baseline saw killed still gates at once.
+    killed, _ = _judge({**SAME, "k1": "survived"}, read_baseline(path), required=3)
+    assert ([r["key"] for r in killed.regressions], killed.fails) == (["k1"], True)
+
+
 def test_before_graduation_a_score_drop_alone_is_reported_not_failing(
     baseline: Baseline,
 ) -> None:

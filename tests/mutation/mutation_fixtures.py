@@ -172,3 +172,11 @@ def write_merged_envelope(path: Path, modules: dict[str, MutationMergedModule]) 
         run.publish(payload)
         run.verdict(passed=True)
     return path
+
+
+# A two-shard sweep of one module, for the merge's tests: the project's
+# [tool.lanes.mutation.modules] (module -> the files it mutates) and each
+# shard's mutants.
+REGISTRY = {"lock": ("pkg/calc.py",)}
+FIRST = [mutant("k1"), mutant("k2", "survived")]
+SECOND = [mutant("k3", "timeout"), mutant("k4", "skipped")]

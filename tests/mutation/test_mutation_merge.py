@@ -10,17 +10,19 @@ import pytest
 
 from lanes.errors import UsageError
 from lanes.mutation.merge import collect_envelope_paths, merge_shards
-from tests.mutation.mutation_fixtures import mutant, shard_data, write_shard_envelope
+from tests.mutation.mutation_fixtures import (
+    FIRST,
+    REGISTRY,
+    SECOND,
+    mutant,
+    shard_data,
+    write_shard_envelope,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from lanes.payloads.mutation import MutationModuleShard, MutationMutant
-
-# The project's [tool.lanes.mutation.modules]: module -> the files it mutates.
-REGISTRY = {"lock": ("pkg/calc.py",)}
-FIRST = [mutant("k1"), mutant("k2", "survived")]
-SECOND = [mutant("k3", "timeout"), mutant("k4", "skipped")]
 
 
 @pytest.fixture(autouse=True)

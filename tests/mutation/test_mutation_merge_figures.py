@@ -17,15 +17,19 @@ import pytest
 from lanes.mutation.merge import MergedModule, merge_shards
 from lanes.mutation.provenance import Provenance
 from lanes.payloads.mutation import MutationStatus
-from tests.mutation.mutation_fixtures import PROVENANCE, mutant, shard_data, write_shard_envelope
+from tests.mutation.mutation_fixtures import (
+    FIRST,
+    PROVENANCE,
+    REGISTRY,
+    SECOND,
+    mutant,
+    shard_data,
+    write_shard_envelope,
+)
 from tests.support.git import commit_all, head, make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
-
-REGISTRY = {"lock": ("pkg/calc.py",)}
-FIRST = [mutant("k1"), mutant("k2", "survived")]
-SECOND = [mutant("k3", "timeout"), mutant("k4", "skipped")]
 
 
 @pytest.fixture(autouse=True)

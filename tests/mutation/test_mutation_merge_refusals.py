@@ -16,6 +16,9 @@ import pytest
 from lanes.errors import UsageError
 from lanes.mutation.merge import collect_envelope_paths, merge_shards, outside_registry
 from tests.mutation.mutation_fixtures import (
+    FIRST,
+    REGISTRY,
+    SECOND,
     mutant,
     shard_data,
     write_merged_envelope,
@@ -27,9 +30,6 @@ if TYPE_CHECKING:
 
     from lanes.payloads.mutation import MutationModuleShard
 
-REGISTRY = {"lock": ("pkg/calc.py",)}
-FIRST = [mutant("k1"), mutant("k2", "survived")]
-SECOND = [mutant("k3", "timeout"), mutant("k4", "skipped")]
 COUNT_PROBLEM = (
     "expected {expected} shard(s) (--expect-shards), found {found}: a shard job did not "
     "upload its envelope, or the matrix changed"

@@ -15,12 +15,19 @@ and at exit (also before an ``exec`` and in ``os._exit``) writes them to
 by :data:`ENV_TEST` — the test that was running when the process (or its
 parent) started: grandchildren inherit the environment and record too.
 
-The record also says how many processes this one spawned that may run
-project code (git excepted), and its parent's pid: the recorder vouches for a
-test only when every such spawn, at every level, has a recorded child
-(:func:`unrecorded_spawns`). A child started with a scrubbed environment, a
-non-Python program, or a process killed before it wrote leaves a spawn without
-a record, and the test to the static graph, with the reason.
+The record also says how many Python processes this one spawned and its
+parent's pid: the recorder vouches for a test only when every such spawn, at
+every level, has a recorded child (:func:`unrecorded_spawns`). What a spawn
+starts is told by the program itself (:func:`classify_spawn`): ``git`` and
+its kind run no project code and are ignored; a program that is not Python (a
+shell, a browser, a linter binary) runs none of the project's Python code, and
+the Python it starts records itself, so it needs no record, but what it reads
+is unseen: its test is vouched for code, not for data files. A test that
+builds its child's environment (a copy without ``PYTHONPATH``, or ``env={}``)
+gets the recording carried into it (:func:`carry_recording`). An interpreter
+run with ``-E``, ``-I`` or ``-S``, a launcher that clears the environment
+(``sudo``, ``env -i``), or a process killed before it wrote leaves a spawn
+without a record, and the test to the static graph, with the reason.
 
 Stdlib only, no ``lanes`` import: the copy runs in whatever interpreter a test
 starts (another virtualenv, another Python), and a child that imports nothing
@@ -43,16 +50,21 @@ __all__ = [
     "BOOTSTRAP_MODULE",
     "ENV_CHILD",
     "ENV_TEST",
+    "FOREIGN",
+    "IGNORED",
+    "PYTHON",
     "ProjectCode",
+    "carry_recording",
+    "classify_spawn",
     "free_tool_id",
     "in_environment",
-    "runs_project_code",
     "start",
     "unrecorded_spawns",
     "write_bootstrap",
 ]
 
-# {"root": <project root with a trailing separator>, "out": <directory of records>}
+# {"root": <project root with a trailing separator>, "out": <directory of records>,
+#  "bootstrap": <the directory that makes a Python process record itself>}
 # Not LANES_*: a test that scrubs lanekit's knobs from a child's environment
 # (lanekit's own hook tests do) keeps the recording plumbing.
 ENV_CHILD = "LANEKIT_AFFECTED_CHILD"
@@ -190,16 +202,156 @@ def write_bootstrap(directory: str) -> str:
     return directory
 
 
-def runs_project_code(event: str, args: tuple[Any, ...]) -> bool:
-    """Whether a spawn event may run Python code the recorder cannot see."""
-    first = args[0] if args else None
-    if event == "os.system" and isinstance(first, (str, bytes)):
-        first = first.split()[0] if first.split() else first
-    if isinstance(first, bytes):
-        first = os.fsdecode(first)
-    if isinstance(first, (str, os.PathLike)):
-        return os.path.basename(os.fspath(first)) not in FOREIGN_PROGRAMS
-    return True
+# Programs that start others in an environment of their own making (or none):
+# the recording rides in the environment, so a Python process behind one of
+# these is unseen, and the spawn needs a record it will not leave.
+ENV_CLEARERS = frozenset({"sudo", "su", "doas", "pkexec", "runuser", "ssh", "systemd-run"})
+# Interpreter options under which the recording cannot follow: -E and -I
+# ignore PYTHONPATH, -S skips sitecustomize.
+_UNFOLLOWED_OPTIONS = frozenset("EIS")
+# Spawn kinds (classify_spawn): runs no project code and reads no project file
+# the test depends on (git); a program that is not Python; Python (or a
+# program that can only be assumed to run it), which must leave a record.
+IGNORED, FOREIGN, PYTHON = "ignored", "foreign", "python"
+_kinds: dict[str, bool | None] = {}
+
+
+def _is_python(path: str) -> bool | None:
+    """Whether the executable at ``path`` is a Python interpreter or a Python
+    script (a console script's shebang, pip's ``/bin/sh`` trampoline names
+    python too); False for a native binary or another interpreter's script;
+    None when it cannot be read."""
+    if path in _kinds:
+        return _kinds[path]
+    real = os.path.realpath(path)
+    verdict: bool | None
+    if os.path.basename(real).startswith(("python", "pypy")):
+        verdict = True
+    else:
+        try:
+            with open(real, "rb") as handle:
+                head = handle.read(512)
+        except OSError:
+            head = b""
+        if head.startswith(b"\x7fELF"):
+            verdict = False  # a native program that is not an interpreter
+        elif head.startswith(b"#!"):
+            verdict = b"python" in head
+        else:
+            verdict = None
+    _kinds[path] = verdict
+    return verdict
+
+
+def _resolve(program: str, cwd: object, env: object) -> str:
+    """The file ``program`` names, as the spawn will find it: a path (relative
+    to the child's working directory), else the first match on ``PATH`` (the
+    child's, when it gets an environment of its own)."""
+    if os.sep in program:
+        base = os.fsdecode(cwd) if isinstance(cwd, (str, bytes, os.PathLike)) else os.getcwd()
+        return os.path.join(base, program)
+    path = env.get("PATH") if isinstance(env, dict) else os.environ.get("PATH")
+    for directory in (path or os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or ".", program)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return program
+
+
+def _spawned(event: str, args: tuple[Any, ...]) -> tuple[object, object, object, object] | None:
+    """(program, argv, working directory, environment) of a spawn audit event; None for a fork."""
+    if event == "subprocess.Popen" and len(args) >= 4:
+        return args[0], args[1], args[2], args[3]
+    if event in ("os.exec", "os.posix_spawn") and len(args) >= 3:
+        return args[0], args[1], None, args[2]
+    if event == "os.spawn" and len(args) >= 4:
+        return args[1], args[2], None, args[3]
+    if event == "os.system" and args:
+        # A shell runs the command; its first word is what the shell starts.
+        command = os.fsdecode(args[0]) if isinstance(args[0], (str, bytes)) else ""
+        words = command.split()
+        if words and os.path.basename(words[0]) in FOREIGN_PROGRAMS:
+            return words[0], words, None, None
+        return "/bin/sh", ["/bin/sh", "-c", command], None, None
+    return None
+
+
+def _interpreter_options(words: list[str]) -> set[str]:
+    """The one-letter options given to an interpreter, up to its script, -c or -m."""
+    options: set[str] = set()
+    takes_argument = False
+    for word in words:
+        if takes_argument:
+            takes_argument = False
+            continue
+        if not word.startswith("-") or word in ("-", "--") or word.startswith("--"):
+            break
+        for position, letter in enumerate(word[1:], 1):
+            if letter in "cm":
+                return options  # the rest is the program's
+            if letter in "XW":
+                # -X opt / -Xopt, -W arg / -Warg: the argument is not options.
+                takes_argument = position == len(word) - 1
+                break
+            options.add(letter)
+    return options
+
+
+def classify_spawn(event: str, args: tuple[Any, ...]) -> tuple[str, str, object]:
+    """What a spawn audit event starts: (:data:`IGNORED`, :data:`FOREIGN` or
+    :data:`PYTHON`, a short name for messages, the environment it is given:
+    None when it inherits this process's).
+
+    A program that is not Python runs none of the project's Python code
+    itself; a Python process it starts inherits the recording through the
+    environment and records itself, unless the program is one of
+    :data:`ENV_CLEARERS` (or ``env`` given options). What it reads is unseen:
+    its test is vouched for the project's code, not for its data files
+    (:mod:`lanes.affected.testmap`). A fork, an interpreter run with ``-E``,
+    ``-I`` or ``-S``, and anything that cannot be read is counted as Python:
+    it must leave a record, and where it cannot, its test stays unvouched.
+    """
+    spawned = _spawned(event, args)
+    if spawned is None:
+        return PYTHON, "a fork" if event == "os.fork" else event, None
+    program, argv, cwd, env = spawned
+    if isinstance(program, (bytes, os.PathLike)):
+        program = os.fsdecode(program)
+    if not isinstance(program, str) or not program:
+        return PYTHON, "an unknown program", env
+    name = os.path.basename(program)
+    if name in FOREIGN_PROGRAMS:
+        return IGNORED, name, env
+    words = (
+        [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
+        if isinstance(argv, (list, tuple))
+        else []
+    )
+    if name in ENV_CLEARERS or (name == "env" and any(w.startswith("-") for w in words[1:2])):
+        return PYTHON, f"{name} (it clears the environment)", env
+    verdict = _is_python(_resolve(program, cwd, env))
+    if verdict is False:
+        return FOREIGN, name, env
+    if verdict is None:
+        return PYTHON, name, env
+    unfollowed = sorted(_interpreter_options(words[1:]) & _UNFOLLOWED_OPTIONS)
+    return PYTHON, name + "".join(f" -{c}" for c in unfollowed), env
+
+
+def carry_recording(env: object, setting: str, test: str, bootstrap: str) -> None:
+    """Put the recording into ``env``, an environment a test (or its child)
+    built for a process it starts: copied from ``os.environ`` minus
+    ``PYTHONPATH``, or a few variables only. Without it that process would
+    record nothing and leave its test unvouched. Changed in place, before
+    the spawn reads it (the audit event comes first); only a plain ``dict``
+    of ``str``."""
+    if type(env) is not dict or not bootstrap or any(type(key) is not str for key in env):
+        return
+    env[ENV_CHILD] = setting
+    env[ENV_TEST] = test
+    path = env.get("PYTHONPATH") or ""
+    if bootstrap not in path.split(os.pathsep):
+        env["PYTHONPATH"] = bootstrap + os.pathsep + path if path else bootstrap
 
 
 def free_tool_id(monitoring: ModuleType) -> int:
@@ -237,7 +389,7 @@ def unrecorded_spawns(root_pid: int, root_spawned: int, records: list[dict[str, 
 class _ChildRecorder:
     """The recorder of one process: what it executed and opened under the root, what it spawned."""
 
-    def __init__(self, root: str, out: str, test: str) -> None:
+    def __init__(self, root: str, out: str, test: str, setting: str, bootstrap: str) -> None:
         self.root = root
         self.project = ProjectCode(root)
         self.out = out
@@ -245,6 +397,12 @@ class _ChildRecorder:
         self.code: set[CodeType] = set()
         self.opened: set[str] = set()
         self.spawned = 0
+        # Names of the programs it started: Python ones (each must leave a
+        # record) and the others (they read files the recording cannot see).
+        self.started: set[str] = set()
+        self.foreign: set[str] = set()
+        # What a process this one starts in an environment of its own needs to record itself.
+        self.setting, self.bootstrap = setting, bootstrap
         self.pid = os.getpid()
         # Read at start-up, while the process that spawned this one is alive.
         self.ppid = os.getppid()
@@ -255,16 +413,24 @@ class _ChildRecorder:
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
                 self.opened.add(path)
-        elif event in SPAWN_EVENTS and runs_project_code(event, args):
+        elif event in SPAWN_EVENTS:
+            kind, name, env = classify_spawn(event, args)
+            if kind == IGNORED:
+                return
+            carry_recording(env, self.setting, self.test, self.bootstrap)
+            if kind == FOREIGN:
+                self.foreign.add(name)
             if event == "os.exec":
                 # The image is replaced: write now, or what ran before is lost.
-                self.exec = True
+                # A Python image records itself under the same pid.
+                self.exec = kind == PYTHON
                 try:  # noqa: SIM105  # contextlib is not imported in the child
                     self.write()
                 except OSError:
                     pass  # the recording is over: see _finish
-            else:
+            elif kind == PYTHON:
                 self.spawned += 1
+                self.started.add(name)
 
     def monitor(self, code: CodeType, offset: int) -> object:
         self.code.add(code)
@@ -279,6 +445,7 @@ class _ChildRecorder:
         self.pid, self.ppid = os.getpid(), os.getppid()
         self.spawned, self.exec = 0, False
         self.code, self.opened = set(), set()
+        self.started, self.foreign = set(), set()
 
     def write(self) -> None:
         if sys.version_info < (3, 12) and sys.gettrace() != self.trace:
@@ -308,6 +475,8 @@ class _ChildRecorder:
             "pid": self.pid,
             "ppid": self.ppid,
             "spawned": self.spawned,
+            "started": sorted(self.started),
+            "foreign": sorted(self.foreign),
             "exec": self.exec,
             "code": code,
             "opened": opened,
@@ -330,11 +499,13 @@ def start() -> None:
         return
     import json  # only a recorded child reads its settings
 
-    settings = json.loads(os.environ[ENV_CHILD])
+    setting = os.environ[ENV_CHILD]
+    settings = json.loads(setting)
     test = os.environ.get(ENV_TEST, "")
     if not test:
         return  # started outside any test (collection, a session fixture): nobody to credit
-    recorder = _ChildRecorder(str(settings["root"]), str(settings["out"]), test)
+    bootstrap = str(settings.get("bootstrap", ""))
+    recorder = _ChildRecorder(str(settings["root"]), str(settings["out"]), test, setting, bootstrap)
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         tool_id = free_tool_id(monitoring)

@@ -202,10 +202,25 @@ def write_bootstrap(directory: str) -> str:
     return directory
 
 
-# Programs that start others in an environment of their own making (or none):
-# the recording rides in the environment, so a Python process behind one of
-# these is unseen, and the spawn needs a record it will not leave.
-ENV_CLEARERS = frozenset({"sudo", "su", "doas", "pkexec", "runuser", "ssh", "systemd-run"})
+# Programs that start other programs: a shell, a build tool, a wrapper, a
+# language runtime. The Python they start records itself when it inherits the
+# recording, but not when they start it in an environment they cleared (sudo,
+# env -i) or with -I: the recording cannot tell, so such a spawn needs a record
+# it will not leave, and its test stays unvouched. Any other native program
+# (chromium, zizmor, cat) is taken to start no Python: the one premise.
+LAUNCHERS = frozenset(
+    {
+        *("sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"),
+        *("env", "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "ssh", "systemd-run"),
+        *("nice", "ionice", "nohup", "setsid", "timeout", "time", "stdbuf", "taskset", "chrt"),
+        *("xargs", "find", "parallel", "watch", "script", "unbuffer", "expect", "flock"),
+        *("make", "gmake", "cmake", "ninja", "just", "task", "bazel", "meson"),
+        *("strace", "ltrace", "valgrind", "gdb", "perf", "unshare", "chroot", "bwrap"),
+        *("uv", "uvx", "pipx", "pdm", "poetry", "hatch", "rye", "pixi", "conda", "mamba"),
+        *("node", "npm", "npx", "yarn", "pnpm", "bun", "deno", "cargo", "go", "java"),
+        *("perl", "ruby", "php", "lua", "tclsh", "docker", "podman", "flatpak", "firejail"),
+    }
+)
 # Interpreter options under which the recording cannot follow: -E and -I
 # ignore PYTHONPATH, -S skips sitecustomize.
 _UNFOLLOWED_OPTIONS = frozenset("EIS")
@@ -219,8 +234,9 @@ _kinds: dict[str, bool | None] = {}
 def _is_python(path: str) -> bool | None:
     """Whether the executable at ``path`` is a Python interpreter or a Python
     script (a console script's shebang, pip's ``/bin/sh`` trampoline names
-    python too); False for a native binary or another interpreter's script;
-    None when it cannot be read."""
+    python too); False for a native binary that is not an interpreter; None
+    for another interpreter's script (what it runs is unseen) or a file that
+    cannot be read."""
     if path in _kinds:
         return _kinds[path]
     real = os.path.realpath(path)
@@ -235,8 +251,8 @@ def _is_python(path: str) -> bool | None:
             head = b""
         if head.startswith(b"\x7fELF"):
             verdict = False  # a native program that is not an interpreter
-        elif head.startswith(b"#!"):
-            verdict = b"python" in head
+        elif head.startswith(b"#!") and b"python" in head:
+            verdict = True
         else:
             verdict = None
     _kinds[path] = verdict
@@ -302,14 +318,14 @@ def classify_spawn(event: str, args: tuple[Any, ...]) -> tuple[str, str, object]
     :data:`PYTHON`, a short name for messages, the environment it is given:
     None when it inherits this process's).
 
-    A program that is not Python runs none of the project's Python code
-    itself; a Python process it starts inherits the recording through the
-    environment and records itself, unless the program is one of
-    :data:`ENV_CLEARERS` (or ``env`` given options). What it reads is unseen:
-    its test is vouched for the project's code, not for its data files
-    (:mod:`lanes.affected.testmap`). A fork, an interpreter run with ``-E``,
-    ``-I`` or ``-S``, and anything that cannot be read is counted as Python:
-    it must leave a record, and where it cannot, its test stays unvouched.
+    A native program that is not an interpreter, nor one of
+    :data:`LAUNCHERS`, runs none of the project's Python code and starts no
+    Python: it needs no record. What it reads is unseen: its test is vouched
+    for the project's code, not for its data files
+    (:mod:`lanes.affected.testmap`). A fork, a launcher, another
+    interpreter's script, an interpreter run with ``-E``, ``-I`` or ``-S``,
+    and anything that cannot be read is counted as Python: it must leave a
+    record, and where it cannot, its test stays unvouched.
     """
     spawned = _spawned(event, args)
     if spawned is None:
@@ -327,9 +343,11 @@ def classify_spawn(event: str, args: tuple[Any, ...]) -> tuple[str, str, object]
         if isinstance(argv, (list, tuple))
         else []
     )
-    if name in ENV_CLEARERS or (name == "env" and any(w.startswith("-") for w in words[1:2])):
-        return PYTHON, f"{name} (it clears the environment)", env
-    verdict = _is_python(_resolve(program, cwd, env))
+    resolved = _resolve(program, cwd, env)
+    # By its name or by what it is (sh -> busybox, a copy of bash under another name is not seen).
+    if name in LAUNCHERS or os.path.basename(os.path.realpath(resolved)) in LAUNCHERS:
+        return PYTHON, f"{name} (it starts programs)", env
+    verdict = _is_python(resolved)
     if verdict is False:
         return FOREIGN, name, env
     if verdict is None:

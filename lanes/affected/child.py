@@ -259,19 +259,21 @@ def _is_python(path: str) -> bool | None:
     return verdict
 
 
-def _resolve(program: str, cwd: object, env: object) -> str:
+def _resolve(program: str, cwd: object, env: object) -> str | None:
     """The file ``program`` names, as the spawn will find it: a path (relative
     to the child's working directory), else the first match on ``PATH`` (the
-    child's, when it gets an environment of its own)."""
+    child's, when it gets an environment of its own); None when there is none,
+    and the spawn will fail before anything runs."""
     if os.sep in program:
         base = os.fsdecode(cwd) if isinstance(cwd, (str, bytes, os.PathLike)) else os.getcwd()
-        return os.path.join(base, program)
+        found = os.path.join(base, program)
+        return found if os.path.exists(found) else None
     path = env.get("PATH") if isinstance(env, dict) else os.environ.get("PATH")
     for directory in (path or os.defpath).split(os.pathsep):
         candidate = os.path.join(directory or ".", program)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    return program
+    return None
 
 
 def _spawned(event: str, args: tuple[Any, ...]) -> tuple[object, object, object, object] | None:
@@ -343,7 +345,9 @@ def classify_spawn(event: str, args: tuple[Any, ...]) -> tuple[str, str, object]
         if isinstance(argv, (list, tuple))
         else []
     )
-    resolved = _resolve(program, cwd, env)
+    resolved = _resolve(program, cwd, env) if name not in LAUNCHERS else program
+    if resolved is None:
+        return IGNORED, f"{name} (not found: it cannot start)", env
     # By its name or by what it is (sh -> busybox, a copy of bash under another name is not seen).
     if name in LAUNCHERS or os.path.basename(os.path.realpath(resolved)) in LAUNCHERS:
         return PYTHON, f"{name} (it starts programs)", env

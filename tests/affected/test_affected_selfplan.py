@@ -9,6 +9,7 @@ root it plans, exactly as on lanekit's own repository.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -72,7 +73,9 @@ def _copy_lanes(root: Path) -> None:
     )
 
 
-def _lanes(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _lanes(
+    root: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``lanes *args`` run by the copy in ``root``, isolated from the working directory's."""
     return subprocess.run(
         [sys.executable, "-I", "-c", RUN_COPY, *args],
@@ -80,11 +83,12 @@ def _lanes(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
 
 
-def _plan(root: Path, *args: str) -> dict[str, Any]:
-    proc = _lanes(root, "affected", "--json", *args)
+def _plan(root: Path, *args: str, env: dict[str, str] | None = None) -> dict[str, Any]:
+    proc = _lanes(root, "affected", "--json", *args, env=env)
     assert proc.returncode == 0, proc.stderr
     plan = json.loads(proc.stdout)
     assert isinstance(plan, dict)
@@ -163,6 +167,19 @@ def test_a_base_whose_selector_fails_gives_the_full_set_with_the_reason(own_repo
     (reason,) = plan["full_reasons"]
     assert reason["changed"] == "lanes/affected/_cli.py"
     assert "could not plan it: its child exited 7" in reason["detail"]
+
+
+def test_an_export_inside_the_root_is_refused_not_recursed_into(own_repo: Path) -> None:
+    # The base's package exported inside the root would be the child's running
+    # package in the root: it would delegate again, without end.
+    (own_repo / "tmp").mkdir()
+    (own_repo / "lanes/affected/plan.py").write_text(
+        (own_repo / "lanes/affected/plan.py").read_text(encoding="utf-8") + "\n"
+    )
+    plan = _plan(own_repo, env={**os.environ, "TMPDIR": str(own_repo / "tmp")})
+    assert plan["full"] is True
+    (reason,) = plan["full_reasons"]
+    assert "lies inside the project root; set TMPDIR outside it" in reason["detail"]
 
 
 def test_a_users_lanes_affected_directory_is_an_ordinary_package(

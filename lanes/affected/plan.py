@@ -419,4 +419,3 @@ def make_plan(
         map_state=map_state,
         nodes=narrowed_nodes,
     )
-

@@ -81,7 +81,9 @@ def _reasons(document: dict[str, object], key: str, where: str) -> list[Reason]:
         entry = _object(item, f"{where}: {key}[{i}]")
         at = f"{where}: {key}[{i}]"
         reasons.append(
-            Reason(_text(entry, "rule", at), _text(entry, "changed", at), _text(entry, "detail", at))
+            Reason(
+                _text(entry, "rule", at), _text(entry, "changed", at), _text(entry, "detail", at)
+            )
         )
     return reasons
 
@@ -103,8 +105,11 @@ def read_plan(cls: type[Plan], document: object) -> Plan:
         entry = _object(item, at)
         selections.append(
             Selection(
-                *(_text(entry, key, at) for key in ("path", "change", "rule", "detail")),
-                integer_field(entry, "tests", fail=_fail, what=at),
+                path=_text(entry, "path", at),
+                change=_text(entry, "change", at),
+                rule=_text(entry, "rule", at),
+                detail=_text(entry, "detail", at),
+                selected=integer_field(entry, "tests", fail=_fail, what=at),
             )
         )
     tests: dict[str, list[Reason]] = {}

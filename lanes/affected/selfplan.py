@@ -80,7 +80,7 @@ sys.exit(main(sys.argv[2:]))
 """
 
 
-class _Failed(Exception):
+class _BaseSelectorError(Exception):
     """Why the base commit's selector could not plan; the plan is the full set."""
 
 
@@ -107,11 +107,8 @@ def plan_by_base(
     (the reason for the full set)."""
     commit = changes.base_commit
     try:
-        if commit is None:
-            msg = "there is no base commit to take the selector from (no commit yet)"
-            raise _Failed(msg)
         plan = _child_plan(config, commit, package, map_file)
-    except _Failed as exc:
+    except _BaseSelectorError as exc:
         paths = touched(changes, package)
         return Reason(
             "full",
@@ -121,10 +118,6 @@ def plan_by_base(
             "code cannot vouch for itself",
         )
     plan.base = changes.base
-    plan.planned_by = (
-        f"the base commit's selector ({commit[:12]}): the change touches lanekit's own code "
-        f"({package}/), and a plan made by changed selector code cannot vouch for itself"
-    )
     return plan
 
 
@@ -146,7 +139,10 @@ def full_plan(project: Project, changes: Changes, reason: Reason) -> Plan:
     )
 
 
-def _child_plan(config: Config, commit: str, package: str, map_file: Path | None) -> Plan:
+def _child_plan(config: Config, commit: str | None, package: str, map_file: Path | None) -> Plan:
+    if commit is None:
+        msg = "there is no base commit to take the selector from (no commit yet)"
+        raise _BaseSelectorError(msg)
     root = config.root.resolve()
     with tempfile.TemporaryDirectory(prefix="lanes-selfplan-") as tmp:
         export = Path(tmp).resolve()
@@ -154,7 +150,7 @@ def _child_plan(config: Config, commit: str, package: str, map_file: Path | None
             # The export would be the child's running package inside the root:
             # it would delegate again, without end.
             msg = f"the temporary directory {str(export)!r} lies inside the project root; set TMPDIR outside it"
-            raise _Failed(msg)
+            raise _BaseSelectorError(msg)
         _export(root, commit, package, export)
         argv = [sys.executable, "-I", "-c", _CHILD, str((export / package).parent)]
         argv += ["affected", "--json", "--base", commit]
@@ -168,22 +164,27 @@ def _child_plan(config: Config, commit: str, package: str, map_file: Path | None
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             msg = f"its child could not run: {exc}"
-            raise _Failed(msg) from None
+            raise _BaseSelectorError(msg) from None
     if proc.returncode != 0:
         msg = f"its child exited {proc.returncode}: {_tail(proc.stderr)}"
-        raise _Failed(msg)
+        raise _BaseSelectorError(msg)
     if len(proc.stdout) > _MAX_PLAN_BYTES:
         msg = f"its child printed {len(proc.stdout)} bytes, more than a plan ({_MAX_PLAN_BYTES})"
-        raise _Failed(msg)
+        raise _BaseSelectorError(msg)
     try:
         document = loads_object(
             proc.stdout,
             what="the plan it printed",
             fail=failing_with(PlanFormatError, "the child printed no plan"),
         )
-        return Plan.from_dict(document)
+        plan = Plan.from_dict(document)
     except LanesError as exc:
-        raise _Failed(str(exc)) from None
+        raise _BaseSelectorError(str(exc)) from None
+    plan.planned_by = (
+        f"the base commit's selector ({commit[:12]}): the change touches lanekit's own code "
+        f"({package}/), and a plan made by changed selector code cannot vouch for itself"
+    )
+    return plan
 
 
 def _export(root: Path, commit: str, package: str, into: Path) -> None:
@@ -200,10 +201,10 @@ def _export(root: Path, commit: str, package: str, into: Path) -> None:
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         msg = f"git archive could not run: {exc}"
-        raise _Failed(msg) from None
+        raise _BaseSelectorError(msg) from None
     if proc.returncode != 0:
         msg = f"git archive of {package}/ at {commit[:12]} failed: {_tail(proc.stderr)}"
-        raise _Failed(msg)
+        raise _BaseSelectorError(msg)
     with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
         if hasattr(tarfile, "data_filter"):
             # Python >= 3.11.4: refuse members that would land outside `into`.
@@ -212,7 +213,7 @@ def _export(root: Path, commit: str, package: str, into: Path) -> None:
             tar.extractall(into)  # noqa: S202  # our own repository's commit, not a download
     if not (into / package / "__init__.py").is_file():
         msg = f"{package}/__init__.py is not in {commit[:12]}"
-        raise _Failed(msg)
+        raise _BaseSelectorError(msg)
 
 
 def _tail(raw: bytes) -> str:

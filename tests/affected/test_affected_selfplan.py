@@ -22,7 +22,7 @@ import lanes
 from tests.support.git import commit_all, git, head, make_repo
 
 # A test that exercises make_plan for real: a changed module selects its importer.
-TEST_PLAN = '''\
+TEST_PLAN = """\
 from pathlib import Path
 
 from lanes.affected.changes import Changes
@@ -37,7 +37,7 @@ def test_a_changed_module_selects_its_importer(tmp_path: Path) -> None:
     project = Project.scan(config, ["mod.py", "test_mod.py"])
     plan = make_plan(project, Changes("HEAD", None, {"mod.py": "modified"}))
     assert sorted(plan.tests) == ["test_mod.py"]
-'''
+"""
 
 FILES = {
     ".gitignore": "__pycache__/\nenvelopes/\n",

@@ -8,6 +8,7 @@ reader trusts nothing in it.
 from __future__ import annotations
 
 import copy
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,7 +22,6 @@ from tests.support.git import make_repo
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
 GATED = {
     **FILES,
@@ -39,7 +39,11 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]
     narrowed = build_plan(config, "HEAD").to_dict()
     (root / "setup.cfg").write_text("[metadata]\nname = planted\n")
     full = build_plan(config, "HEAD").to_dict()
-    return {"narrowed": narrowed, "full": full}
+    # As JSON text, the way another process hands a plan over.
+    documents: dict[str, dict[str, Any]] = json.loads(
+        json.dumps({"narrowed": narrowed, "full": full})
+    )
+    return documents
 
 
 @pytest.mark.parametrize("kind", ["narrowed", "full"])
@@ -96,14 +100,26 @@ def _set(path: tuple[str | int, ...], value: object) -> Callable[[dict[str, Any]
         (_set(("full",), "yes"), "the plan: full must be true or false, got 'yes'"),
         (_set(("full",), True), "the plan: full is True but it has 0 full_reasons"),
         (_set(("base_commit",), 7), "the plan: base_commit must be a string or null, got 7"),
-        (_set(("tests", 0, "reasons"), "import graph"), "the plan: tests[0]: reasons must be a list"),
+        (
+            _set(("tests", 0, "reasons"), "import graph"),
+            "the plan: tests[0]: reasons must be a list",
+        ),
         (_set(("tests", 0, "reasons", 0), ["rule"]), "tests[0]: reasons[0] must be a JSON object"),
-        (_set(("tests", 0, "nodes"), [{"id": 3, "reasons": []}]), "tests[0]: nodes[0]: id must be a string"),
+        (
+            _set(("tests", 0, "nodes"), [{"id": 3, "reasons": []}]),
+            "tests[0]: nodes[0]: id must be a string",
+        ),
         (_set(("suites", 0, "command"), "pytest tests"), "suites[0]: command must be a list"),
-        (_set(("suites", 0, "command"), ["pytest", 1]), "suites[0]: command must be a list of strings"),
+        (
+            _set(("suites", 0, "command"), ["pytest", 1]),
+            "suites[0]: command must be a list of strings",
+        ),
         (_set(("changed", 0, "tests"), -1), "changed[0]: tests must be an integer from 0"),
         (_set(("gates", 0, "command"), None), "gates[0]: command must be a string"),
-        (_set(("blind_spots",), [{"file": "a.py", "line": True, "what": "x"}]), "blind_spots[0]: line must be an integer"),
+        (
+            _set(("blind_spots",), [{"file": "a.py", "line": True, "what": "x"}]),
+            "blind_spots[0]: line must be an integer",
+        ),
     ],
 )
 def test_a_damaged_plan_is_refused_naming_the_field(

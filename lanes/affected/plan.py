@@ -34,7 +34,9 @@ a computed import) selects whole files, as above.
 
 The static rules live in :mod:`lanes.affected.rules`, the commands a plan runs
 (suites, gates) in :mod:`lanes.affected.suites`; this module joins them with
-the map into a :class:`Plan`.
+the map into a :class:`Plan`. A change to lanekit's own code, in lanekit's
+own repository, is planned by the base commit's selector instead
+(:mod:`lanes.affected.selfplan`).
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the

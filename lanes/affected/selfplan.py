@@ -32,8 +32,8 @@ outside the root — nothing changes and no process starts; a file there that
 happens to sit in ``lanes/affected/`` is an ordinary file.
 
 What this cannot do: the decision to delegate is the running code's, so a
-change to this module that stops it delegating is judged by itself (the base's
-selector still runs this module's tests for it, once it delegates again).
+change to this module (or to ``build_plan``) that stops it delegating is
+planned by the changed code itself; this module's tests are what catch it.
 """
 
 from __future__ import annotations

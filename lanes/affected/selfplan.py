@@ -127,7 +127,14 @@ def full_plan(project: Project, changes: Changes, reason: Reason) -> Plan:
         base=changes.base,
         base_commit=changes.base_commit,
         selections=[
-            Selection(path, change, "full", reason.detail if path == reason.changed else "")
+            Selection(
+                path,
+                change,
+                "full",
+                reason.detail
+                if path == reason.changed
+                else f"the full set runs: see {reason.changed}",
+            )
             for path, change in sorted(changes.paths.items())
         ],
         tests={test: [Reason("full", reason.changed)] for test in project.tests},

@@ -25,6 +25,7 @@ from lanes.affected.changes import changed_files, tracked_files
 from lanes.affected.dependents import dependents_of
 from lanes.affected.plan import Plan, Project, make_plan
 from lanes.affected.render import render_dependents, render_plan
+from lanes.affected.selfplan import full_plan, own_package, plan_by_base, touched
 from lanes.config import load_config
 from lanes.errors import UsageError
 from lanes.exitcodes import ExitCode
@@ -33,6 +34,7 @@ from lanes.lane import drive
 if TYPE_CHECKING:
     import argparse
 
+    from lanes.affected.changes import Changes
     from lanes.affected.plan import SuiteRun
     from lanes.config import Config
     from lanes.envelope import LaneRun, Seed
@@ -42,18 +44,31 @@ __all__ = ["AffectedLane", "build_plan", "handle"]
 
 
 def build_plan(config: Config, base: str | None, map_file: Path | None = None) -> Plan:
-    """The plan for ``base``..working tree, narrowed by the recorded map when one is valid."""
+    """The plan for ``base``..working tree, narrowed by the recorded map when one is valid.
+
+    A change to the running lanekit's own code, inside its own repository, is
+    planned by the base commit's selector (:mod:`lanes.affected.selfplan`), or
+    runs the full set when that fails; anywhere else this costs one path check.
+    """
     from lanes.affected.record import load_map  # noqa: PLC0415  # the map only for a plan
 
     changes = changed_files(config.root, base)
+    package = own_package(config.root)
+    if package is not None and touched(changes, package):
+        made = plan_by_base(config, changes, package, map_file)
+        return made if isinstance(made, Plan) else full_plan(_scan(config, changes), changes, made)
+    test_map, state = load_map(config, map_file)
+    return make_plan(_scan(config, changes), changes, test_map, state)
+
+
+def _scan(config: Config, changes: Changes) -> Project:
+    """The project as the selector sees it, deleted modules kept so their importers are found."""
     phantom = tuple(
         path
         for path, change in changes.paths.items()
         if path.endswith(".py") and (change == "deleted" or change.startswith("renamed to"))
     )
-    project = Project.scan(config, tracked_files(config.root), phantom=phantom)
-    test_map, state = load_map(config, map_file)
-    return make_plan(project, changes, test_map, state)
+    return Project.scan(config, tracked_files(config.root), phantom=phantom)
 
 
 @dataclass(frozen=True)

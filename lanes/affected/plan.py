@@ -34,7 +34,9 @@ a computed import) selects whole files, as above.
 
 The static rules live in :mod:`lanes.affected.rules`, the commands a plan runs
 (suites, gates) in :mod:`lanes.affected.suites`; this module joins them with
-the map into a :class:`Plan`.
+the map into a :class:`Plan`. A change to lanekit's own code, in lanekit's
+own repository, is planned by the base commit's selector instead
+(:mod:`lanes.affected.selfplan`).
 7. **unknown** — anything else fails open: the full set, and the plan says why.
 
 Gates (lint, type check) fire for their input patterns, whatever else the
@@ -91,13 +93,13 @@ __all__ = [
 
 @dataclass
 class Selection:
-    """What one changed path selected."""
+    """What one changed path selected: its rule, and how many test files."""
 
     path: str
     change: str
     rule: str
     detail: str
-    tests: list[str] = field(default_factory=list)
+    selected: int = 0
 
 
 @dataclass
@@ -115,6 +117,8 @@ class Plan:
     # Test files the map narrowed to some of their tests: file -> test id -> reasons.
     # Every other selected file runs whole.
     nodes: dict[str, dict[str, list[Reason]]] = field(default_factory=dict)
+    # Who made the plan when it was not this code (the base commit's selector), and why.
+    planned_by: str = ""
 
     @property
     def full(self) -> bool:
@@ -130,7 +134,7 @@ class Plan:
         return entry
 
     def to_dict(self) -> AffectedPlan:
-        return {
+        plan: AffectedPlan = {
             "base": self.base,
             "base_commit": self.base_commit,
             "full": self.full,
@@ -141,7 +145,7 @@ class Plan:
                     "change": s.change,
                     "rule": s.rule,
                     "detail": s.detail,
-                    "tests": len(s.tests),
+                    "tests": s.selected,
                 }
                 for s in self.selections
             ],
@@ -161,6 +165,19 @@ class Plan:
             "map": self.map_state,
             "counts": self._counts(),
         }
+        if self.planned_by:
+            plan["planned_by"] = self.planned_by
+        return plan
+
+    @classmethod
+    def from_dict(cls, document: object) -> Plan:
+        """The plan :meth:`to_dict` wrote, validated: it comes from another process,
+        maybe another lanekit version (:mod:`lanes.affected.selfplan`), so every field
+        is checked and a missing or mistyped one is a
+        :class:`~lanes.affected.planread.PlanFormatError`."""
+        from lanes.affected.planread import read_plan  # noqa: PLC0415  # it imports this module
+
+        return read_plan(cls, document)
 
     def _counts(self) -> AffectedCounts:
         counts: AffectedCounts = {
@@ -371,7 +388,7 @@ def make_plan(
             _take_fail_open(extra, path, tests, nodes, whole)
             detail = f"{detail}; {note}" if note else detail
             chosen = [*chosen, *dict.fromkeys(p.file for p in extra if p.file not in chosen)]
-        selections.append(Selection(path, change, rule, detail, chosen))
+        selections.append(Selection(path, change, rule, detail, len(chosen)))
     if changes.paths and not project.tests and not full_reasons:
         # A project with tests never has "0 test files": if pytest's rules find
         # none, the plan cannot tell what to skip, so everything runs.

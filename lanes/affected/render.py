@@ -35,6 +35,8 @@ def render_plan(plan: Plan, *, limit: int) -> str:
     out: list[str] = [f"base: {shown}"]
     if plan.map_state:
         out.append(f"map: {plan.map_state}")
+    if plan.planned_by:
+        out.append(f"planned by {plan.planned_by}")
     if not plan.selections:
         out.append("no changes: nothing to run")
         return "\n".join(out)
@@ -43,7 +45,7 @@ def render_plan(plan: Plan, *, limit: int) -> str:
         _bounded(
             (
                 f"  {s.path} [{s.change}] -> {s.rule}: {s.detail}"
-                + (f" ({len(s.tests)} test files)" if s.tests else "")
+                + (f" ({s.selected} test files)" if s.selected else "")
                 for s in plan.selections
             ),
             limit,

@@ -57,7 +57,6 @@ FULL_PATTERNS: tuple[tuple[str, str], ...] = (
     ("Makefile", "build configuration"),
     (".github/**", "CI configuration"),
     (".ci/**", "CI configuration"),
-    ("lanes/affected/**", "the selector's own rules changed"),
 )
 
 

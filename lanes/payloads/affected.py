@@ -141,6 +141,15 @@ class AffectedPlan(TypedDict):
         ]
     ]
     counts: AffectedCounts
+    planned_by: NotRequired[
+        Annotated[
+            str,
+            Doc(
+                "who made the plan when not the running code: the base commit's selector, "
+                "for a change to lanekit's own code inside its own repository"
+            ),
+        ]
+    ]
 
 
 class AffectedRun(TypedDict):

@@ -127,6 +127,10 @@ ENV_OUTPUT = "LANES_AFFECTED_RECORD"
 ENV_SITES = "LANES_AFFECTED_SITES"
 
 _tool_id = -1
+# This module's code runs around every test as the recording's plugin, as no
+# test's code: on lanekit itself, where it is the project's, it is never
+# credited (a recording a test starts runs it in a child, which records it).
+_OWN_FILE = __file__
 # How many program names a test's entry keeps for its explanation.
 _NAMED_PROGRAMS = 5
 
@@ -201,6 +205,8 @@ class _Recorder:
         self.started: set[str] = set()
         self.foreign: set[str] = set()
         self.active = False
+        # The recorder's own work after a test (stop): what it calls is no test's.
+        self.busy = False
         self.tests: list[dict[str, Any]] = []
         # Code executed outside every test in the session scope: imports,
         # session hooks, and what collection ran for more than one file.
@@ -292,6 +298,10 @@ class _Recorder:
         return self.trace_site_frame
 
     def monitor(self, code: CodeType, offset: int) -> object:
+        if self.busy:
+            # The recorder's own work between tests calls the project's code
+            # (on lanekit itself): no test's. Kept armed for the test that calls it.
+            return None
         if self.scope is None:
             self.code.add(code)
         elif self.scoped(code, sys._getframe(1)):  # the frame ``code`` runs in
@@ -366,7 +376,7 @@ class _Recorder:
         pending = [code]
         while pending:
             current = pending.pop()
-            if current in self.armed:
+            if current in self.armed or current.co_filename == _OWN_FILE:
                 continue
             self.armed.add(current)
             events = monitoring.events.PY_START
@@ -450,7 +460,7 @@ class _Recorder:
                     0 if c.co_name == "<module>" else c.co_firstlineno,
                 )
                 for c in code
-                if self.project(c.co_filename)
+                if self.project(c.co_filename) and c.co_filename != _OWN_FILE
             }
         )
 
@@ -486,6 +496,15 @@ class _Recorder:
             sys.settrace(None)
             threading.settrace(None)
         self.active = False
+        self.busy = True
+        try:
+            self.finish_test(nodeid, path, outcome, shared)
+        finally:
+            self.busy = False
+
+    def finish_test(
+        self, nodeid: str, path: str, outcome: str, shared: tuple[set[CodeType], set[Site]]
+    ) -> None:
         # A process started between tests credits no test (it records nothing).
         os.environ.pop(ENV_TEST, None)
         located = set(self.located(self.code | shared[0]))

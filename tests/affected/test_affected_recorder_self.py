@@ -1,0 +1,77 @@
+"""On lanekit's own repository the recorder is project code, and no test's.
+
+The recording's plugin runs around every test: counted as the tests' code, a
+change to one of its hooks selected every test by id. One real recording of a
+repository holding a copy of the running ``lanes`` package, run by that copy
+(as on lanekit itself): the recorder's own module is credited to no test,
+and a test that calls lanekit's code in-process is still seen calling it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import TYPE_CHECKING
+
+import pytest
+
+from lanes.affected import testmap
+from lanes.affected.testmap import read_map
+from tests.affected.test_affected_selfplan import RUN_COPY, _copy_lanes
+from tests.support.git import commit_all, make_repo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FILES = {
+    ".gitignore": "__pycache__/\nenvelopes/\n",
+    "pyproject.toml": '[project]\nname = "selfrecord"\nversion = "0"\n\n'
+    '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
+    "tests/__init__.py": "",
+    "tests/test_calls.py": "from lanes.affected.child import classify_spawn\n\n\n"
+    "def test_calls() -> None:\n"
+    "    assert classify_spawn('os.fork', ())[0] == 'python'\n",
+    "tests/test_plain.py": "def test_plain() -> None:\n    assert True\n",
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> testmap.TestMap:
+    root = tmp_path_factory.mktemp("selfrecord")
+    make_repo(root, FILES)
+    _copy_lanes(root)
+    commit_all(root, "lanekit inside")
+    proc = subprocess.run(
+        [sys.executable, "-I", "-c", RUN_COPY, "affected", "--record"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    test_map = read_map(root / "envelopes/affected-map.json")
+    assert test_map is not None
+    return test_map
+
+
+def _executed(test_map: testmap.TestMap, test_id: str) -> set[tuple[str, str]]:
+    nodes = test_map.document["nodes"]
+    (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
+    return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}
+
+
+@pytest.mark.integration
+def test_the_recorders_own_hooks_are_no_tests_code(recorded: testmap.TestMap) -> None:
+    for test in ("tests/test_plain.py::test_plain", "tests/test_calls.py::test_calls"):
+        ran = _executed(recorded, test)
+        assert not {node for node in ran if node[0] == "lanes/affected/recorder.py"}, test
+    assert ("lanes/affected/child.py", "classify_spawn") not in _executed(
+        recorded, "tests/test_plain.py::test_plain"
+    )
+
+
+@pytest.mark.integration
+def test_lanekits_code_a_test_calls_in_process_is_still_seen(recorded: testmap.TestMap) -> None:
+    assert ("lanes/affected/child.py", "classify_spawn") in _executed(
+        recorded, "tests/test_calls.py::test_calls"
+    )

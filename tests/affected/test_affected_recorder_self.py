@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.affected import testmap
 from lanes.affected.testmap import read_map
 from tests.affected.test_affected_selfplan import RUN_COPY, _copy_lanes
 from tests.support.git import commit_all, make_repo
 
 if TYPE_CHECKING:
-    from pathlib import Path
+    from lanes.affected import testmap
 
 FILES = {
     ".gitignore": "__pycache__/\nenvelopes/\n",

@@ -84,6 +84,7 @@ scope is credited with the code it executed.)
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dis
 import json
 import os
@@ -100,9 +101,13 @@ import pytest
 from lanes.affected.child import (
     ENV_CHILD,
     ENV_TEST,
+    RECORD_SUFFIX,
     SPAWN_EVENTS,
     ProjectCode,
+    forked_to_exec,
     free_tool_id,
+    read_record,
+    record_fork,
     runs_project_code,
     unrecorded_spawns,
     write_bootstrap,
@@ -494,18 +499,47 @@ class _Recorder:
         )
 
     def child_records(self, test: int) -> list[dict[str, Any]]:
-        """The records the processes of test number ``test`` wrote, read and removed."""
+        """The whole records the processes of test number ``test`` wrote, read
+        and removed (:func:`lanes.affected.child.read_record`: a process still
+        running has none)."""
         prefix = f"{test}-"
         records: list[dict[str, Any]] = []
         for entry in os.scandir(self.children):
-            if entry.name.startswith(prefix) and entry.name.endswith(".json"):
-                try:
-                    with open(entry.path, encoding="utf-8") as handle:  # noqa: PTH123  # a scandir entry
-                        records.append(json.load(handle))
+            if entry.name.startswith(prefix) and entry.name.endswith(RECORD_SUFFIX):
+                record = read_record(entry.path)
+                if record is not None:
+                    records.append(record)
+                with contextlib.suppress(OSError):
                     os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
-                except (OSError, ValueError):
-                    continue  # unreadable: that process counts as unrecorded
         return records
+
+    def forked(self) -> None:
+        """In a fork of this process (``os.fork`` in a test, multiprocessing's
+        'fork'): record what the fork executes for the running test.
+
+        What ran in this test before the fork is this process's, credited by
+        the parent. On 3.12+ a code object the test already ran is disabled
+        in the fork too; one it did not fires there, ``restart_events()`` at
+        the test's start having re-armed what earlier tests disabled.
+        """
+        test = os.environ.get(ENV_TEST)
+        if not self.active or not test or forked_to_exec(sys._getframe(1)):
+            # Between tests, or subprocess's fork that execs next (the image
+            # records itself if it is Python); a fork of a fork: its own
+            # recorder (lanes.affected.child) takes it.
+            return
+        self.active = False  # the parent counts the fork, and credits what ran before it
+        fork = record_fork(self.root, self.children, test, self.pid)
+        if fork is None:
+            return  # no record: the fork is an unrecorded spawn, its test unvouched
+        if sys.version_info >= (3, 12):
+            monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+            # The project's code stays armed (and what the fork imports is armed
+            # by the audit hook): each first hit is now the fork's line.
+            monitoring.register_callback(self.tool_id, monitoring.events.PY_START, fork.monitor)
+            monitoring.register_callback(self.tool_id, monitoring.events.CALL, None)
+        else:
+            fork.trace_calls()
 
 
 _recorder: _Recorder | None = None
@@ -539,6 +573,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     recorder.preloaded_sites()
     _recorder = recorder
     sys.addaudithook(recorder.audit)
+    os.register_at_fork(after_in_child=recorder.forked)
     recorder.begin()
 
 
@@ -670,7 +705,8 @@ def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, None]:
 def pytest_sessionfinish() -> None:
     recorder = _recorder
     target = os.environ.get(ENV_OUTPUT)
-    if recorder is None or not target:
+    if recorder is None or not target or os.getpid() != recorder.pid:
+        # A fork of the session that came back into pytest writes no recording.
         return
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12

@@ -3,7 +3,8 @@
 One real recording (``lanes affected --record``) of a project whose tests run
 the package in child processes the way real suites do (``python -c``, a
 grandchild, an ``exec``), beside children the recorder cannot see into: a
-scrubbed environment, a non-Python program, a child killed before it ended.
+scrubbed environment, a non-Python program, a child still running when its
+test ends.
 """
 
 from __future__ import annotations
@@ -80,16 +81,18 @@ FILES = {
         ),
     ),
     # It imports the package, so the static graph selects it for any change.
-    "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n"
+    "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n\nRUNNING = []\n"
     + _test(
         "scrubbed",
         _RUN.format(code="import pkg.mod; pkg.mod.h()", extra=", env={}"),
     )
     + _test("shell", "subprocess.run(['sh', '-c', 'exit 0'], check=True)")
+    # Still running when the test ends: it may yet run code. It ends with the
+    # session (its stdin closes), kept alive till then by the module's list.
     + _test(
-        "killed",
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-        "    child.kill()\n    child.wait()",
+        "running",
+        "RUNNING.append(subprocess.Popen([sys.executable, '-c', "
+        "'import sys; sys.stdin.read()'], stdin=subprocess.PIPE))",
     ),
     "site/sitecustomize.py": "import builtins\n\nbuiltins.CHAINED = True\n",
 }
@@ -141,7 +144,7 @@ def test_grandchildren_exec_and_a_users_sitecustomize_are_recorded(recorded: Pat
 def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) -> None:
     unvouched = _map(recorded).unvouched_tests("tests/test_unseen.py")
     assert sorted(unvouched) == [
-        "tests/test_unseen.py::test_killed",
+        "tests/test_unseen.py::test_running",
         "tests/test_unseen.py::test_scrubbed",
         "tests/test_unseen.py::test_shell",
     ]
@@ -183,7 +186,7 @@ def test_a_change_to_what_a_child_ran_selects_that_test_by_id(
     ]
     assert "tests/test_inprocess.py" not in selected
     assert [node for node, _ in selected["tests/test_unseen.py"]] == [
-        "tests/test_unseen.py::test_killed",
+        "tests/test_unseen.py::test_running",
         "tests/test_unseen.py::test_scrubbed",
         "tests/test_unseen.py::test_shell",
     ]

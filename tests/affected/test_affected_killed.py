@@ -195,5 +195,7 @@ def test_a_record_is_whole_when_it_ended_or_its_process_did(tmp_path: Path) -> N
         child.wait()
     # Another trace function (3.11: a debugger, coverage) may have hidden calls
     # after it: only an end, with the recorder's function back, makes that record whole.
-    retraced = _record(tmp_path / f"0-{child.pid}-gg.jsonl", _header(child.pid), b'{"retraced":true}\n')
+    retraced = _record(
+        tmp_path / f"0-{child.pid}-gg.jsonl", _header(child.pid), b'{"retraced":true}\n'
+    )
     assert read_record(str(retraced)) is None

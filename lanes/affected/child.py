@@ -346,7 +346,10 @@ class _ChildRecorder:
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event == "sys.settrace":
-            if not (self.tracing or self.retraced or self.thread_start(sys._getframe(1))):
+            # 3.12+ records through sys.monitoring: another trace function hides nothing.
+            if sys.version_info >= (3, 12) or self.tracing or self.retraced:
+                return
+            if not self.thread_start(sys._getframe(0).f_back):
                 # Someone else's trace function (a debugger, coverage): from
                 # here on calls may go unseen, so only a record that reaches
                 # its end with this recorder's function back in place is whole.
@@ -365,11 +368,14 @@ class _ChildRecorder:
             else:
                 self.count("spawned")
 
-    def thread_start(self, caller: FrameType) -> bool:
-        """Whether ``sys.settrace`` is a new thread installing this recorder's
-        function (``threading.settrace``: the thread's bootstrap calls it)."""
-        return caller.f_code.co_name == "_bootstrap_inner" and (
-            caller.f_globals.get("_trace_hook") == self.trace
+    def thread_start(self, caller: FrameType | None) -> bool:
+        """Whether ``sys.settrace`` (called from ``caller``) is a new thread
+        installing this recorder's function (``threading.settrace``: the
+        thread's bootstrap calls it)."""
+        return (
+            caller is not None
+            and caller.f_code.co_name == "_bootstrap_inner"
+            and caller.f_globals.get("_trace_hook") == self.trace
         )
 
     def note_open(self, path: str) -> None:
@@ -403,7 +409,7 @@ class _ChildRecorder:
         # whose record has it (the sets of what was written stay: the parent wrote them).
         parent, self.pid = self.pid, os.getpid()
         self.close()  # the parent's record: never the child's to write
-        if forked_to_exec(sys._getframe(1)):
+        if forked_to_exec(sys._getframe(0).f_back):
             return  # the image it execs records itself, if it is Python
         self.ppid, self.exec = parent, False
         try:  # noqa: SIM105  # contextlib is not imported in the child
@@ -427,7 +433,7 @@ def forked_to_exec(caller: FrameType | None) -> bool:
     """Whether an at-fork child handler runs in ``subprocess``'s fork (a
     ``preexec_fn`` makes it call them): that child execs a program next, and
     a record of it would stand for the program, which may be no Python. ``caller``:
-    the frame that forked."""
+    the frame that forked (None: a fork from C code with no Python frame)."""
     return (
         caller is not None
         and caller.f_code.co_name == "_execute_child"

@@ -523,7 +523,7 @@ class _Recorder:
         the test's start having re-armed what earlier tests disabled.
         """
         test = os.environ.get(ENV_TEST)
-        if not self.active or not test or forked_to_exec(sys._getframe(1)):
+        if not self.active or not test or forked_to_exec(sys._getframe(0).f_back):
             # Between tests, or subprocess's fork that execs next (the image
             # records itself if it is Python); a fork of a fork: its own
             # recorder (lanes.affected.child) takes it.

@@ -71,6 +71,8 @@ ENV_CHILD = "LANEKIT_AFFECTED_CHILD"
 # The test running now (its index in the recording): set by the recorder around each test.
 ENV_TEST = "LANEKIT_AFFECTED_TEST"
 BOOTSTRAP_MODULE = "_lanes_affected_child"
+# The lowest descriptor a record is written through (begin()).
+_RECORD_FD_FLOOR = 256
 # A record: JSON lines, the first the header (test, pid, ppid, the counters,
 # flags and lists at their start), then one per new fact as it happens.
 RECORD_SUFFIX = ".jsonl"
@@ -287,8 +289,22 @@ class _ChildRecorder:
         # An exec'd image keeps the pid: a random part keeps its record apart.
         name = f"{self.test}-{self.pid}-{os.urandom(4).hex()}{RECORD_SUFFIX}"
         self.path = os.path.join(self.out, name)
+        self.opened.add(self.path)  # the record itself is nothing the process read
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
-        self.fd = os.open(self.path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        fd = os.open(self.path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            import fcntl  # a small C module
+
+            # Far above the descriptors the process opens: one that closes
+            # every descriptor (a daemon) and opens a file gets a low number,
+            # never this one, so no line lands in the process's own file (a
+            # write to the closed descriptor fails: the record goes).
+            high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _RECORD_FD_FLOOR)
+        except (ImportError, OSError):
+            high = fd  # no fcntl (Windows), or fewer descriptors allowed
+        if high != fd:
+            os.close(fd)
+        self.fd = high
         self.line(
             {
                 "test": self.test,

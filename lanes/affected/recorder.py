@@ -23,9 +23,12 @@ Per test (setup, call and teardown together):
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
   ``os.system``, ``os.fork``), counted when they may run project code (``git``
   runs none). Every Python process started during a recording records itself
-  (:mod:`lanes.affected.child`: a ``sitecustomize`` first on ``PYTHONPATH``);
-  at the test's end its records are merged into the test's entry, and the
-  test is vouched for only if every counted spawn, at every level, left one.
+  (:mod:`lanes.affected.child`: a ``sitecustomize`` first on ``PYTHONPATH``),
+  and so does a fork of this process during a test (``os.fork``,
+  multiprocessing's 'fork': :meth:`_Recorder.forked`); at the test's end the
+  whole records are merged into the test's entry (one that reached its end, or
+  whose process has ended: a child killed on purpose counts), and the test is
+  vouched for only if every counted spawn, at every level, left one.
 - the outcome: a test that failed (in setup, call or teardown) fails the run
   again whatever changed, so the map does not vouch for it: it runs beside
   every selection that reaches its file. A skipped test (pytest reports an

@@ -48,7 +48,8 @@ FILES = {
     "tests/__init__.py": "",
     # In file order (the recording runs without random order): f runs in the
     # test process first, then only in a fork, in a later test.
-    "tests/test_fork.py": "import multiprocessing\nimport os\nimport signal\n\nimport pkg\n\n\n"
+    "tests/test_fork.py": "import multiprocessing\nimport os\nimport signal\nimport subprocess\n\n"
+    "import pkg\n\n\n"
     "def test_in_process() -> None:\n    assert pkg.mod.f() == 1\n\n\n"
     "def test_fork_exits() -> None:\n"
     + _FORK.format(call="pkg.mod.g()", end="os._exit(0)", status=_EXITED)
@@ -60,7 +61,11 @@ FILES = {
     "    child = multiprocessing.get_context('fork').Process(target=pkg.mod.m)\n"
     "    child.start()\n"
     "    child.join()\n"
-    "    assert child.exitcode == 0\n",
+    "    assert child.exitcode == 0\n"
+    # subprocess's own fork runs the at-fork handlers when given a preexec_fn,
+    # then execs a shell: a record of that fork would stand for the shell.
+    "\n\ndef test_preexec_then_a_shell() -> None:\n"
+    "    subprocess.run(['sh', '-c', 'exit 0'], check=True, preexec_fn=pkg.mod.h)\n",
 }
 
 
@@ -87,7 +92,9 @@ def _executed(test_map: TestMap, test: str) -> set[str]:
 def test_what_a_fork_of_the_test_process_ran_is_the_tests(recording: Path) -> None:
     test_map = _map(recording)
     # Fails without the fork's record: every forking test was unvouched.
-    assert test_map.unvouched_tests("tests/test_fork.py") == {}
+    assert list(test_map.unvouched_tests("tests/test_fork.py")) == [
+        "tests/test_fork.py::test_preexec_then_a_shell"
+    ]
     assert _executed(test_map, "test_in_process") == {"f"}
     assert _executed(test_map, "test_fork_exits") == {"g"}
     # f ran in the test process during the first test, and so was disabled
@@ -110,4 +117,10 @@ def test_a_change_to_what_only_a_fork_ran_selects_that_test_by_id(
     assert main(["affected", "--json"]) == 0
     plan = json.loads(capsys.readouterr().out)
     selected = {t["file"]: sorted(n["id"] for n in t.get("nodes", [])) for t in plan["tests"]}
-    assert selected == {"tests/test_fork.py": ["tests/test_fork.py::test_fork_exits"]}
+    # The shell's test is unvouched: it runs beside any selection of its file.
+    assert selected == {
+        "tests/test_fork.py": [
+            "tests/test_fork.py::test_fork_exits",
+            "tests/test_fork.py::test_preexec_then_a_shell",
+        ]
+    }

@@ -44,12 +44,13 @@ FILES = {
     ".gitignore": "envelopes/\n__pycache__/\n",
     "pkg/__init__.py": "from pkg import mod\n",
     "pkg/mod.py": "def f() -> int:\n    return 1\n\n\ndef g() -> int:\n    return 2\n\n\n"
-    "def h() -> int:\n    return 3\n\n\ndef m() -> int:\n    return 4\n",
+    "def h() -> int:\n    return 3\n\n\ndef m() -> int:\n    return 4\n\n\n"
+    "def k() -> int:\n    return 5\n",
     "tests/__init__.py": "",
     # In file order (the recording runs without random order): f runs in the
     # test process first, then only in a fork, in a later test.
-    "tests/test_fork.py": "import multiprocessing\nimport os\nimport signal\nimport subprocess\n\n"
-    "import pkg\n\n\n"
+    "tests/test_fork.py": "import multiprocessing\nimport os\nimport signal\nimport subprocess\n"
+    "import sys\n\nimport pkg\n\n\n"
     "def test_in_process() -> None:\n    assert pkg.mod.f() == 1\n\n\n"
     "def test_fork_exits() -> None:\n"
     + _FORK.format(call="pkg.mod.g()", end="os._exit(0)", status=_EXITED)
@@ -64,6 +65,11 @@ FILES = {
     "    assert child.exitcode == 0\n"
     # subprocess's own fork runs the at-fork handlers when given a preexec_fn,
     # then execs a shell: a record of that fork would stand for the shell.
+    # A recorded Python child that forks: the fork writes its own record.
+    "\n\ndef test_a_child_forks() -> None:\n"
+    "    code = 'import os, pkg.mod\\npid = os.fork()\\nif pid == 0:\\n    pkg.mod.k()\\n'\n"
+    "    code += '    os._exit(0)\\nos.waitpid(pid, 0)\\n'\n"
+    "    subprocess.run([sys.executable, '-c', code], check=True)\n"
     "\n\ndef test_preexec_then_a_shell() -> None:\n"
     "    subprocess.run(['sh', '-c', 'exit 0'], check=True, preexec_fn=pkg.mod.h)\n",
 }
@@ -102,6 +108,7 @@ def test_what_a_fork_of_the_test_process_ran_is_the_tests(recording: Path) -> No
     assert _executed(test_map, "test_fork_runs_what_an_earlier_test_ran") == {"f"}
     assert _executed(test_map, "test_fork_is_killed") == {"h"}
     assert "m" in _executed(test_map, "test_multiprocessing_fork")
+    assert "k" in _executed(test_map, "test_a_child_forks")
 
 
 @pytest.mark.integration

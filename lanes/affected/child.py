@@ -20,14 +20,21 @@ ended without one: a child a test kills on purpose has written everything it
 executed up to the kill. A process still running when its test ends may yet
 run code: its record does not count.
 
-The record also says how many processes this one spawned that may run
-project code (git excepted), and its parent's pid: the recorder vouches for a
-test only when every such spawn, at every level, has a recorded child
-(:func:`unrecorded_spawns`). A child started with a scrubbed environment, a
-non-Python program, a process killed before its recording started, or one
-still running at its test's end leaves a spawn without a record, and the
-test to the static graph, with the reason. A test that forks the pytest
-process itself gets a record from the fork (:func:`record_fork`).
+The record also says how many Python processes this one spawned and its
+parent's pid: the recorder vouches for a test only when every such spawn, at
+every level, has a recorded child (:func:`unrecorded_spawns`). What a spawn
+starts is told by the program itself (:func:`classify_spawn`): ``git`` and
+its kind run no project code and are ignored; a program that is not Python (a
+shell, a browser, a linter binary) runs none of the project's Python code, and
+the Python it starts records itself, so it needs no record, but what it reads
+is unseen: its test is vouched for code, not for data files. A test that
+builds its child's environment (a copy without ``PYTHONPATH``, or ``env={}``)
+gets the recording carried into it (:func:`carry_recording`). An interpreter
+run with ``-E``, ``-I`` or ``-S``, a launcher that clears the environment
+(``sudo``, ``env -i``), a process killed before its recording started, or one
+still running at its test's end leaves a spawn without a record, and the test
+to the static graph, with the reason. A test that forks the pytest process
+itself gets a record from the fork (:func:`record_fork`).
 
 Stdlib only, no ``lanes`` import: the copy runs in whatever interpreter a test
 starts (another virtualenv, another Python), and a child that imports nothing
@@ -50,21 +57,26 @@ __all__ = [
     "BOOTSTRAP_MODULE",
     "ENV_CHILD",
     "ENV_TEST",
+    "FOREIGN",
+    "IGNORED",
+    "PYTHON",
     "RECORD_SUFFIX",
     "ProjectCode",
+    "carry_recording",
+    "classify_spawn",
     "forked_to_exec",
     "free_tool_id",
     "in_environment",
     "process_ended",
     "read_record",
     "record_fork",
-    "runs_project_code",
     "start",
     "unrecorded_spawns",
     "write_bootstrap",
 ]
 
-# {"root": <project root with a trailing separator>, "out": <directory of records>}
+# {"root": <project root with a trailing separator>, "out": <directory of records>,
+#  "bootstrap": <the directory that makes a Python process record itself>}
 # Not LANES_*: a test that scrubs lanekit's knobs from a child's environment
 # (lanekit's own hook tests do) keeps the recording plumbing.
 ENV_CHILD = "LANEKIT_AFFECTED_CHILD"
@@ -207,16 +219,178 @@ def write_bootstrap(directory: str) -> str:
     return directory
 
 
-def runs_project_code(event: str, args: tuple[Any, ...]) -> bool:
-    """Whether a spawn event may run Python code the recorder cannot see."""
-    first = args[0] if args else None
-    if event == "os.system" and isinstance(first, (str, bytes)):
-        first = first.split()[0] if first.split() else first
-    if isinstance(first, bytes):
-        first = os.fsdecode(first)
-    if isinstance(first, (str, os.PathLike)):
-        return os.path.basename(os.fspath(first)) not in FOREIGN_PROGRAMS
-    return True
+# Programs that start other programs: a shell, a build tool, a wrapper, a
+# language runtime. The Python they start records itself when it inherits the
+# recording, but not when they start it in an environment they cleared (sudo,
+# env -i) or with -I: the recording cannot tell, so such a spawn needs a record
+# it will not leave, and its test stays unvouched. Any other native program
+# (chromium, zizmor, cat) is taken to start no Python: the one premise.
+LAUNCHERS = frozenset(
+    {
+        *("sh", "bash", "dash", "zsh", "ksh", "mksh", "fish", "csh", "tcsh", "busybox"),
+        *("env", "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "ssh", "systemd-run"),
+        *("nice", "ionice", "nohup", "setsid", "timeout", "time", "stdbuf", "taskset", "chrt"),
+        *("xargs", "find", "parallel", "watch", "script", "unbuffer", "expect", "flock"),
+        *("make", "gmake", "cmake", "ninja", "just", "task", "bazel", "meson"),
+        *("strace", "ltrace", "valgrind", "gdb", "perf", "unshare", "chroot", "bwrap"),
+        *("uv", "uvx", "pipx", "pdm", "poetry", "hatch", "rye", "pixi", "conda", "mamba"),
+        *("node", "npm", "npx", "yarn", "pnpm", "bun", "deno", "cargo", "go", "java"),
+        *("perl", "ruby", "php", "lua", "tclsh", "docker", "podman", "flatpak", "firejail"),
+    }
+)
+# Interpreter options under which the recording cannot follow: -E and -I
+# ignore PYTHONPATH, -S skips sitecustomize.
+_UNFOLLOWED_OPTIONS = frozenset("EIS")
+# Spawn kinds (classify_spawn): runs no project code and reads no project file
+# the test depends on (git); a program that is not Python; Python (or a
+# program that can only be assumed to run it), which must leave a record.
+IGNORED, FOREIGN, PYTHON = "ignored", "foreign", "python"
+_kinds: dict[str, bool | None] = {}
+
+
+def _is_python(path: str) -> bool | None:
+    """Whether the executable at ``path`` is a Python interpreter or a Python
+    script (a console script's shebang, pip's ``/bin/sh`` trampoline names
+    python too); False for a native binary that is not an interpreter; None
+    for another interpreter's script (what it runs is unseen) or a file that
+    cannot be read."""
+    if path in _kinds:
+        return _kinds[path]
+    real = os.path.realpath(path)
+    verdict: bool | None
+    if os.path.basename(real).startswith(("python", "pypy")):
+        verdict = True
+    else:
+        try:
+            with open(real, "rb") as handle:
+                head = handle.read(512)
+        except OSError:
+            head = b""
+        if head.startswith(b"\x7fELF"):
+            verdict = False  # a native program that is not an interpreter
+        elif head.startswith(b"#!") and b"python" in head:
+            verdict = True
+        else:
+            verdict = None
+    _kinds[path] = verdict
+    return verdict
+
+
+def _resolve(program: str, cwd: object, env: object) -> str | None:
+    """The file ``program`` names, as the spawn will find it: a path (relative
+    to the child's working directory), else the first match on ``PATH`` (the
+    child's, when it gets an environment of its own); None when there is none,
+    and the spawn will fail before anything runs."""
+    if os.sep in program:
+        base = os.fsdecode(cwd) if isinstance(cwd, (str, bytes, os.PathLike)) else os.getcwd()
+        found = os.path.join(base, program)
+        return found if os.path.exists(found) else None
+    path = env.get("PATH") if isinstance(env, dict) else os.environ.get("PATH")
+    for directory in (path or os.defpath).split(os.pathsep):
+        candidate = os.path.join(directory or ".", program)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def _spawned(event: str, args: tuple[Any, ...]) -> tuple[object, object, object, object] | None:
+    """(program, argv, working directory, environment) of a spawn audit event; None for a fork."""
+    if event == "subprocess.Popen" and len(args) >= 4:
+        return args[0], args[1], args[2], args[3]
+    if event in ("os.exec", "os.posix_spawn") and len(args) >= 3:
+        return args[0], args[1], None, args[2]
+    if event == "os.spawn" and len(args) >= 4:
+        return args[1], args[2], None, args[3]
+    if event == "os.system" and args:
+        # A shell runs the command; its first word is what the shell starts.
+        command = os.fsdecode(args[0]) if isinstance(args[0], (str, bytes)) else ""
+        words = command.split()
+        if words and os.path.basename(words[0]) in FOREIGN_PROGRAMS:
+            return words[0], words, None, None
+        return "/bin/sh", ["/bin/sh", "-c", command], None, None
+    return None
+
+
+def _interpreter_options(words: list[str]) -> set[str]:
+    """The one-letter options given to an interpreter, up to its script, -c or -m."""
+    options: set[str] = set()
+    takes_argument = False
+    for word in words:
+        if takes_argument:
+            takes_argument = False
+            continue
+        if not word.startswith("-") or word in ("-", "--") or word.startswith("--"):
+            break
+        for position, letter in enumerate(word[1:], 1):
+            if letter in "cm":
+                return options  # the rest is the program's
+            if letter in "XW":
+                # -X opt / -Xopt, -W arg / -Warg: the argument is not options.
+                takes_argument = position == len(word) - 1
+                break
+            options.add(letter)
+    return options
+
+
+def classify_spawn(event: str, args: tuple[Any, ...]) -> tuple[str, str, object]:
+    """What a spawn audit event starts: (:data:`IGNORED`, :data:`FOREIGN` or
+    :data:`PYTHON`, a short name for messages, the environment it is given:
+    None when it inherits this process's).
+
+    A native program that is not an interpreter, nor one of
+    :data:`LAUNCHERS`, runs none of the project's Python code and starts no
+    Python: it needs no record. What it reads is unseen: its test is vouched
+    for the project's code, not for its data files
+    (:mod:`lanes.affected.testmap`). A fork, a launcher, another
+    interpreter's script, an interpreter run with ``-E``, ``-I`` or ``-S``,
+    and anything that cannot be read is counted as Python: it must leave a
+    record, and where it cannot, its test stays unvouched.
+    """
+    spawned = _spawned(event, args)
+    if spawned is None:
+        return PYTHON, "a fork" if event == "os.fork" else event, None
+    program, argv, cwd, env = spawned
+    if isinstance(program, (bytes, os.PathLike)):
+        program = os.fsdecode(program)
+    if not isinstance(program, str) or not program:
+        return PYTHON, "an unknown program", env
+    name = os.path.basename(program)
+    if name in FOREIGN_PROGRAMS:
+        return IGNORED, name, env
+    words = (
+        [os.fsdecode(a) if isinstance(a, (bytes, os.PathLike)) else str(a) for a in argv]
+        if isinstance(argv, (list, tuple))
+        else []
+    )
+    resolved = _resolve(program, cwd, env) if name not in LAUNCHERS else program
+    if resolved is None:
+        return IGNORED, f"{name} (not found: it cannot start)", env
+    # By its name or by what it is (sh -> busybox, a copy of bash under another name is not seen).
+    if name in LAUNCHERS or os.path.basename(os.path.realpath(resolved)) in LAUNCHERS:
+        return PYTHON, f"{name} (it starts programs)", env
+    verdict = _is_python(resolved)
+    if verdict is False:
+        return FOREIGN, name, env
+    if verdict is None:
+        return PYTHON, name, env
+    unfollowed = sorted(_interpreter_options(words[1:]) & _UNFOLLOWED_OPTIONS)
+    return PYTHON, name + "".join(f" -{c}" for c in unfollowed), env
+
+
+def carry_recording(env: object, setting: str, test: str, bootstrap: str) -> None:
+    """Put the recording into ``env``, an environment a test (or its child)
+    built for a process it starts: copied from ``os.environ`` minus
+    ``PYTHONPATH``, or a few variables only. Without it that process would
+    record nothing and leave its test unvouched. Changed in place, before
+    the spawn reads it (the audit event comes first); only a plain ``dict``
+    of ``str``."""
+    if type(env) is not dict or not bootstrap or any(type(key) is not str for key in env):
+        return
+    env[ENV_CHILD] = setting
+    env[ENV_TEST] = test
+    path = env.get("PYTHONPATH") or ""
+    if bootstrap not in path.split(os.pathsep):
+        env["PYTHONPATH"] = bootstrap + os.pathsep + path if path else bootstrap
 
 
 def free_tool_id(monitoring: ModuleType) -> int:
@@ -262,7 +436,9 @@ class _ChildRecorder:
     a kill can tear only the last line, whose event had not happened yet.
     """
 
-    def __init__(self, root: str, out: str, test: str, ppid: int) -> None:
+    def __init__(
+        self, root: str, out: str, test: str, ppid: int, *, setting: str, bootstrap: str
+    ) -> None:
         self.root = root
         self.project = ProjectCode(root)
         self.out = out
@@ -271,6 +447,13 @@ class _ChildRecorder:
         # a code object fires once, but a fork inherits the parent's set).
         self.code: set[CodeType] = set()
         self.opened: set[str] = set()
+        # Names of the programs it started, written once each: Python ones
+        # (each must leave a record) and the others (they read files the
+        # recording cannot see).
+        self.started: set[str] = set()
+        self.foreign: set[str] = set()
+        # What a process this one starts in an environment of its own needs to record itself.
+        self.setting, self.bootstrap = setting, bootstrap
         self.pid = os.getpid()
         self.ppid = ppid
         self.exec = False
@@ -311,6 +494,8 @@ class _ChildRecorder:
                 "pid": self.pid,
                 "ppid": self.ppid,
                 "spawned": 0,
+                "started": [],
+                "foreign": [],
                 "exec": False,
                 "code": [],
                 "opened": [],
@@ -375,14 +560,26 @@ class _ChildRecorder:
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
                 self.note_open(path)
-        elif event in SPAWN_EVENTS and runs_project_code(event, args):
+        elif event in SPAWN_EVENTS:
+            kind, name, env = classify_spawn(event, args)
+            if kind == IGNORED:
+                return
+            carry_recording(env, self.setting, self.test, self.bootstrap)
+            if kind == FOREIGN:
+                self.note_name(self.foreign, "foreign", name)
             if event == "os.exec":
-                # The image is replaced: its record ends here (the image it
-                # becomes, if Python, writes its own under the same pid).
+                # The image is replaced: its record ends here. A Python image
+                # writes its own under the same pid (the exec flag asks for it).
                 self.exec = True
-                self.line({"exec": True})
-            else:
+                self.line({"exec": True} if kind == PYTHON else {"end": True})
+            elif kind == PYTHON:
                 self.count("spawned")
+                self.note_name(self.started, "started", name)
+
+    def note_name(self, names: set[str], field: str, name: str) -> None:
+        if name not in names:
+            names.add(name)
+            self.line({field: [name]})
 
     def thread_start(self, caller: FrameType | None) -> bool:
         """Whether ``sys.settrace`` (called from ``caller``) is a new thread
@@ -546,12 +743,21 @@ def start() -> None:
         return
     import json  # only a recorded child reads its settings
 
-    settings = json.loads(os.environ[ENV_CHILD])
+    setting = os.environ[ENV_CHILD]
+    settings = json.loads(setting)
     test = os.environ.get(ENV_TEST, "")
     if not test:
         return  # started outside any test (collection, a session fixture): nobody to credit
+    bootstrap = str(settings.get("bootstrap", ""))
     # The parent's pid, read at start-up while the process that spawned this one is alive.
-    recorder = _ChildRecorder(str(settings["root"]), str(settings["out"]), test, os.getppid())
+    recorder = _ChildRecorder(
+        str(settings["root"]),
+        str(settings["out"]),
+        test,
+        os.getppid(),
+        setting=setting,
+        bootstrap=bootstrap,
+    )
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         tool_id = free_tool_id(monitoring)
@@ -570,12 +776,14 @@ def start() -> None:
     _install(recorder)
 
 
-def record_fork(root: str, out: str, test: str, ppid: int) -> _ChildRecorder | None:
+def record_fork(
+    root: str, out: str, test: str, ppid: int, *, setting: str, bootstrap: str
+) -> _ChildRecorder | None:
     """Record a fork of the recording pytest process (``ppid``) for ``test``;
     None if it cannot. The caller routes the code events to the recorder it
     returns (its ``monitor``, or on 3.11 its ``trace_calls()``); the audit events, the process's
     end and its own forks are wired here."""
-    recorder = _ChildRecorder(root, out, test, ppid)
+    recorder = _ChildRecorder(root, out, test, ppid, setting=setting, bootstrap=bootstrap)
     try:
         recorder.begin()
     except OSError:

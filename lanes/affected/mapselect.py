@@ -117,13 +117,20 @@ class Pick:
 
 
 def vouched_picks(
-    test_map: TestMap, hits: dict[str, tuple[str, str]], static: list[str], rule: str
+    test_map: TestMap,
+    hits: dict[str, tuple[str, str]],
+    static: list[str],
+    rule: str,
+    *,
+    data: bool = False,
 ) -> list[Pick]:
     """The recorded tests in ``hits`` (test id -> (file, why)), by id, within the static net.
 
     A statically selected file the map never recorded runs whole; in a
     recorded one, the tests the map does not vouch for (they failed, or spawned
-    a process it cannot see into) run beside the hits, by id.
+    a process it cannot see into; for a changed data file (``data``), also
+    those that started a program that may have read it unseen) run beside the
+    hits, by id.
     """
     by_file: dict[str, list[tuple[str, str]]] = {}
     for node, (file, why) in hits.items():
@@ -141,7 +148,7 @@ def vouched_picks(
         if test in static:
             picks.extend(
                 Pick(test, rule, f"static, the map does not vouch: {why}", node)
-                for node, why in sorted(test_map.unvouched_tests(test).items())
+                for node, why in sorted(test_map.unvouched_tests(test, data=data).items())
                 if node not in hits
             )
     return picks

@@ -180,7 +180,8 @@ def _map_data(test_map: TestMap, path: str, static: list[str], rule: str) -> lis
     if not readers:
         return None  # read by no recorded test: the static rule stands
     why = f"read {path} when the map was recorded"
-    return vouched_picks(test_map, {node: (f, why) for node, f in readers.items()}, static, rule)
+    hits = {node: (f, why) for node, f in readers.items()}
+    return vouched_picks(test_map, hits, static, rule, data=True)
 
 
 def _map_choice(

@@ -21,14 +21,17 @@ Per test (setup, call and teardown together):
 - **files opened** that are not Python (``sys.addaudithook`` on ``open``):
   data files, fixtures read from disk, templates.
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
-  ``os.system``, ``os.fork``), counted when they may run project code (``git``
-  runs none). Every Python process started during a recording records itself
-  (:mod:`lanes.affected.child`: a ``sitecustomize`` first on ``PYTHONPATH``),
-  and so does a fork of this process during a test (``os.fork``,
-  multiprocessing's 'fork': :meth:`_Recorder.forked`); at the test's end the
-  whole records are merged into the test's entry (one that reached its end, or
-  whose process has ended: a child killed on purpose counts), and the test is
-  vouched for only if every counted spawn, at every level, left one.
+  ``os.system``, ``os.fork``), told apart by the program
+  (:func:`lanes.affected.child.classify_spawn`). Every Python process started
+  during a recording records itself (:mod:`lanes.affected.child`: a
+  ``sitecustomize`` first on ``PYTHONPATH``, carried into an environment the
+  test built itself), and so does a fork of this process during a test
+  (``os.fork``, multiprocessing's 'fork': :meth:`_Recorder.forked`); at the
+  test's end the whole records are merged into the test's entry (one that
+  reached its end, or whose process has ended: a child killed on purpose
+  counts), and the test is vouched for only if every Python spawn, at every
+  level, left one. A program that is not Python needs no record, but its test
+  is not vouched for data files (it may read them unseen).
 - the outcome: a test that failed (in setup, call or teardown) fails the run
   again whatever changed, so the map does not vouch for it: it runs beside
   every selection that reaches its file. A skipped test (pytest reports an
@@ -104,14 +107,17 @@ import pytest
 from lanes.affected.child import (
     ENV_CHILD,
     ENV_TEST,
+    FOREIGN,
+    IGNORED,
     RECORD_SUFFIX,
     SPAWN_EVENTS,
     ProjectCode,
+    carry_recording,
+    classify_spawn,
     forked_to_exec,
     free_tool_id,
     read_record,
     record_fork,
-    runs_project_code,
     unrecorded_spawns,
     write_bootstrap,
 )
@@ -129,6 +135,8 @@ ENV_OUTPUT = "LANES_AFFECTED_RECORD"
 ENV_SITES = "LANES_AFFECTED_SITES"
 
 _tool_id = -1
+# How many program names a test's entry keeps for its explanation.
+_NAMED_PROGRAMS = 5
 
 
 # A site: (file under the root, its first line), as the static scan names it.
@@ -161,7 +169,9 @@ def _site_calls(code: CodeType, ranges: list[tuple[int, int, Site]]) -> dict[int
 
 
 class _Recorder:
-    def __init__(self, root: str, children: str, sites: list[tuple[str, int, int]]) -> None:
+    def __init__(
+        self, root: str, children: tuple[str, str], sites: list[tuple[str, int, int]]
+    ) -> None:
         self.root = root.rstrip(os.sep) + os.sep
         # The project's own code: under the root, outside any virtualenv there.
         self.project = ProjectCode(self.root)
@@ -182,8 +192,10 @@ class _Recorder:
         # The code objects of the site files: offset of a site's call -> its sites (empty: none).
         self.site_calls: dict[CodeType, dict[int, list[Site]]] = {}
         self.tracer: TraceFunction = self.trace_sites if sites else self.trace
-        # Where the processes a test spawns write their records (lanes.affected.child).
-        self.children = children
+        # Where the processes a test spawns write their records (lanes.affected.child),
+        # and the bootstrap that makes them record: for carry_recording.
+        self.children, self.bootstrap = children
+        self.setting = os.environ[ENV_CHILD]
         self.pid = os.getpid()
         # 3.12+: the sys.monitoring tool id, and the project's code objects it watches.
         self.tool_id = -1
@@ -193,6 +205,9 @@ class _Recorder:
         self.code: set[CodeType] = set()
         self.opened: set[str] = set()
         self.spawned = 0
+        # The programs this test started: Python ones, and the others (classify_spawn).
+        self.started: set[str] = set()
+        self.foreign: set[str] = set()
         self.active = False
         self.tests: list[dict[str, Any]] = []
         # Code executed outside every test in the session scope: imports,
@@ -225,8 +240,18 @@ class _Recorder:
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
                 self.opened.add(path)
-        elif event in SPAWN_EVENTS and runs_project_code(event, args):
-            self.spawned += 1
+        elif event in SPAWN_EVENTS:
+            kind, name, env = classify_spawn(event, args)
+            if kind == IGNORED:
+                return
+            # A test that builds its child's environment (a copy without
+            # PYTHONPATH, a few variables) would lose the recording: put it back.
+            carry_recording(env, self.setting, str(len(self.tests)), self.bootstrap)
+            if kind == FOREIGN:
+                self.foreign.add(name)
+            else:
+                self.spawned += 1
+                self.started.add(name)
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         code = frame.f_code
@@ -446,6 +471,7 @@ class _Recorder:
         self.sites_hit = set()
         self.opened = set()
         self.spawned = 0
+        self.started, self.foreign = set(), set()
         self.active = True
         # Inherited by every process the test starts, and by theirs.
         os.environ[ENV_TEST] = str(len(self.tests))
@@ -480,12 +506,16 @@ class _Recorder:
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
         opened = {os.path.relpath(p, self.root) for p in absolute if self.project(p)}
         unrecorded = 0
-        if self.spawned:
+        started, foreign = self.started, self.foreign
+        # Python started behind a program that is not (a shell) records itself too.
+        if self.spawned or self.foreign:
             records = self.child_records(len(self.tests))
             for record in records:
                 located.update((file, line) for file, line in record["code"])
                 child_code.update((file, line) for file, line in record["code"])
                 opened.update(record["opened"])
+                started = started | set(record.get("started", ()))
+                foreign = foreign | set(record.get("foreign", ()))
             unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
         self.tests.append(
             {
@@ -496,6 +526,9 @@ class _Recorder:
                 "opened": sorted(opened),
                 "spawned": self.spawned,
                 "unrecorded": unrecorded,
+                # Bounded: names for the map's explanations, not an inventory.
+                "started": sorted(started)[:_NAMED_PROGRAMS],
+                "foreign": sorted(foreign)[:_NAMED_PROGRAMS],
                 "sites": sorted(sites),
                 "child_code": sorted(child_code),
             }
@@ -532,7 +565,9 @@ class _Recorder:
             # recorder (lanes.affected.child) takes it.
             return
         self.active = False  # the parent counts the fork, and credits what ran before it
-        fork = record_fork(self.root, self.children, test, self.pid)
+        fork = record_fork(
+            self.root, self.children, test, self.pid, setting=self.setting, bootstrap=self.bootstrap
+        )
         if fork is None:
             return  # no record: the fork is an unrecorded spawn, its test unvouched
         if sys.version_info >= (3, 12):
@@ -589,19 +624,20 @@ def _read_sites() -> list[tuple[str, int, int]]:
         return [(str(file), int(first), int(last)) for file, first, last in json.load(handle)]
 
 
-def _start_children(target: str, root: str) -> str:
-    """Make every Python process started from here on record itself; the directory of their records."""
+def _start_children(target: str, root: str) -> tuple[str, str]:
+    """Make every Python process started from here on record itself: the
+    directory of their records, and the bootstrap directory."""
     # Beside the raw recording, so one recording's children never meet another's.
     base = Path(target + ".children")
     children = base / "records"
     shutil.rmtree(base, ignore_errors=True)
     children.mkdir(parents=True)
     bootstrap = write_bootstrap(str(base / "bootstrap"))
-    os.environ[ENV_CHILD] = json.dumps({"root": root, "out": str(children)})
+    os.environ[ENV_CHILD] = json.dumps({"root": root, "out": str(children), "bootstrap": bootstrap})
     os.environ["PYTHONPATH"] = os.pathsep.join(
         p for p in (bootstrap, os.environ.get("PYTHONPATH", "")) if p
     )
-    return str(children)
+    return str(children), bootstrap
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -60,11 +60,16 @@ MAP_KIND: Final = "lanes-affected-map"
 #    ``outside`` keeps the rest (the session's).
 # 4: ``sites``, ``outside_sites``, ``site_imports`` and per-test ``sites``: the
 #    computed imports that ran, and what each imported.
-MAP_VERSION: Final = 4
+# 5: per-test ``unvouched_data``: a test that started a program that is not
+#    Python is vouched for the project's code, not for its data files (before,
+#    it was not vouched for at all).
+MAP_VERSION: Final = 5
 # Read as before: everything it ran outside tests is the session's (selects as it did).
 _UNSCOPED_VERSION: Final = 2
 # Read as before: no computed import was watched (each keeps its whole net).
 _UNWATCHED_VERSION: Final = 3
+# Read as it is: its tests that started another program are unvouched whole.
+_WHOLE_VOUCH_VERSION: Final = 4
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
 
@@ -78,6 +83,9 @@ class MapTest(TypedDict):
     data: list[int]
     # Why the map does not vouch for this test (it failed, a process it spawned left no record).
     unvouched: NotRequired[str]
+    # Why the map vouches for this test's code but not for the files it read:
+    # a program it started that is not Python read what the recording cannot see.
+    unvouched_data: NotRequired[str]
     # Indices into the map's sites: the computed imports this test executed.
     sites: NotRequired[list[int]]
 
@@ -227,17 +235,7 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 imports[i] = None  # a child's imports are not seen
         if ran:
             entry["sites"] = sorted(ran)
-        # A skip (or an xfail) repeats unless a change reaches what ran before
-        # it, which the map sees; a failure repeats whatever changed.
-        if test["outcome"] not in ("passed", "skipped"):
-            entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
-        elif test["unrecorded"]:
-            count = int(test["unrecorded"])
-            entry["unvouched"] = (
-                f"{count} process{'es' if count > 1 else ''} it started (or its children "
-                "started) left no record of what ran (not Python, started with a scrubbed "
-                "environment, killed, or still running when the test ended)"
-            )
+        _vouch(entry, test)
         tests.append(entry)
     return {
         "kind": MAP_KIND,
@@ -258,6 +256,27 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         ),
         "site_imports": imports,
     }
+
+
+def _vouch(entry: MapTest, test: dict[str, Any]) -> None:
+    """Say on ``entry`` what the map cannot vouch for in the raw ``test``, and why."""
+    # A skip (or an xfail) repeats unless a change reaches what ran before
+    # it, which the map sees; a failure repeats whatever changed.
+    if test["outcome"] not in ("passed", "skipped"):
+        entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
+    elif test["unrecorded"]:
+        count = int(test["unrecorded"])
+        started = ", ".join(test.get("started", ()))
+        entry["unvouched"] = (
+            f"{count} process{'es' if count > 1 else ''} it started (or its children "
+            f"started{': ' + started if started else ''}) left no record of what ran "
+            "(run with -E, -I or -S, killed, or still running when the test ended)"
+        )
+    if test.get("foreign") and "unvouched" not in entry:
+        entry["unvouched_data"] = (
+            f"it started {', '.join(test['foreign'])}, not Python: the recording "
+            "cannot see which files it read"
+        )
 
 
 def write_map(path: Path, document: TestMapDocument) -> None:
@@ -287,11 +306,12 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
             f"is not a lanes affected map: kind {document.get('kind')!r}, expected {MAP_KIND!r}",
         )
     version = document.get("version")
-    if version not in (_UNSCOPED_VERSION, _UNWATCHED_VERSION, MAP_VERSION):
+    readable = (_UNSCOPED_VERSION, _UNWATCHED_VERSION, _WHOLE_VOUCH_VERSION, MAP_VERSION)
+    if version not in readable:
         raise _bad(
             path,
-            f"has version {version!r}; this lanekit reads versions {_UNSCOPED_VERSION}, "
-            f"{_UNWATCHED_VERSION} and {MAP_VERSION}",
+            f"has version {version!r}; this lanekit reads versions "
+            f"{', '.join(map(str, readable[:-1]))} and {readable[-1]}",
         )
     for key in ("commit", "config_digest", "python"):
         if not isinstance(document.get(key), str):
@@ -340,6 +360,7 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
         data = _int_list(test.get("data"), len(raw_data))
         ran = _int_list(test.get("sites", []), len(sites))
         name, file, unvouched = test.get("id"), test.get("file"), test.get("unvouched", "")
+        unvouched_data = test.get("unvouched_data", "")
         if (
             ids is None
             or data is None
@@ -347,11 +368,14 @@ def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
             or not isinstance(name, str)
             or not isinstance(file, str)
             or not isinstance(unvouched, str)
+            or not isinstance(unvouched_data, str)
         ):
             raise _bad(path, f"has a malformed test entry: {test!r}"[:300])
         entry: MapTest = {"id": name, "file": file, "nodes": ids, "data": data}
         if unvouched:
             entry["unvouched"] = unvouched
+        if unvouched_data:
+            entry["unvouched_data"] = unvouched_data
         if ran:
             entry["sites"] = ran
         tests.append(entry)
@@ -472,13 +496,18 @@ class TestMap:
             return sorted(f for f in self.recorded_files() if f.startswith(scope))
         return [scope] if scope in self.recorded_files() else []
 
-    def unvouched_tests(self, test_file: str) -> dict[str, str]:
-        """Test id -> why the map does not vouch for it, for the tests of one file."""
-        return {
-            test["id"]: test["unvouched"]
-            for test in self.document["tests"]
-            if test["file"] == test_file and "unvouched" in test
-        }
+    def unvouched_tests(self, test_file: str, *, data: bool = False) -> dict[str, str]:
+        """Test id -> why the map does not vouch for it, for the tests of one file;
+        ``data``: for a change to a data file, which a program a test started
+        that is not Python may have read unseen."""
+        found: dict[str, str] = {}
+        for test in self.document["tests"]:
+            if test["file"] != test_file:
+                continue
+            why = test.get("unvouched") or (test.get("unvouched_data") if data else None)
+            if why:
+                found[test["id"]] = why
+        return found
 
     def executed(self, file: str, qualnames: set[str]) -> dict[str, tuple[str, str]]:
         """Test id -> (its test file, the first of ``qualnames`` of ``file`` it executed)."""

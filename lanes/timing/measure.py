@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._measuring import measuring_environment
+from lanes.affected.child import ENV_CHILD
 from lanes.errors import LanesError
 
 if TYPE_CHECKING:
@@ -136,15 +137,22 @@ def _tail(path: Path) -> str:
     return "\n".join(lines[-_TAIL_LINES:])
 
 
+def _reaper_options() -> list[str]:
+    """-I -S: the reaper needs only the standard library, and neither the
+    project's directory nor PYTHONPATH may shadow it. Under an affected-map
+    recording (a test of this lane, run by ``lanes affected --record``) they
+    would hide the reaper and what it starts from the recording, which
+    reaches a process through PYTHONPATH and site: there -P alone keeps the
+    project's directory out, and the map can vouch for the test."""
+    return ["-P"] if os.environ.get(ENV_CHILD) else ["-I", "-S"]
+
+
 def _spawn(
     argv: list[str], cwd: Path, env: dict[str, str], log: Path, result: Path
 ) -> subprocess.Popen[bytes]:
-    # -I: the reaper needs only the standard library, and neither the project's
-    # directory nor PYTHONPATH may shadow it.
     reaper = [
         sys.executable,
-        "-I",
-        "-S",
+        *_reaper_options(),
         str(Path(__file__).with_name("reaper.py")),
         str(result),
         "--",

@@ -2,14 +2,15 @@
 
 One real recording (``lanes affected --record``) of a project whose tests run
 the package in child processes the way real suites do (``python -c``, a
-grandchild, an ``exec``), beside children the recorder cannot see into: a
-scrubbed environment, a non-Python program, a child still running when its
-test ends.
+grandchild, an ``exec``), beside children the recorder cannot see into: an
+interpreter in isolated mode, a child still running when its test ends.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,7 +22,6 @@ from tests.support.git import git, make_repo
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from pathlib import Path
 
     from lanes.affected.testmap import TestMap
 
@@ -82,11 +82,11 @@ FILES = {
     ),
     # It imports the package, so the static graph selects it for any change.
     "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n\nRUNNING = []\n"
+    # -I ignores PYTHONPATH, where the recording's bootstrap is.
     + _test(
-        "scrubbed",
-        _RUN.format(code="import pkg.mod; pkg.mod.h()", extra=", env={}"),
+        "isolated",
+        "subprocess.run([sys.executable, '-I', '-c', 'import time'], check=True)",
     )
-    + _test("shell", "subprocess.run(['sh', '-c', 'exit 0'], check=True)")
     # Still running when the test ends: it may yet run code. It ends with the
     # session (its stdin closes), kept alive till then by the module's list.
     + _test(
@@ -144,14 +144,13 @@ def test_grandchildren_exec_and_a_users_sitecustomize_are_recorded(recorded: Pat
 def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) -> None:
     unvouched = _map(recorded).unvouched_tests("tests/test_unseen.py")
     assert sorted(unvouched) == [
+        "tests/test_unseen.py::test_isolated",
         "tests/test_unseen.py::test_running",
-        "tests/test_unseen.py::test_scrubbed",
-        "tests/test_unseen.py::test_shell",
     ]
-    assert unvouched["tests/test_unseen.py::test_scrubbed"] == (
-        "1 process it started (or its children started) left no record of what ran "
-        "(not Python, started with a scrubbed environment, killed, or still running when "
-        "the test ended)"
+    python = Path(sys.executable).name
+    assert unvouched["tests/test_unseen.py::test_isolated"] == (
+        f"1 process it started (or its children started: {python} -I) left no record of "
+        "what ran (run with -E, -I or -S, killed, or still running when the test ended)"
     )
 
 
@@ -186,9 +185,8 @@ def test_a_change_to_what_a_child_ran_selects_that_test_by_id(
     ]
     assert "tests/test_inprocess.py" not in selected
     assert [node for node, _ in selected["tests/test_unseen.py"]] == [
+        "tests/test_unseen.py::test_isolated",
         "tests/test_unseen.py::test_running",
-        "tests/test_unseen.py::test_scrubbed",
-        "tests/test_unseen.py::test_shell",
     ]
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.affected import testmap
 from lanes.affected.testmap import read_map
 from lanes.cli import main
 from lanes.errors import UsageError
@@ -116,7 +117,7 @@ def _reasons(plan: dict[str, Any]) -> dict[str, list[str]]:
 def test_the_map_keeps_each_collection_scope_apart_from_the_session(recorded: Path) -> None:
     test_map = read_map(recorded / "envelopes/affected-map.json")
     assert test_map is not None
-    assert test_map.document["version"] == 4
+    assert test_map.document["version"] == testmap.MAP_VERSION
     assert test_map.collected_by("pkg/table.py", {"rows"}) == {"rows": ["tests/test_table.py"]}
     assert test_map.collected_by("pkg/conf.py", {"value"}) == {"value": ["tests/sub/"]}
     # Run by a helper's import: shared by its importers, the session's.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.affected import testmap
 from lanes.affected.testmap import read_map
 from lanes.cli import main
 from tests.affected.recordings import NO_HYPOTHESIS, own_copy
@@ -104,7 +105,7 @@ def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 def test_the_map_records_which_computed_imports_ran_and_in_which_tests(recorded: Path) -> None:
     test_map = read_map(recorded / "envelopes/affected-map.json")
     assert test_map is not None
-    assert test_map.document["version"] == 4
+    assert test_map.document["version"] == testmap.MAP_VERSION
     assert test_map.document["sites"] == [("pkg/loader.py", 5), ("pkg/registry.py", 9)]
     assert test_map.site_runs("pkg/loader.py", 5) == (
         False,

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,9 +18,6 @@ from lanes.cli import main
 from lanes.errors import UsageError
 from tests.affected.recordings import NO_HYPOTHESIS, own_copy, record_once
 from tests.support.git import git, make_repo
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 FILES = {
     "pyproject.toml": '[project]\nname = "mp"\nversion = "0"\n',
@@ -37,11 +35,11 @@ FILES = {
     "    assert b.fb() == 2\n"
     "    assert Path(__file__).with_name('data.txt').read_text() == 'x\\n'\n",
     "tests/data.txt": "x\n",
-    # A child started with an empty environment does not record itself: the map
-    # cannot see what it ran.
+    # A child in isolated mode (-I ignores PYTHONPATH, where the recording's
+    # bootstrap is) does not record itself: the map cannot see what it ran.
     "tests/test_spawn.py": "import subprocess\nimport sys\n\nimport pkg\n\n\ndef test_spawn() -> None:\n"
     "    assert pkg\n"
-    "    subprocess.run([sys.executable, '-c', 'pass'], check=True, env={})\n",
+    "    subprocess.run([sys.executable, '-I', '-c', 'pass'], check=True)\n",
 }
 
 
@@ -85,8 +83,8 @@ def test_the_map_is_a_validated_document_of_functions_per_test(recorded: Path) -
     assert document["data"] == ["tests/data.txt"]
     assert test_map.unvouched() == {
         "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: 1 process it started (or "
-        "its children started) left no record of what ran (not Python, started with a "
-        "scrubbed environment, killed, or still running when the test ended)"
+        f"its children started: {Path(sys.executable).name} -I) left no record of what ran "
+        "(run with -E, -I or -S, killed, or still running when the test ended)"
     }
 
 
@@ -153,7 +151,7 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
         '{"kind": "lanes-affected-map", "version": 9}'
     )
     with pytest.raises(
-        UsageError, match="has version 9; this lanekit reads versions 2, 3 and 4"
+        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4 and 5"
     ) as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint

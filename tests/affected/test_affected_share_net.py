@@ -37,8 +37,10 @@ FILES = {
     "tests/__init__.py": "",
     "tests/test_other.py": "from pkg import other\n\n\ndef test_other() -> None:\n"
     "    assert other.f() == 2\n",
-    "tests/test_unseen.py": "import subprocess\n\nimport pkg\n\n\n"
-    "def test_shell() -> None:\n    subprocess.run(['sh', '-c', 'exit 0'], check=True)\n\n\n"
+    # -I ignores PYTHONPATH, where the recording's bootstrap is: the child is unseen.
+    "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n\n\n"
+    "def test_isolated() -> None:\n"
+    "    subprocess.run([sys.executable, '-I', '-c', 'pass'], check=True)\n\n\n"
     "def test_quiet() -> None:\n    assert pkg.registry.BUILT\n",
 }
 
@@ -54,7 +56,7 @@ def test_the_net_adds_the_unvouched_tests_by_id(
     assert test_map is not None
     assert test_map.site_runs("pkg/registry.py", 2) == (True, {})
     assert list(test_map.unvouched_tests("tests/test_unseen.py")) == [
-        "tests/test_unseen.py::test_shell"
+        "tests/test_unseen.py::test_isolated"
     ]
     (tmp_path / "pkg/other.py").write_text(OTHER.replace("return 2", "return 20"))
     capsys.readouterr()
@@ -66,13 +68,13 @@ def test_the_net_adds_the_unvouched_tests_by_id(
         else None
         for t in plan["tests"]
     }
-    # test_other ran the changed f (the map); test_shell's program was not
+    # test_other ran the changed f (the map); test_isolated's child was not
     # seen into (the static graph names it, by id, before the net of the
     # import run at import would); test_quiet, recorded whole, never ran f
     # and stays out: its file does not run whole.
     assert selected == {
         "tests/test_other.py": {"tests/test_other.py::test_other": ["map"]},
-        "tests/test_unseen.py": {"tests/test_unseen.py::test_shell": ["import graph"]},
+        "tests/test_unseen.py": {"tests/test_unseen.py::test_isolated": ["import graph"]},
     }
     (changed,) = plan["changed"]
     assert "computed import at pkg/registry.py:2 ran outside every test" in changed["detail"]

@@ -10,10 +10,15 @@ when :data:`ENV_CHILD` names a recording. The child then notes, with the same
 mechanism as the recorder (``sys.monitoring`` ``PY_START`` disabled after the
 first hit per code object on 3.12+, a call-only ``settrace`` on 3.11, an audit
 hook), the code it executed and the files it opened under the project root,
-and at exit (also before an ``exec`` and in ``os._exit``) writes them to
-``<out>/<test>-<pid>-<random>.json``, which the recorder merges into the test named
-by :data:`ENV_TEST` — the test that was running when the process (or its
-parent) started: grandchildren inherit the environment and record too.
+and writes them as it runs, a line per new fact, to
+``<out>/<test>-<pid>-<random>.jsonl`` (:func:`read_record` folds the lines),
+which the recorder merges into the test named by :data:`ENV_TEST` — the test
+that was running when the process (or its parent) started: grandchildren
+inherit the environment and record too. A record is whole when it reached
+its end (at exit, in ``os._exit``, before an ``exec``) or when its process has
+ended without one: a child a test kills on purpose has written everything it
+executed up to the kill. A process still running when its test ends may yet
+run code: its record does not count.
 
 The record also says how many Python processes this one spawned and its
 parent's pid: the recorder vouches for a test only when every such spawn, at
@@ -26,8 +31,10 @@ is unseen: its test is vouched for code, not for data files. A test that
 builds its child's environment (a copy without ``PYTHONPATH``, or ``env={}``)
 gets the recording carried into it (:func:`carry_recording`). An interpreter
 run with ``-E``, ``-I`` or ``-S``, a launcher that clears the environment
-(``sudo``, ``env -i``), or a process killed before it wrote leaves a spawn
-without a record, and the test to the static graph, with the reason.
+(``sudo``, ``env -i``), a process killed before its recording started, or one
+still running at its test's end leaves a spawn without a record, and the test
+to the static graph, with the reason. A test that forks the pytest process
+itself gets a record from the fork (:func:`record_fork`).
 
 Stdlib only, no ``lanes`` import: the copy runs in whatever interpreter a test
 starts (another virtualenv, another Python), and a child that imports nothing
@@ -53,11 +60,16 @@ __all__ = [
     "FOREIGN",
     "IGNORED",
     "PYTHON",
+    "RECORD_SUFFIX",
     "ProjectCode",
     "carry_recording",
     "classify_spawn",
+    "forked_to_exec",
     "free_tool_id",
     "in_environment",
+    "process_ended",
+    "read_record",
+    "record_fork",
     "start",
     "unrecorded_spawns",
     "write_bootstrap",
@@ -71,6 +83,11 @@ ENV_CHILD = "LANEKIT_AFFECTED_CHILD"
 # The test running now (its index in the recording): set by the recorder around each test.
 ENV_TEST = "LANEKIT_AFFECTED_TEST"
 BOOTSTRAP_MODULE = "_lanes_affected_child"
+# The lowest descriptor a record is written through (begin()).
+_RECORD_FD_FLOOR = 256
+# A record: JSON lines, the first the header (test, pid, ppid, the counters,
+# flags and lists at their start), then one per new fact as it happens.
+RECORD_SUFFIX = ".jsonl"
 
 SPAWN_EVENTS = frozenset(
     {"subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork"}
@@ -409,106 +426,312 @@ def unrecorded_spawns(root_pid: int, root_spawned: int, records: list[dict[str, 
 
 
 class _ChildRecorder:
-    """The recorder of one process: what it executed and opened under the root, what it spawned."""
+    """The recorder of one process: what it executed and opened under the root, what it spawned.
 
-    def __init__(self, root: str, out: str, test: str, setting: str, bootstrap: str) -> None:
+    The record is written as the process runs, one line per new fact
+    (:data:`RECORD_SUFFIX`), so a process killed at any point leaves what it
+    executed up to the kill: ``PY_START`` fires before a function's body runs,
+    an ``open`` or a spawn's audit event before it happens, and the line is
+    written then. One ``os.write`` per line on a file opened ``O_APPEND``:
+    a kill can tear only the last line, whose event had not happened yet.
+    """
+
+    def __init__(
+        self, root: str, out: str, test: str, ppid: int, *, setting: str, bootstrap: str
+    ) -> None:
         self.root = root
         self.project = ProjectCode(root)
         self.out = out
         self.test = test
+        # Code already written (3.11: every call event comes here; on 3.12
+        # a code object fires once, but a fork inherits the parent's set).
         self.code: set[CodeType] = set()
         self.opened: set[str] = set()
-        self.spawned = 0
-        # Names of the programs it started: Python ones (each must leave a
-        # record) and the others (they read files the recording cannot see).
+        # Names of the programs it started, written once each: Python ones
+        # (each must leave a record) and the others (they read files the
+        # recording cannot see).
         self.started: set[str] = set()
         self.foreign: set[str] = set()
         # What a process this one starts in an environment of its own needs to record itself.
         self.setting, self.bootstrap = setting, bootstrap
         self.pid = os.getpid()
-        # Read at start-up, while the process that spawned this one is alive.
-        self.ppid = os.getppid()
+        self.ppid = ppid
         self.exec = False
+        self.fd = -1
+        self.path = ""
+        self.dumps: Callable[..., str] = repr  # json.dumps once begin() has run
+        # 3.11: set while this recorder installs its own trace function.
+        self.tracing = False
+        self.retraced = False
+
+    def begin(self) -> None:
+        """Open this process's record and write its header."""
+        import json  # imported by start() already: a dict lookup
+
+        self.dumps = json.dumps
+        # An exec'd image keeps the pid: a random part keeps its record apart.
+        name = f"{self.test}-{self.pid}-{os.urandom(4).hex()}{RECORD_SUFFIX}"
+        self.path = os.path.join(self.out, name)
+        self.opened.add(self.path)  # the record itself is nothing the process read
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | os.O_CLOEXEC
+        fd = os.open(self.path, flags | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            import fcntl  # a small C module
+
+            # Far above the descriptors the process opens: one that closes
+            # every descriptor (a daemon) and opens a file gets a low number,
+            # never this one, so no line lands in the process's own file (a
+            # write to the closed descriptor fails: the record goes).
+            high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _RECORD_FD_FLOOR)
+        except (ImportError, OSError):
+            high = fd  # no fcntl (Windows), or fewer descriptors allowed
+        if high != fd:
+            os.close(fd)
+        self.fd = high
+        self.line(
+            {
+                "test": self.test,
+                "pid": self.pid,
+                "ppid": self.ppid,
+                "spawned": 0,
+                "started": [],
+                "foreign": [],
+                "exec": False,
+                "code": [],
+                "opened": [],
+            }
+        )
+
+    def line(self, fields: dict[str, Any]) -> None:
+        """Append one line: every counter adds, every flag ors, every list extends (:func:`read_record`)."""
+        fd = self.fd
+        if fd < 0:
+            return
+        data = (self.dumps(fields, separators=(",", ":")) + "\n").encode()
+        try:
+            written = os.write(fd, data)
+        except OSError:
+            written = -1
+        if written != len(data):
+            # A short write (a full disk) leaves a line that later ones would
+            # follow: the record is no longer whole, so it goes (or the
+            # recording's directory is gone already). Unrecorded: unvouched.
+            self.close()
+            try:  # noqa: SIM105  # contextlib is not imported in the child
+                os.unlink(self.path)
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, -1
+        if fd >= 0:
+            try:  # noqa: SIM105  # contextlib is not imported in the child
+                os.close(fd)
+            except OSError:
+                pass
+
+    def count(self, name: str, n: int = 1) -> None:
+        """Add ``n`` to the record's counter ``name`` (a new name starts at 0)."""
+        self.line({name: n})
+
+    def trace_calls(self) -> None:
+        """3.11: trace this process's calls (call events only) into this record."""
+        import threading  # 3.11 only
+
+        self.tracing = True
+        try:
+            threading.settrace(self.trace)  # returns None: no line events
+            sys.settrace(self.trace)  # returns None: no line events
+        finally:
+            self.tracing = False
 
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event == "open":
+        if event == "sys.settrace":
+            # 3.12+ records through sys.monitoring: another trace function hides nothing.
+            if sys.version_info >= (3, 12) or self.tracing or self.retraced:
+                return
+            if not self.thread_start(sys._getframe(0).f_back):
+                # Someone else's trace function (a debugger, coverage): from
+                # here on calls may go unseen, so only a record that reaches
+                # its end with this recorder's function back in place is whole.
+                self.retraced = True
+                self.line({"retraced": True})
+        elif event == "open":
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
-                self.opened.add(path)
+                self.note_open(path)
         elif event in SPAWN_EVENTS:
             kind, name, env = classify_spawn(event, args)
             if kind == IGNORED:
                 return
             carry_recording(env, self.setting, self.test, self.bootstrap)
             if kind == FOREIGN:
-                self.foreign.add(name)
+                self.note_name(self.foreign, "foreign", name)
             if event == "os.exec":
-                # The image is replaced: write now, or what ran before is lost.
-                # A Python image records itself under the same pid.
-                self.exec = kind == PYTHON
-                try:  # noqa: SIM105  # contextlib is not imported in the child
-                    self.write()
-                except OSError:
-                    pass  # the recording is over: see _finish
+                # The image is replaced: its record ends here. A Python image
+                # writes its own under the same pid (the exec flag asks for it).
+                self.exec = True
+                self.line({"exec": True} if kind == PYTHON else {"end": True})
             elif kind == PYTHON:
-                self.spawned += 1
-                self.started.add(name)
+                self.count("spawned")
+                self.note_name(self.started, "started", name)
+
+    def note_name(self, names: set[str], field: str, name: str) -> None:
+        if name not in names:
+            names.add(name)
+            self.line({field: [name]})
+
+    def thread_start(self, caller: FrameType | None) -> bool:
+        """Whether ``sys.settrace`` (called from ``caller``) is a new thread
+        installing this recorder's function (``threading.settrace``: the
+        thread's bootstrap calls it)."""
+        return (
+            caller is not None
+            and caller.f_code.co_name == "_bootstrap_inner"
+            and caller.f_globals.get("_trace_hook") == self.trace
+        )
+
+    def note_open(self, path: str) -> None:
+        # Absolute now: the process may change its directory later.
+        absolute = os.path.abspath(path)
+        if absolute not in self.opened:
+            self.opened.add(absolute)
+            if self.project(absolute):
+                self.line({"opened": [os.path.relpath(absolute, self.root)]})
+
+    def note_code(self, code: CodeType) -> None:
+        self.code.add(code)
+        filename = code.co_filename
+        if self.project(filename):
+            first = 0 if code.co_name == "<module>" else code.co_firstlineno
+            self.line({"code": [[filename[len(self.root) :], first]]})
 
     def monitor(self, code: CodeType, offset: int) -> object:
-        self.code.add(code)
+        if code not in self.code:
+            self.note_code(code)
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
-        self.code.add(frame.f_code)  # no local trace function: call events only
+        code = frame.f_code  # no local trace function: call events only
+        if code not in self.code:
+            self.note_code(code)
 
     def forked(self) -> None:
-        # A fork (multiprocessing, a daemon) is a new process of its parent: its
-        # own record, its own spawns; what it inherited ran in the parent.
-        self.pid, self.ppid = os.getpid(), os.getppid()
-        self.spawned, self.exec = 0, False
-        self.code, self.opened = set(), set()
-        self.started, self.foreign = set(), set()
+        # A fork (multiprocessing, a daemon) is a new process of its parent:
+        # its own record, its own spawns; what it inherited ran in the parent,
+        # whose record has it (the sets of what was written stay: the parent wrote them).
+        parent, self.pid = self.pid, os.getpid()
+        self.close()  # the parent's record: never the child's to write
+        if forked_to_exec(sys._getframe(0).f_back):
+            return  # the image it execs records itself, if it is Python
+        self.ppid, self.exec = parent, False
+        try:  # noqa: SIM105  # contextlib is not imported in the child
+            self.begin()
+        except OSError:
+            pass  # the recording is over: unrecorded, its test unvouched
 
-    def write(self) -> None:
+    def finish(self) -> None:
+        """The process ends (atexit, ``os._exit``): its record is whole."""
+        if self.exec:
+            return  # ended at the exec
         if sys.version_info < (3, 12) and sys.gettrace() != self.trace:
             # Someone replaced the trace function (a debugger, coverage, a
-            # nested recording): what ran after is unseen. No record, so the
+            # nested recording): what ran after is unseen. No end, so the
             # test stays unvouched rather than vouched for half a process.
             return
-        import json  # once, at exit: a child that never writes never pays for it
+        self.line({"end": True})
 
-        root, project = self.root, self.project
-        code = sorted(
-            {
-                (c.co_filename[len(root) :], 0 if c.co_name == "<module>" else c.co_firstlineno)
-                for c in list(self.code)
-                if project(c.co_filename)
-            }
-        )
-        opened = sorted(
-            {
-                os.path.relpath(p, root)
-                for p in (os.path.abspath(p) for p in list(self.opened))
-                if project(p)
-            }
-        )
-        record = {
-            "test": self.test,
-            "pid": self.pid,
-            "ppid": self.ppid,
-            "spawned": self.spawned,
-            "started": sorted(self.started),
-            "foreign": sorted(self.foreign),
-            "exec": self.exec,
-            "code": code,
-            "opened": opened,
-        }
-        # An exec'd image keeps the pid: a random part keeps its record apart.
-        name = os.path.join(self.out, f"{self.test}-{self.pid}-{os.urandom(4).hex()}.json")
-        # Whole or absent: a reader never sees half a record.
-        with open(name + ".tmp", "w", encoding="utf-8") as out:
-            json.dump(record, out)
-        os.replace(name + ".tmp", name)
+
+def forked_to_exec(caller: FrameType | None) -> bool:
+    """Whether an at-fork child handler runs in ``subprocess``'s fork (a
+    ``preexec_fn`` makes it call them): that child execs a program next, and
+    a record of it would stand for the program, which may be no Python. ``caller``:
+    the frame that forked (None: a fork from C code with no Python frame)."""
+    return (
+        caller is not None
+        and caller.f_code.co_name == "_execute_child"
+        and caller.f_globals.get("__name__") == "subprocess"
+    )
+
+
+def process_ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended: gone, or a zombie nobody reaped yet.
+
+    A process that has ended writes nothing more, so its record is final.
+    Reuse of the pid by another process can only make an ended process look
+    alive (its record then counts as cut short: unvouched), never the reverse:
+    a live process holds its pid. Without ``/proc`` (macOS) a zombie looks
+    alive.
+    """
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # another user's process holds the pid now: cannot tell
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return False
+    # The state follows the command name's closing parenthesis (the name may hold one).
+    state = stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3]
+    return state in (b"Z", b"X")
+
+
+def read_record(path: str) -> dict[str, Any] | None:
+    """The record at ``path`` folded into one dict, or None when it is not whole.
+
+    Whole: it reached its end (a normal exit, ``os._exit``) or its ``exec``,
+    or its process has ended (killed) and what it wrote up to then is all it
+    ran: unless its trace function was replaced (``retraced``, 3.11), when
+    calls after that went unseen. A record whose process still runs may yet run
+    code: None, as if absent. A torn last line (no newline: the write the kill
+    interrupted, before its event happened) is skipped; any other bad line
+    makes the record unreadable (None).
+    """
+    import json  # the reader side: the recorder's process
+
+    name = os.path.basename(path)
+    parts = name.split("-")
+    pid = int(parts[1]) if len(parts) == 3 and parts[1].isdigit() else 0
+    # Before reading: a process found ended has written everything it will.
+    ended = process_ended(pid)
+    try:
+        with open(path, "rb") as handle:
+            lines = handle.read().split(b"\n")
+    except OSError:
+        return None
+    lines.pop()  # after the last newline: nothing, or a torn line
+    try:
+        record = json.loads(lines[0]) if lines else None
+        if not isinstance(record, dict) or record.get("pid") != pid:
+            return None
+        for line in lines[1:]:
+            fields = json.loads(line)
+            for key, value in fields.items():
+                _fold(record, key, value)
+    except (ValueError, TypeError, AttributeError):
+        return None
+    if record.get("end") or record.get("exec") or (ended and not record.get("retraced")):
+        return record
+    return None
+
+
+def _fold(record: dict[str, Any], key: str, value: object) -> None:
+    """One line's field into the record: lists extend, flags or, counters add."""
+    if isinstance(value, list):
+        have = record.setdefault(key, [])
+        have.extend(value)
+    elif isinstance(value, bool):
+        record[key] = bool(record.get(key)) or value
+    elif isinstance(value, int):
+        record[key] = int(record.get(key, 0)) + value
+    else:
+        msg = f"record field {key!r}: {value!r} is no list, flag or counter"
+        raise TypeError(msg)
 
 
 _recorder: _ChildRecorder | None = None
@@ -516,7 +739,6 @@ _recorder: _ChildRecorder | None = None
 
 def start() -> None:
     """Record this process for the test :data:`ENV_TEST` names (the bootstrap calls this)."""
-    global _recorder  # one recorder per process
     if _recorder is not None:
         return
     import json  # only a recorded child reads its settings
@@ -527,20 +749,51 @@ def start() -> None:
     if not test:
         return  # started outside any test (collection, a session fixture): nobody to credit
     bootstrap = str(settings.get("bootstrap", ""))
-    recorder = _ChildRecorder(str(settings["root"]), str(settings["out"]), test, setting, bootstrap)
+    # The parent's pid, read at start-up while the process that spawned this one is alive.
+    recorder = _ChildRecorder(
+        str(settings["root"]),
+        str(settings["out"]),
+        test,
+        os.getppid(),
+        setting=setting,
+        bootstrap=bootstrap,
+    )
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
         tool_id = free_tool_id(monitoring)
         if tool_id < 0:
             return  # every tool id is taken: no record, the test stays unvouched
+    try:
+        recorder.begin()
+    except OSError:
+        return  # the recording is over (its directory is gone): nobody to credit
+    if sys.version_info >= (3, 12):
         monitoring.use_tool_id(tool_id, "lanes-affected-child")
         monitoring.register_callback(tool_id, monitoring.events.PY_START, recorder.monitor)
         monitoring.set_events(tool_id, monitoring.events.PY_START)
     else:
-        import threading  # 3.11 only
+        recorder.trace_calls()
+    _install(recorder)
 
-        threading.settrace(recorder.trace)  # returns None: no line events
-        sys.settrace(recorder.trace)  # returns None: no line events
+
+def record_fork(
+    root: str, out: str, test: str, ppid: int, *, setting: str, bootstrap: str
+) -> _ChildRecorder | None:
+    """Record a fork of the recording pytest process (``ppid``) for ``test``;
+    None if it cannot. The caller routes the code events to the recorder it
+    returns (its ``monitor``, or on 3.11 its ``trace_calls()``); the audit events, the process's
+    end and its own forks are wired here."""
+    recorder = _ChildRecorder(root, out, test, ppid, setting=setting, bootstrap=bootstrap)
+    try:
+        recorder.begin()
+    except OSError:
+        return None
+    _install(recorder)
+    return recorder
+
+
+def _install(recorder: _ChildRecorder) -> None:
+    global _recorder  # one recorder per process
     _recorder = recorder
     sys.addaudithook(recorder.audit)
     os.register_at_fork(after_in_child=recorder.forked)
@@ -552,15 +805,8 @@ def start() -> None:
 
 
 def _finish() -> None:
-    recorder = _recorder
-    if recorder is None or recorder.exec:
-        return
-    try:  # noqa: SIM105  # contextlib is not imported in the child
-        recorder.write()
-    except OSError:
-        # The recording is over (its directory is gone): this process outlived
-        # its test, which is unvouched already. Its exit stays its own.
-        pass
+    if _recorder is not None:
+        _recorder.finish()
 
 
 def _exit_after_writing(exit_now: Callable[[int], NoReturn]) -> Callable[[int], NoReturn]:

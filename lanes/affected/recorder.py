@@ -25,10 +25,13 @@ Per test (setup, call and teardown together):
   (:func:`lanes.affected.child.classify_spawn`). Every Python process started
   during a recording records itself (:mod:`lanes.affected.child`: a
   ``sitecustomize`` first on ``PYTHONPATH``, carried into an environment the
-  test built itself); at the test's end its records are merged into the
-  test's entry, and the test is vouched for only if every Python spawn, at
-  every level, left one. A program that is not Python needs no record, but
-  its test is not vouched for data files (it may read them unseen).
+  test built itself), and so does a fork of this process during a test
+  (``os.fork``, multiprocessing's 'fork': :meth:`_Recorder.forked`); at the
+  test's end the whole records are merged into the test's entry (one that
+  reached its end, or whose process has ended: a child killed on purpose
+  counts), and the test is vouched for only if every Python spawn, at every
+  level, left one. A program that is not Python needs no record, but its test
+  is not vouched for data files (it may read them unseen).
 - the outcome: a test that failed (in setup, call or teardown) fails the run
   again whatever changed, so the map does not vouch for it: it runs beside
   every selection that reaches its file. A skipped test (pytest reports an
@@ -87,6 +90,7 @@ scope is credited with the code it executed.)
 from __future__ import annotations
 
 import builtins
+import contextlib
 import dis
 import json
 import os
@@ -105,11 +109,15 @@ from lanes.affected.child import (
     ENV_TEST,
     FOREIGN,
     IGNORED,
+    RECORD_SUFFIX,
     SPAWN_EVENTS,
     ProjectCode,
     carry_recording,
     classify_spawn,
+    forked_to_exec,
     free_tool_id,
+    read_record,
+    record_fork,
     unrecorded_spawns,
     write_bootstrap,
 )
@@ -546,18 +554,49 @@ class _Recorder:
         )
 
     def child_records(self, test: int) -> list[dict[str, Any]]:
-        """The records the processes of test number ``test`` wrote, read and removed."""
+        """The whole records the processes of test number ``test`` wrote, read
+        and removed (:func:`lanes.affected.child.read_record`: a process still
+        running has none)."""
         prefix = f"{test}-"
         records: list[dict[str, Any]] = []
         for entry in os.scandir(self.children):
-            if entry.name.startswith(prefix) and entry.name.endswith(".json"):
-                try:
-                    with open(entry.path, encoding="utf-8") as handle:  # noqa: PTH123  # a scandir entry
-                        records.append(json.load(handle))
+            if entry.name.startswith(prefix) and entry.name.endswith(RECORD_SUFFIX):
+                record = read_record(entry.path)
+                if record is not None:
+                    records.append(record)
+                with contextlib.suppress(OSError):
                     os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
-                except (OSError, ValueError):
-                    continue  # unreadable: that process counts as unrecorded
         return records
+
+    def forked(self) -> None:
+        """In a fork of this process (``os.fork`` in a test, multiprocessing's
+        'fork'): record what the fork executes for the running test.
+
+        What ran in this test before the fork is this process's, credited by
+        the parent. On 3.12+ a code object the test already ran is disabled
+        in the fork too; one it did not fires there, ``restart_events()`` at
+        the test's start having re-armed what earlier tests disabled.
+        """
+        test = os.environ.get(ENV_TEST)
+        if not self.active or not test or forked_to_exec(sys._getframe(0).f_back):
+            # Between tests, or subprocess's fork that execs next (the image
+            # records itself if it is Python); a fork of a fork: its own
+            # recorder (lanes.affected.child) takes it.
+            return
+        self.active = False  # the parent counts the fork, and credits what ran before it
+        fork = record_fork(
+            self.root, self.children, test, self.pid, setting=self.setting, bootstrap=self.bootstrap
+        )
+        if fork is None:
+            return  # no record: the fork is an unrecorded spawn, its test unvouched
+        if sys.version_info >= (3, 12):
+            monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+            # The project's code stays armed (and what the fork imports is armed
+            # by the audit hook): each first hit is now the fork's line.
+            monitoring.register_callback(self.tool_id, monitoring.events.PY_START, fork.monitor)
+            monitoring.register_callback(self.tool_id, monitoring.events.CALL, None)
+        else:
+            fork.trace_calls()
 
 
 _recorder: _Recorder | None = None
@@ -591,6 +630,7 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     recorder.preloaded_sites()
     _recorder = recorder
     sys.addaudithook(recorder.audit)
+    os.register_at_fork(after_in_child=recorder.forked)
     recorder.begin()
 
 
@@ -723,7 +763,8 @@ def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, None]:
 def pytest_sessionfinish() -> None:
     recorder = _recorder
     target = os.environ.get(ENV_OUTPUT)
-    if recorder is None or not target:
+    if recorder is None or not target or os.getpid() != recorder.pid:
+        # A fork of the session that came back into pytest writes no recording.
         return
     if sys.version_info >= (3, 12):
         monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12

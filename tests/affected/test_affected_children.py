@@ -3,7 +3,7 @@
 One real recording (``lanes affected --record``) of a project whose tests run
 the package in child processes the way real suites do (``python -c``, a
 grandchild, an ``exec``), beside children the recorder cannot see into: an
-interpreter in isolated mode, a child killed before it ended.
+interpreter in isolated mode, a child still running when its test ends.
 """
 
 from __future__ import annotations
@@ -81,16 +81,18 @@ FILES = {
         ),
     ),
     # It imports the package, so the static graph selects it for any change.
-    "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n"
+    "tests/test_unseen.py": "import subprocess\nimport sys\n\nimport pkg\n\nRUNNING = []\n"
     # -I ignores PYTHONPATH, where the recording's bootstrap is.
     + _test(
         "isolated",
         "subprocess.run([sys.executable, '-I', '-c', 'import time'], check=True)",
     )
+    # Still running when the test ends: it may yet run code. It ends with the
+    # session (its stdin closes), kept alive till then by the module's list.
     + _test(
-        "killed",
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
-        "    child.kill()\n    child.wait()",
+        "running",
+        "RUNNING.append(subprocess.Popen([sys.executable, '-c', "
+        "'import sys; sys.stdin.read()'], stdin=subprocess.PIPE))",
     ),
     "site/sitecustomize.py": "import builtins\n\nbuiltins.CHAINED = True\n",
 }
@@ -143,7 +145,7 @@ def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) ->
     unvouched = _map(recorded).unvouched_tests("tests/test_unseen.py")
     assert sorted(unvouched) == [
         "tests/test_unseen.py::test_isolated",
-        "tests/test_unseen.py::test_killed",
+        "tests/test_unseen.py::test_running",
     ]
     python = Path(sys.executable).name
     assert unvouched["tests/test_unseen.py::test_isolated"] == (
@@ -184,7 +186,7 @@ def test_a_change_to_what_a_child_ran_selects_that_test_by_id(
     assert "tests/test_inprocess.py" not in selected
     assert [node for node, _ in selected["tests/test_unseen.py"]] == [
         "tests/test_unseen.py::test_isolated",
-        "tests/test_unseen.py::test_killed",
+        "tests/test_unseen.py::test_running",
     ]
 
 

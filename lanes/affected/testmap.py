@@ -270,7 +270,8 @@ def _vouch(entry: MapTest, test: dict[str, Any]) -> None:
         entry["unvouched"] = (
             f"{count} process{'es' if count > 1 else ''} it started (or its children "
             f"started{': ' + started if started else ''}) left no record of what ran "
-            "(run with -E, -I or -S, killed, or still running when the test ended)"
+            "(a launcher, run with -E, -I or -S, killed before it could record, or still "
+            "running when the test ended)"
         )
     if test.get("foreign") and "unvouched" not in entry:
         entry["unvouched_data"] = (

@@ -150,7 +150,8 @@ def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) ->
     python = Path(sys.executable).name
     assert unvouched["tests/test_unseen.py::test_isolated"] == (
         f"1 process it started (or its children started: {python} -I) left no record of "
-        "what ran (run with -E, -I or -S, killed, or still running when the test ended)"
+        "what ran (a launcher, run with -E, -I or -S, killed before it could record, or "
+        "still running when the test ended)"
     )
 
 

@@ -84,7 +84,8 @@ def test_the_map_is_a_validated_document_of_functions_per_test(recorded: Path) -
     assert test_map.unvouched() == {
         "tests/test_spawn.py": "tests/test_spawn.py::test_spawn: 1 process it started (or "
         f"its children started: {Path(sys.executable).name} -I) left no record of what ran "
-        "(run with -E, -I or -S, killed, or still running when the test ended)"
+        "(a launcher, run with -E, -I or -S, killed before it could record, or still "
+        "running when the test ended)"
     }
 
 

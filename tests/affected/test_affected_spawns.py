@@ -141,8 +141,8 @@ def test_what_the_map_cannot_follow_is_named_in_the_reason(recorded: Path) -> No
     why = test_map.unvouched_tests("tests/test_programs.py")
     assert why["tests/test_programs.py::test_isolated"] == (
         f"1 process it started (or its children started: {Path(sys.executable).name} -I) "
-        "left no record of what ran (run with -E, -I or -S, killed, or still running when "
-        "the test ended)"
+        "left no record of what ran (a launcher, run with -E, -I or -S, killed before it "
+        "could record, or still running when the test ended)"
     )
     assert "sh (it starts programs)" in why["tests/test_programs.py::test_shell_starts_python"]
 

@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from lanes.affected.testmap import read_map
 from lanes.cli import main
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from lanes.affected.testmap import TestMap
 
 # The planted suites use no Hypothesis, and its pytest plugin imports the whole
 # package for each run's terminal summary (~0.3 s of CPU per pytest process:
@@ -44,3 +47,17 @@ def own_copy(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     shutil.copytree(recording, root, symlinks=True)
     monkeypatch.chdir(root)
     return root
+
+
+def recorded_map(root: Path) -> TestMap:
+    """The map a recording at ``root`` wrote (``envelopes/affected-map.json``), read and validated."""
+    test_map = read_map(root / "envelopes/affected-map.json")
+    assert test_map is not None
+    return test_map
+
+
+def executed(test_map: TestMap, test_id: str) -> set[tuple[str, str]]:
+    """(file, qualname) of each function the test ``test_id`` executed, as the map records it."""
+    nodes = test_map.document["nodes"]
+    (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
+    return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}

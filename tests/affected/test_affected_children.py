@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.affected.child import unrecorded_spawns
-from lanes.affected.testmap import read_map
 from lanes.cli import main
+from tests.affected.recordings import executed, recorded_map
 from tests.support.git import git, make_repo
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from lanes.affected.testmap import TestMap
 
 _RUN = "subprocess.run([sys.executable, '-c', {code!r}], check=True{extra})"
 
@@ -109,40 +108,28 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         yield root
 
 
-def _map(root: Path) -> TestMap:
-    test_map = read_map(root / "envelopes/affected-map.json")
-    assert test_map is not None
-    return test_map
-
-
-def _executed(test_map: TestMap, test_id: str) -> set[tuple[str, str]]:
-    nodes = test_map.document["nodes"]
-    (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
-    return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}
-
-
 @pytest.mark.integration
 def test_a_python_child_is_recorded_into_its_test(recorded: Path) -> None:
-    test_map = _map(recorded)
+    test_map = recorded_map(recorded)
     # Fails without the child recorder: the test spawned a process and was unvouched.
     assert test_map.vouches("tests/test_child.py")
-    assert ("pkg/mod.py", "f") in _executed(test_map, "tests/test_child.py::test_child")
-    assert ("pkg/mod.py", "g") not in _executed(test_map, "tests/test_child.py::test_child")
+    assert ("pkg/mod.py", "f") in executed(test_map, "tests/test_child.py::test_child")
+    assert ("pkg/mod.py", "g") not in executed(test_map, "tests/test_child.py::test_child")
 
 
 @pytest.mark.integration
 def test_grandchildren_exec_and_a_users_sitecustomize_are_recorded(recorded: Path) -> None:
-    test_map = _map(recorded)
-    assert ("pkg/mod.py", "g") in _executed(test_map, "tests/test_child.py::test_grandchild")
-    exec_ran = _executed(test_map, "tests/test_child.py::test_exec")
+    test_map = recorded_map(recorded)
+    assert ("pkg/mod.py", "g") in executed(test_map, "tests/test_child.py::test_grandchild")
+    exec_ran = executed(test_map, "tests/test_child.py::test_exec")
     assert {("pkg/mod.py", "f"), ("pkg/other.py", "o")} <= exec_ran
-    assert ("pkg/mod.py", "h") in _executed(test_map, "tests/test_child.py::test_chained")
-    assert ("pkg/mod.py", "g") in _executed(test_map, "tests/test_child.py::test_utility")
+    assert ("pkg/mod.py", "h") in executed(test_map, "tests/test_child.py::test_chained")
+    assert ("pkg/mod.py", "g") in executed(test_map, "tests/test_child.py::test_utility")
 
 
 @pytest.mark.integration
 def test_children_it_cannot_see_into_leave_the_test_unvouched(recorded: Path) -> None:
-    unvouched = _map(recorded).unvouched_tests("tests/test_unseen.py")
+    unvouched = recorded_map(recorded).unvouched_tests("tests/test_unseen.py")
     assert sorted(unvouched) == [
         "tests/test_unseen.py::test_isolated",
         "tests/test_unseen.py::test_running",

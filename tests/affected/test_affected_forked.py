@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.affected.testmap import read_map
 from lanes.cli import main
-from tests.affected.recordings import own_copy, record_once
+from tests.affected.recordings import executed, own_copy, record_once, recorded_map
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -82,21 +81,15 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _map(root: Path) -> TestMap:
-    test_map = read_map(root / "envelopes/affected-map.json")
-    assert test_map is not None
-    return test_map
-
-
 def _executed(test_map: TestMap, test: str) -> set[str]:
-    nodes = test_map.document["nodes"]
-    (entry,) = (t for t in test_map.document["tests"] if t["id"] == f"tests/test_fork.py::{test}")
-    return {nodes[i][1] for i in entry["nodes"] if nodes[i][0] == "pkg/mod.py"}
+    """The functions of pkg/mod.py the test of tests/test_fork.py named ``test`` executed."""
+    ran = executed(test_map, f"tests/test_fork.py::{test}")
+    return {name for file, name in ran if file == "pkg/mod.py"}
 
 
 @pytest.mark.integration
 def test_what_a_fork_of_the_test_process_ran_is_the_tests(recording: Path) -> None:
-    test_map = _map(recording)
+    test_map = recorded_map(recording)
     # Fails without the fork's record: every forking test was unvouched.
     assert list(test_map.unvouched_tests("tests/test_fork.py")) == [
         "tests/test_fork.py::test_preexec_then_a_shell"

@@ -21,14 +21,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.affected.child import process_ended, read_record
-from lanes.affected.testmap import read_map
 from lanes.cli import main
-from tests.affected.recordings import own_copy, record_once
+from tests.affected.recordings import executed, own_copy, record_once, recorded_map
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from lanes.affected.testmap import TestMap
 
 # A child that runs a project function, says so, and waits to be killed.
 _HOLDER = (
@@ -92,30 +90,18 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _map(root: Path) -> TestMap:
-    test_map = read_map(root / "envelopes/affected-map.json")
-    assert test_map is not None
-    return test_map
-
-
-def _executed(test_map: TestMap, test_id: str) -> set[tuple[str, str]]:
-    nodes = test_map.document["nodes"]
-    (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
-    return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}
-
-
 @pytest.mark.integration
 def test_a_child_killed_after_it_ran_project_code_is_recorded_up_to_the_kill(
     recording: Path,
 ) -> None:
-    test_map = _map(recording)
+    test_map = recorded_map(recording)
     # Fails with a record written only at exit: the killed children left none.
     assert sorted(test_map.unvouched_tests("tests/test_killed.py")) == _UNVOUCHED
-    assert ("pkg/mod.py", "f") in _executed(test_map, "tests/test_killed.py::test_sigkilled")
-    assert ("pkg/mod.py", "g") in _executed(test_map, "tests/test_killed.py::test_sigtermed")
-    assert ("pkg/mod.py", "g") not in _executed(test_map, "tests/test_killed.py::test_sigkilled")
+    assert ("pkg/mod.py", "f") in executed(test_map, "tests/test_killed.py::test_sigkilled")
+    assert ("pkg/mod.py", "g") in executed(test_map, "tests/test_killed.py::test_sigtermed")
+    assert ("pkg/mod.py", "g") not in executed(test_map, "tests/test_killed.py::test_sigkilled")
     if sys.version_info >= (3, 12):  # sys.monitoring: another trace function hides nothing
-        assert ("pkg/mod.py", "f") in _executed(test_map, "tests/test_killed.py::test_retraced")
+        assert ("pkg/mod.py", "f") in executed(test_map, "tests/test_killed.py::test_retraced")
 
 
 def _selected(root: Path, capsys: pytest.CaptureFixture[str], old: str, new: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from lanes.affected.testmap import read_map
+from tests.affected.recordings import executed
 from tests.affected.test_affected_selfplan import RUN_COPY, _copy_lanes
 from tests.support.git import commit_all, make_repo
 
@@ -53,24 +54,18 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> testmap.TestMap:
     return test_map
 
 
-def _executed(test_map: testmap.TestMap, test_id: str) -> set[tuple[str, str]]:
-    nodes = test_map.document["nodes"]
-    (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
-    return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}
-
-
 @pytest.mark.integration
 def test_the_recorders_own_hooks_are_no_tests_code(recorded: testmap.TestMap) -> None:
     for test in ("tests/test_plain.py::test_plain", "tests/test_calls.py::test_calls"):
-        ran = _executed(recorded, test)
+        ran = executed(recorded, test)
         assert not {node for node in ran if node[0] == "lanes/affected/recorder.py"}, test
-    assert ("lanes/affected/child.py", "classify_spawn") not in _executed(
+    assert ("lanes/affected/child.py", "classify_spawn") not in executed(
         recorded, "tests/test_plain.py::test_plain"
     )
 
 
 @pytest.mark.integration
 def test_lanekits_code_a_test_calls_in_process_is_still_seen(recorded: testmap.TestMap) -> None:
-    assert ("lanes/affected/child.py", "classify_spawn") in _executed(
+    assert ("lanes/affected/child.py", "classify_spawn") in executed(
         recorded, "tests/test_calls.py::test_calls"
     )

@@ -21,9 +21,8 @@ from typing import Any
 import pytest
 
 from lanes.affected.child import FOREIGN, IGNORED, PYTHON, classify_spawn
-from lanes.affected.testmap import read_map
 from lanes.cli import main
-from tests.affected.recordings import own_copy, record_once
+from tests.affected.recordings import own_copy, record_once, recorded_map
 
 _PYTHON = "[sys.executable, '-c', 'import pkg.mod; pkg.mod.{}()']"
 
@@ -88,8 +87,7 @@ def _selected(capsys: pytest.CaptureFixture[str]) -> dict[str, list[str]]:
 def test_a_child_in_an_environment_the_test_built_is_recorded(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    test_map = read_map(recorded / "envelopes/affected-map.json")
-    assert test_map is not None
+    test_map = recorded_map(recorded)
     # Both fail without carrying the recording into the built environment:
     # their children recorded nothing, and the map vouched for neither.
     assert test_map.vouches("tests/test_built_env.py")
@@ -117,8 +115,7 @@ def test_a_native_program_is_vouched_for_code_and_a_launcher_is_not(
 def test_a_data_file_keeps_the_tests_whose_programs_may_have_read_it(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    test_map = read_map(recorded / "envelopes/affected-map.json")
-    assert test_map is not None
+    test_map = recorded_map(recorded)
     why = test_map.unvouched_tests("tests/test_programs.py", data=True)
     assert why["tests/test_programs.py::test_cat_reads"] == (
         "it started cat, not Python: the recording cannot see which files it read"
@@ -136,8 +133,7 @@ def test_a_data_file_keeps_the_tests_whose_programs_may_have_read_it(
 
 @pytest.mark.integration
 def test_what_the_map_cannot_follow_is_named_in_the_reason(recorded: Path) -> None:
-    test_map = read_map(recorded / "envelopes/affected-map.json")
-    assert test_map is not None
+    test_map = recorded_map(recorded)
     why = test_map.unvouched_tests("tests/test_programs.py")
     assert why["tests/test_programs.py::test_isolated"] == (
         f"1 process it started (or its children started: {Path(sys.executable).name} -I) "

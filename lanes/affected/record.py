@@ -26,7 +26,14 @@ from lanes.affected.changes import tracked_files
 from lanes.affected.discover import read_rules
 from lanes.affected.recorder import ENV_OUTPUT, ENV_SITES
 from lanes.affected.rules import Project
-from lanes.affected.testmap import build_map, config_digest, head_commit, read_map, write_map
+from lanes.affected.testmap import (
+    MAP_FILE_NAME,
+    build_map,
+    config_digest,
+    head_commit,
+    read_map,
+    write_map,
+)
 from lanes.errors import UsageError
 
 if TYPE_CHECKING:
@@ -37,7 +44,7 @@ __all__ = ["RecordResult", "default_map_path", "load_map", "record_map"]
 
 
 def default_map_path(config: Config) -> Path:
-    return config.root / config.envelope_dir / "affected-map.json"
+    return config.root / config.envelope_dir / MAP_FILE_NAME
 
 
 @dataclass(frozen=True)

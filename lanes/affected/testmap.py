@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from lanes.affected.discover import PytestRules
 
 __all__ = [
+    "MAP_FILE_NAME",
     "MAP_KIND",
     "MAP_VERSION",
     "MapTest",
@@ -55,6 +56,9 @@ __all__ = [
 ]
 
 MAP_KIND: Final = "lanes-affected-map"
+# Its default place is the envelope directory (CI uploads it with the
+# envelopes), where it is a document of its own, not a lane's envelope.
+MAP_FILE_NAME: Final = "affected-map.json"
 # 2: ``outside``, the code run outside every test (at import, collection).
 # 3: ``collected``, what ran while pytest collected one file or directory only;
 #    ``outside`` keeps the rest (the session's).

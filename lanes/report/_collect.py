@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from lanes.affected.testmap import MAP_FILE_NAME
 from lanes.envelope import read_envelope, validate_envelope
 from lanes.errors import EnvelopeError
 
@@ -72,13 +73,17 @@ def collect(directory: Path) -> list[Entry]:
     """Every ``*.json`` directly in ``directory``, by file name; [] when it does not exist.
 
     Hidden files are skipped: they are the atomic writer's temporary files,
-    never envelopes.
+    never envelopes. So is ``lanes affected``'s recorded map, which is kept
+    beside the envelopes (and uploaded with them) but is no lane's envelope.
     """
     if not directory.is_dir():
         return []
     paths = sorted(
         path
         for path in directory.iterdir()
-        if path.suffix == ".json" and not path.name.startswith(".") and not path.is_dir()
+        if path.suffix == ".json"
+        and not path.name.startswith(".")
+        and path.name != MAP_FILE_NAME
+        and not path.is_dir()
     )
     return [read_entry(path) for path in paths]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from lanes.cli import main
+from tests.affected.recordings import record_once
 from tests.report.report_fixtures import write_invalid, write_lane
 
 
@@ -124,3 +125,25 @@ def test_without_jinja2_the_fix_is_named(
     err = capsys.readouterr().err
     assert "error: `lanes report` needs jinja2, which is not installed" in err
     assert "hint: install the lane dependencies: python3 -m pip install 'lanekit[lanes]'" in err
+
+
+@pytest.mark.integration
+def test_the_affected_map_beside_the_envelopes_is_no_envelope(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    record_once(
+        project,
+        {
+            "pyproject.toml": '[project]\nname = "rm"\nversion = "0"\n',
+            ".gitignore": "envelopes/\n",
+            "tests/test_one.py": "def test_one() -> None:\n    assert True\n",
+        },
+    )
+    assert (project / "envelopes/affected-map.json").is_file()
+    monkeypatch.chdir(project)
+    write_lane(project, "alpha", "pass")
+    capsys.readouterr()
+    # Read as an envelope, the map failed the report as "invalid".
+    assert main(["report"]) == 0
+    assert "invalid" not in capsys.readouterr().out

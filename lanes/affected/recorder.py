@@ -9,7 +9,7 @@ Per test (setup, call and teardown together):
 
 - **code objects executed**, as (file, first line) of the project's own code
   (under the root, outside any virtualenv or site-packages there:
-  :class:`lanes.affected.child.ProjectCode`). On
+  :class:`lanes.affected.projectcode.ProjectCode`). On
   Python >= 3.12 ``sys.monitoring`` ``PY_START`` events, armed per code object
   on the project's own code only (when a module under the root is executed,
   and for what was imported before the recording began): the callback notes
@@ -22,7 +22,7 @@ Per test (setup, call and teardown together):
   data files, fixtures read from disk, templates.
 - **processes spawned** (``subprocess.Popen``, ``os.exec*``, ``os.posix_spawn``,
   ``os.system``, ``os.fork``), told apart by the program
-  (:func:`lanes.affected.child.classify_spawn`). Every Python process started
+  (:func:`lanes.affected.spawns.classify_spawn`). Every Python process started
   during a recording records itself (:mod:`lanes.affected.child`: a
   ``sitecustomize`` first on ``PYTHONPATH``, carried into an environment the
   test built itself), and so does a fork of this process during a test
@@ -107,19 +107,25 @@ import pytest
 from lanes.affected.child import (
     ENV_CHILD,
     ENV_TEST,
-    FOREIGN,
-    IGNORED,
     RECORD_SUFFIX,
-    SPAWN_EVENTS,
-    ProjectCode,
-    carry_recording,
-    classify_spawn,
     forked_to_exec,
     free_tool_id,
-    read_record,
     record_fork,
-    unrecorded_spawns,
     write_bootstrap,
+)
+from lanes.affected.projectcode import (
+    ProjectCode,
+)
+from lanes.affected.records import (
+    read_record,
+    unrecorded_spawns,
+)
+from lanes.affected.spawns import (
+    FOREIGN,
+    IGNORED,
+    SPAWN_EVENTS,
+    carry_recording,
+    classify_spawn,
 )
 
 if TYPE_CHECKING:
@@ -252,7 +258,9 @@ class _Recorder:
                 return
             # A test that builds its child's environment (a copy without
             # PYTHONPATH, a few variables) would lose the recording: put it back.
-            carry_recording(env, self.setting, str(len(self.tests)), self.bootstrap)
+            carry_recording(
+                env, {ENV_CHILD: self.setting, ENV_TEST: str(len(self.tests))}, self.bootstrap
+            )
             if kind == FOREIGN:
                 self.foreign.add(name)
             else:
@@ -555,7 +563,7 @@ class _Recorder:
 
     def child_records(self, test: int) -> list[dict[str, Any]]:
         """The whole records the processes of test number ``test`` wrote, read
-        and removed (:func:`lanes.affected.child.read_record`: a process still
+        and removed (:func:`lanes.affected.records.read_record`: a process still
         running has none)."""
         prefix = f"{test}-"
         records: list[dict[str, Any]] = []

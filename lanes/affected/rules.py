@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
-from lanes.affected.child import in_environment
 from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
 from lanes.affected.graph import ImportGraph, build_graph, module_name, pytest_sys_path
+from lanes.affected.projectcode import in_environment
 
 if TYPE_CHECKING:
     from lanes.config import Config
@@ -104,7 +104,7 @@ class Project:
         suite_paths = [p for suite in config.suites.values() for p in suite.paths]
         rules = read_rules(root, config.affected.test_patterns, suite_paths)
         # A virtualenv committed under the root is nobody's code here, as for
-        # the recorder (lanes.affected.child.ProjectCode) and pytest's collection.
+        # the recorder (lanes.affected.projectcode.ProjectCode) and pytest's collection.
         venvs = {p[: -len("pyvenv.cfg")] for p in files if PurePosixPath(p).name == "pyvenv.cfg"}
         code = {
             p for p in [*files, *phantom] if not in_environment(p.split("/"), venvs.__contains__)

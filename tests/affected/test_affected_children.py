@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from lanes.affected.child import unrecorded_spawns
+from lanes.affected.records import unrecorded_spawns
 from lanes.cli import main
 from tests.affected.recordings import executed, recorded_map
 from tests.support.git import git, make_repo

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from lanes.affected.child import process_ended, read_record
+from lanes.affected.records import process_ended, read_record
 from lanes.cli import main
 from tests.affected.recordings import executed, own_copy, record_once, recorded_map
 

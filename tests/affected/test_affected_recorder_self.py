@@ -28,7 +28,7 @@ FILES = {
     "pyproject.toml": '[project]\nname = "selfrecord"\nversion = "0"\n\n'
     '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
     "tests/__init__.py": "",
-    "tests/test_calls.py": "from lanes.affected.child import classify_spawn\n\n\n"
+    "tests/test_calls.py": "from lanes.affected.spawns import classify_spawn\n\n\n"
     "def test_calls() -> None:\n"
     "    assert classify_spawn('os.fork', ())[0] == 'python'\n",
     "tests/test_plain.py": "def test_plain() -> None:\n    assert True\n",
@@ -59,13 +59,13 @@ def test_the_recorders_own_hooks_are_no_tests_code(recorded: testmap.TestMap) ->
     for test in ("tests/test_plain.py::test_plain", "tests/test_calls.py::test_calls"):
         ran = executed(recorded, test)
         assert not {node for node in ran if node[0] == "lanes/affected/recorder.py"}, test
-    assert ("lanes/affected/child.py", "classify_spawn") not in executed(
+    assert ("lanes/affected/spawns.py", "classify_spawn") not in executed(
         recorded, "tests/test_plain.py::test_plain"
     )
 
 
 @pytest.mark.integration
 def test_lanekits_code_a_test_calls_in_process_is_still_seen(recorded: testmap.TestMap) -> None:
-    assert ("lanes/affected/child.py", "classify_spawn") in executed(
+    assert ("lanes/affected/spawns.py", "classify_spawn") in executed(
         recorded, "tests/test_calls.py::test_calls"
     )

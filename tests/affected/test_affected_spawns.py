@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from lanes.affected.child import FOREIGN, IGNORED, PYTHON, classify_spawn
+from lanes.affected.spawns import FOREIGN, IGNORED, PYTHON, classify_spawn
 from lanes.cli import main
 from tests.affected.recordings import own_copy, record_once, recorded_map
 

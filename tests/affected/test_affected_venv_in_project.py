@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from lanes.affected.child import ProjectCode, in_environment
+from lanes.affected.projectcode import ProjectCode, in_environment
 from lanes.affected.testmap import read_map
 from lanes.cli import main
 from tests.support.git import make_repo

@@ -329,10 +329,10 @@ class _ChildRecorder:
 
     def note_code(self, code: CodeType) -> None:
         self.code.add(code)
-        filename = code.co_filename
-        if self.project(filename):
+        file = self.project.code_path(code.co_filename)
+        if file:
             first = 0 if code.co_name == "<module>" else code.co_firstlineno
-            self.line({"code": [[filename[len(self.root) :], first]]})
+            self.line({"code": [[file, first]]})
 
     def monitor(self, code: CodeType, offset: int) -> object:
         if code not in self.code:

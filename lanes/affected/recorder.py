@@ -8,8 +8,8 @@ run pays for it). It writes a raw recording to the file named by
 Per test (setup, call and teardown together):
 
 - **code objects executed**, as (file, first line) of the project's own code
-  (under the root, outside any virtualenv or site-packages there:
-  :class:`lanes.affected.projectcode.ProjectCode`). On
+  (under the root, outside any virtualenv or site-packages there, or an exact
+  copy of such a file anywhere: :class:`lanes.affected.projectcode.ProjectCode`). On
   Python >= 3.12 ``sys.monitoring`` ``PY_START`` events, armed per code object
   on the project's own code only (when a module under the root is executed,
   and for what was imported before the recording began): the callback notes
@@ -240,11 +240,11 @@ class _Recorder:
             # A module's code about to run (an import, a test module pytest
             # rewrote): on 3.12+ its functions are watched from here on.
             code = args[0] if args else None
-            if type(code) is CodeType and self.project(code.co_filename):
+            if type(code) is CodeType and (file := self.project.code_path(code.co_filename)):
                 if self.tool_id >= 0:
                     self.arm(code)
                 if self.site_calls:
-                    self.imported_by_sites(code.co_filename[len(self.root) :])
+                    self.imported_by_sites(file)
             return
         if not self.active:
             return
@@ -269,7 +269,7 @@ class _Recorder:
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         code = frame.f_code
-        if self.scope is None or not self.project(code.co_filename):
+        if self.scope is None or not self.project.code_path(code.co_filename):
             self.code.add(code)  # no local trace function: call events only
         elif code not in self.code:
             self.scoped(code, frame)
@@ -341,9 +341,9 @@ class _Recorder:
                 if not isinstance(file, str):
                     if arg0 not in sys.builtin_module_names:
                         self.site_unknown.update(hit)  # built at run time from who knows what
-                elif self.project(file):
+                elif relative := self.project.code_path(file):
                     for site in hit:
-                        self.site_files.setdefault(site, set()).add(file[len(self.root) :])
+                        self.site_files.setdefault(site, set()).add(relative)
         elif callee is builtins.__import__ or getattr(callee, "__name__", "") in _IMPORT_NAMES:
             # __import__'s fromlist returns loaded submodules too; a wrapper may do anything.
             self.site_unknown.update(hit)
@@ -408,13 +408,13 @@ class _Recorder:
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
                 code = obj.__code__
-                if self.project(code.co_filename):
+                if self.project.code_path(code.co_filename):
                     self.arm(code)
         # Their module code ran before any test: outside.
         for module in list(sys.modules.values()):
             file = getattr(module, "__file__", None)
-            if isinstance(file, str) and self.project(file):
-                self.preloaded.add((file[len(self.root) :], 0))
+            if isinstance(file, str) and (relative := self.project.code_path(file)):
+                self.preloaded.add((relative, 0))
 
     def preloaded_sites(self) -> None:
         """The sites of modules imported before the recording began that no
@@ -471,12 +471,9 @@ class _Recorder:
         # `def`, and the map must not take an import for a call.
         return sorted(
             {
-                (
-                    c.co_filename[len(self.root) :],
-                    0 if c.co_name == "<module>" else c.co_firstlineno,
-                )
+                (file, 0 if c.co_name == "<module>" else c.co_firstlineno)
                 for c in code
-                if self.project(c.co_filename) and c.co_filename != _OWN_FILE
+                if c.co_filename != _OWN_FILE and (file := self.project.code_path(c.co_filename))
             }
         )
 
@@ -684,6 +681,14 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         outcome = next((o for o in ("failed", "skipped") if o in outcomes), "passed")
         path = os.path.relpath(str(item.path), recorder.root)
         recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
+        if _generated(item):
+            recorder.tests[-1]["generated"] = True
+
+
+def _generated(item: pytest.Item) -> bool:
+    """A Hypothesis test (``@given``, a state machine's ``TestCase``): Hypothesis
+    marks the function it wraps. Read without importing Hypothesis."""
+    return getattr(getattr(item, "obj", None), "is_hypothesis_test", False) is True
 
 
 def _shared_code(recorder: _Recorder, item: pytest.Item) -> tuple[set[CodeType], set[Site]]:

@@ -38,28 +38,8 @@ Per test (setup, call and teardown together):
   xfail as skipped too) stopped where the recording saw it stop, and what it
   executed up to there is recorded: unless a change reaches that code, it
   skips again, which fails no run; it is vouched for like a passing one.
-- **computed imports that ran**: the call sites the static scan found
-  (:mod:`lanes.affected.computed`, handed over in the file named by
-  ``LANES_AFFECTED_SITES``) whose call instruction executed: a call
-  instruction whose source span lies within the site's lines. Not a line
-  event: a line runs without its call when it holds the condition in front
-  of it (``if c: m = import_module(n)``) or another expression that stops
-  first. Only the code objects holding a site are watched
-  (3.12+: ``CALL`` events, each location disabled after its first hit per
-  test; 3.11: on those frames alone, opcode events while a site's line
-  runs), never the rest of the process. What a site imported is noted as
-  files: every project module executed while its call is on the stack (the
-  ``exec`` audit event, and the calling frame's instruction is the site's
-  call), and on 3.12+, where a site's calls stay watched (one callback per
-  call), the file of a module ``importlib.import_module`` returned already
-  loaded. Anything else a site called (``__import__``, a wrapper, a relative
-  name, a loaded module without a file) makes what it imported unknown, and
-  so does 3.11, which cannot see a call's arguments. Files, not names: a
-  loader that copies a package's ``__path__`` runs a file under another
-  module name (toolz's ``tlz``). A site that ran in a child process
-  is inferred from the code the child executed (:func:`lanes.affected.testmap.build_map`);
-  a site in a module imported before the recording began, outside every
-  function, is taken as run outside tests.
+- **computed imports that ran**, and what each imported
+  (:mod:`lanes.affected.sitewatch`).
 
 Code runs outside tests too, and the map must know it, in the narrowest
 scope that ran it:
@@ -89,15 +69,12 @@ scope is credited with the code it executed.)
 
 from __future__ import annotations
 
-import builtins
 import contextlib
-import dis
 import json
 import os
 import shutil
 import sys
 import threading
-from importlib import import_module
 from pathlib import Path
 from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
@@ -120,6 +97,7 @@ from lanes.affected.records import (
     read_record,
     unrecorded_spawns,
 )
+from lanes.affected.sitewatch import SiteWatch
 from lanes.affected.spawns import (
     FOREIGN,
     IGNORED,
@@ -133,6 +111,8 @@ if TYPE_CHECKING:
     from types import FrameType
 
     from _typeshed import TraceFunction
+
+    from lanes.affected.sitewatch import Site
 
 __all__ = ["ENV_OUTPUT", "ENV_SITES"]
 
@@ -149,35 +129,6 @@ _OWN_FILE = __file__
 _NAMED_PROGRAMS = 5
 
 
-# A site: (file under the root, its first line), as the static scan names it.
-Site = tuple[str, int]
-_CACHE = dis.opmap["CACHE"]
-_IMPORT_NAMES = frozenset({"import_module", "__import__"})
-# The instructions that call: CALL, and CALL_FUNCTION_EX for f(*args).
-_CALL_OPS = frozenset(dis.opmap[name] for name in ("CALL", "CALL_FUNCTION_EX") if name in dis.opmap)
-
-
-def _site_calls(code: CodeType, ranges: list[tuple[int, int, Site]]) -> dict[int, list[Site]]:
-    """Offset of each call instruction of ``code``'s own (not its nested
-    functions') whose source span lies within a site's lines -> those sites."""
-    raw = code.co_code
-    found: dict[int, list[Site]] = {}
-    # One position per code unit (two bytes), caches included.
-    for index, (first, last, _, _) in enumerate(code.co_positions()):
-        if first is None or raw[2 * index] not in _CALL_OPS:
-            continue
-        end = last if last is not None else first
-        sites = [site for low, high, site in ranges if low <= first and end <= high]
-        if sites:
-            found[2 * index] = sites
-            # While the call runs, the caller's f_lasti points into its inline caches.
-            after = index + 1
-            while 2 * after < len(raw) and raw[2 * after] == _CACHE:
-                found[2 * after] = sites
-                after += 1
-    return found
-
-
 class _Recorder:
     def __init__(
         self, root: str, children: tuple[str, str], sites: list[tuple[str, int, int]]
@@ -185,22 +136,10 @@ class _Recorder:
         self.root = root.rstrip(os.sep) + os.sep
         # The project's own code: under the root, outside any virtualenv there.
         self.project = ProjectCode(self.root)
-        # Absolute file -> (first line, last line, site) of each site's call.
-        self.site_ranges: dict[str, list[tuple[int, int, Site]]] = {}
-        # Absolute file -> the lines a site's call spans (3.11: opcode events there).
-        self.site_lines: dict[str, set[int]] = {}
-        for file, first, last in sites:
-            self.site_ranges.setdefault(self.root + file, []).append((first, last, (file, first)))
-            self.site_lines.setdefault(self.root + file, set()).update(range(first, last + 1))
-        self.sites = sorted({(file, first) for file, first, _ in sites})
-        self.sites_hit: set[Site] = set()
-        self.outside_sites: set[Site] = set()
-        # What each site imported: project files (under the root); unknown for some.
-        self.site_files: dict[Site, set[str]] = {}
-        self.site_unknown: set[Site] = set()
+        # The computed-import sites: which ran, and what each imported.
+        self.watch = SiteWatch(self.root, self.project, sites)
+        # The sites a shared fixture's setup ran, credited like its code.
         self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
-        # The code objects of the site files: offset of a site's call -> its sites (empty: none).
-        self.site_calls: dict[CodeType, dict[int, list[Site]]] = {}
         self.tracer: TraceFunction = self.trace_sites if sites else self.trace
         # Where the processes a test spawns write their records (lanes.affected.child),
         # and the bootstrap that makes them record: for carry_recording.
@@ -243,8 +182,9 @@ class _Recorder:
             if type(code) is CodeType and (file := self.project.code_path(code.co_filename)):
                 if self.tool_id >= 0:
                     self.arm(code)
-                if self.site_calls:
-                    self.imported_by_sites(file)
+                if self.watch.calls:
+                    # The frame the import runs from: the audit hook's caller.
+                    self.watch.imported(file, sys._getframe(1))
             return
         if not self.active:
             return
@@ -274,44 +214,10 @@ class _Recorder:
         elif code not in self.code:
             self.scoped(code, frame)
 
-    def imported_by_sites(self, file: str) -> None:
-        """A project module about to run: imported by every site whose call is on the stack."""
-        frame: FrameType | None = sys._getframe(2)  # the audit hook's caller's caller
-        while frame is not None:
-            calls = self.site_calls.get(frame.f_code)
-            hit = calls.get(frame.f_lasti) if calls else None
-            if hit:
-                for site in hit:
-                    self.site_files.setdefault(site, set()).add(file)
-            frame = frame.f_back
-
-    def calls_of(self, code: CodeType) -> dict[int, list[Site]]:
-        """The site calls of ``code`` (a code object of a file holding a site), computed once."""
-        calls = self.site_calls.get(code)
-        if calls is None:
-            calls = self.site_calls[code] = _site_calls(code, self.site_ranges[code.co_filename])
-        return calls
-
     def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
         """3.11 with computed-import sites: call events, and a local trace in the frames holding one."""
         self.trace(frame, event, arg)
-        code = frame.f_code
-        if code.co_filename not in self.site_ranges or not self.calls_of(code):
-            return None
-        return self.trace_site_frame
-
-    def trace_site_frame(self, frame: FrameType, event: str, arg: object) -> TraceFunction:
-        # 3.11 sees no call's arguments: what a site imported stays unknown.
-        if event == "line":
-            # Opcode events only while a site's lines run: a hot function
-            # holding a site pays per instruction of those lines alone.
-            frame.f_trace_opcodes = frame.f_lineno in self.site_lines[frame.f_code.co_filename]
-        elif event == "opcode":
-            hit = self.site_calls[frame.f_code].get(frame.f_lasti)
-            if hit:
-                self.sites_hit.update(hit)
-                self.site_unknown.update(hit)
-        return self.trace_site_frame
+        return self.watch.trace_frame if self.watch.holds_sites(frame.f_code) else None
 
     def monitor(self, code: CodeType, offset: int) -> object:
         if self.busy:
@@ -324,31 +230,6 @@ class _Recorder:
             # Keep watching: a later call in this scope may come from a shared import.
             return None
         return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
-
-    def monitor_call(self, code: CodeType, offset: int, callee: object, arg0: object) -> object:
-        # Only code objects holding a site get CALL events; a location that is
-        # no site's call is disabled after its first hit until the next test.
-        hit = self.site_calls[code].get(offset)
-        if not hit:
-            return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
-        self.sites_hit.update(hit)
-        # A site's own calls stay watched: a module it gets already loaded runs
-        # no code (no exec event), and its file is what the site reads.
-        if callee is import_module and type(arg0) is str and not arg0.startswith("."):
-            loaded = sys.modules.get(arg0)
-            if loaded is not None:
-                file = getattr(loaded, "__file__", None)
-                if not isinstance(file, str):
-                    if arg0 not in sys.builtin_module_names:
-                        self.site_unknown.update(hit)  # built at run time from who knows what
-                elif relative := self.project.code_path(file):
-                    for site in hit:
-                        self.site_files.setdefault(site, set()).add(relative)
-        elif callee is builtins.__import__ or getattr(callee, "__name__", "") in _IMPORT_NAMES:
-            # __import__'s fromlist returns loaded submodules too; a wrapper may do anything.
-            self.site_unknown.update(hit)
-        # Any other call in the site's span is one of its arguments: it imports nothing.
-        return None
 
     def scoped(self, code: CodeType, frame: FrameType | None) -> bool:
         """Credit ``code`` to the collection scope (True), or to the session
@@ -396,7 +277,7 @@ class _Recorder:
                 continue
             self.armed.add(current)
             events = monitoring.events.PY_START
-            if current.co_filename in self.site_ranges and self.calls_of(current):
+            if self.watch.holds_sites(current):
                 events |= monitoring.events.CALL
             monitoring.set_local_events(self.tool_id, current, events)
             pending.extend(c for c in current.co_consts if type(c) is CodeType)
@@ -416,38 +297,6 @@ class _Recorder:
             if isinstance(file, str) and (relative := self.project.code_path(file)):
                 self.preloaded.add((relative, 0))
 
-    def preloaded_sites(self) -> None:
-        """The sites of modules imported before the recording began that no
-        function holds: their module code ran unseen, so they count as run outside tests."""
-        import gc  # noqa: PLC0415  # once per recording
-
-        preloaded = {
-            file
-            for module in list(sys.modules.values())
-            if isinstance(file := getattr(module, "__file__", None), str)
-            and file in self.site_ranges
-        }
-        if not preloaded:
-            return
-        held: set[Site] = set()
-        seen: set[CodeType] = set()
-        pending = [
-            obj.__code__
-            for obj in gc.get_objects()
-            if type(obj) is FunctionType and obj.__code__.co_filename in preloaded
-        ]
-        while pending:
-            code = pending.pop()
-            if code in seen:
-                continue
-            seen.add(code)
-            held.update(site for sites in self.calls_of(code).values() for site in sites)
-            pending.extend(c for c in code.co_consts if type(c) is CodeType)
-        for file in preloaded:
-            unseen = [site for _, _, site in self.site_ranges[file] if site not in held]
-            self.outside_sites.update(unseen)
-            self.site_unknown.update(unseen)
-
     def begin(self) -> None:
         """Trace from now on: collection and imports are seen as well as tests
         (on 3.11 until the first test; from then on, tests only)."""
@@ -462,8 +311,7 @@ class _Recorder:
         self.active = False
         self.outside |= self.code
         self.code = set()
-        self.outside_sites |= self.sites_hit
-        self.sites_hit = set()
+        self.watch.outside |= self.watch.take()
 
     def located(self, code: set[CodeType]) -> list[tuple[str, int]]:
         """(file under the root, first line) of each code object, the rest dropped."""
@@ -482,8 +330,7 @@ class _Recorder:
         # What ran since the last test (collection, imports, hooks) ran outside tests.
         self.outside |= self.code
         self.code = set()
-        self.outside_sites |= self.sites_hit
-        self.sites_hit = set()
+        self.watch.outside |= self.watch.take()
         self.opened = set()
         self.spawned = 0
         self.started, self.foreign = set(), set()
@@ -522,8 +369,7 @@ class _Recorder:
         os.environ.pop(ENV_TEST, None)
         located = set(self.located(self.code | shared[0]))
         self.code = set()
-        sites = self.sites_hit | shared[1]
-        self.sites_hit = set()
+        sites = self.watch.take() | shared[1]
         # What the test's processes executed: build_map finds the sites it holds.
         child_code: set[tuple[str, int]] = set()
         # abspath, not resolve: normalised without following links, like co_filename.
@@ -629,10 +475,10 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
             )
         monitoring.use_tool_id(_tool_id, "lanes-affected")
         monitoring.register_callback(_tool_id, monitoring.events.PY_START, recorder.monitor)
-        monitoring.register_callback(_tool_id, monitoring.events.CALL, recorder.monitor_call)
+        monitoring.register_callback(_tool_id, monitoring.events.CALL, recorder.watch.monitor_call)
         recorder.tool_id = _tool_id
         recorder.arm_loaded()
-    recorder.preloaded_sites()
+    recorder.watch.preloaded()
     _recorder = recorder
     sys.addaudithook(recorder.audit)
     os.register_at_fork(after_in_child=recorder.forked)
@@ -716,7 +562,7 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
     # Set up once, used by many tests: its code is kept apart and credited to
     # each of them (the first test sees it too).
     before, recorder.code = recorder.code, set()
-    sites_before, recorder.sites_hit = recorder.sites_hit, set()
+    sites_before = recorder.watch.take()
     if sys.version_info >= (3, 12):
         sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
     try:
@@ -725,8 +571,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
         key = (fixturedef.baseid, fixturedef.argname)
         recorder.fixtures[key] = recorder.fixtures.get(key, set()) | recorder.code
         recorder.code = before | recorder.code
-        recorder.fixture_sites[key] = recorder.fixture_sites.get(key, set()) | recorder.sites_hit
-        recorder.sites_hit = sites_before | recorder.sites_hit
+        recorder.fixture_sites[key] = recorder.fixture_sites.get(key, set()) | recorder.watch.hit
+        recorder.watch.hit = sites_before | recorder.watch.hit
 
 
 _OUTCOMES = pytest.StashKey[list[str]]()
@@ -795,12 +641,9 @@ def pytest_sessionfinish() -> None:
         "python": sys.version.split()[0],
         "tests": recorder.tests,
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
-        "sites": recorder.sites,
-        "outside_sites": sorted(recorder.outside_sites),
-        "site_imports": [
-            None if site in recorder.site_unknown else sorted(recorder.site_files.get(site, ()))
-            for site in recorder.sites
-        ],
+        "sites": recorder.watch.sites,
+        "outside_sites": sorted(recorder.watch.outside),
+        "site_imports": recorder.watch.imports(),
         "collected": {
             scope: recorder.located(code) for scope, code in sorted(recorder.collected.items())
         },

@@ -63,7 +63,7 @@ from lanes.affected.rules import (
     static_choice,
     unresolved_tests,
 )
-from lanes.affected.suites import SuiteRun, plan_gates, runs_xdist, suite_runs
+from lanes.affected.suites import RecordedTimes, SuiteRun, plan_gates, runs_xdist, suite_runs
 
 if TYPE_CHECKING:
     from lanes.affected.changes import Changes
@@ -414,7 +414,11 @@ def make_plan(
         tests=tests,
         full_reasons=full_reasons,
         suites=suite_runs(
-            project, sorted(tests), {f: sorted(ids) for f, ids in narrowed_nodes.items()}, full=full
+            project,
+            sorted(tests),
+            {f: sorted(ids) for f, ids in narrowed_nodes.items()},
+            full=full,
+            times=RecordedTimes.of(test_map),
         ),
         gates=gates,
         blind_spots=blind,

@@ -75,6 +75,7 @@ import os
 import shutil
 import sys
 import threading
+import time
 from pathlib import Path
 from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
@@ -519,14 +520,18 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
     outcomes: list[str] = []
     item.stash[_OUTCOMES] = outcomes
     recorder.start()
+    started = time.perf_counter()
     try:
         yield
     finally:
+        seconds = time.perf_counter() - started
         # A failure in any phase wins over a skip: a test skipped in setup whose
         # teardown errors is a failing test, not a skipped one.
         outcome = next((o for o in ("failed", "skipped") if o in outcomes), "passed")
         path = os.path.relpath(str(item.path), recorder.root)
         recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
+        # Under the recorder, a little slower than alone: for sizing a run, not a verdict.
+        recorder.tests[-1]["seconds"] = seconds
         if _generated(item):
             recorder.tests[-1]["generated"] = True
 

@@ -2,8 +2,9 @@
 
 A file the map narrowed is named by its test ids (``path::test``); a large
 selection gets xdist's workers only when the project runs its suite under
-xdist. Gates (lint, type check) fire for their input patterns, whatever else
-the plan selects.
+xdist: large by the time its tests took in the recorded map, else by its
+file count. Gates (lint, type check) fire for their input patterns, whatever
+else the plan selects.
 """
 
 from __future__ import annotations
@@ -20,9 +21,18 @@ if TYPE_CHECKING:
 
     from lanes.affected.changes import Changes
     from lanes.affected.rules import Project
+    from lanes.affected.testmap import TestMap
     from lanes.payloads.affected import AffectedSuite
 
-__all__ = ["PARALLEL_FROM", "SuiteRun", "plan_gates", "runs_xdist", "suite_runs"]
+__all__ = [
+    "PARALLEL_FROM",
+    "PARALLEL_SECONDS",
+    "RecordedTimes",
+    "SuiteRun",
+    "plan_gates",
+    "runs_xdist",
+    "suite_runs",
+]
 
 
 @dataclass
@@ -46,15 +56,52 @@ class SuiteRun:
         return entry
 
 
+@dataclass(frozen=True)
+class RecordedTimes:
+    """How long each recorded test ran (the map's per-test ``ms``): what a
+    selection will take serially, to choose whether workers pay for themselves."""
+
+    by_id: dict[str, int]
+    by_file: dict[str, int]
+
+    @classmethod
+    def of(cls, test_map: TestMap | None) -> RecordedTimes | None:
+        """None: no map, or one recorded without durations (before version 6)."""
+        tests = test_map.document["tests"] if test_map is not None else []
+        if not tests or any("ms" not in test for test in tests):
+            return None
+        by_id = {test["id"]: test.get("ms", 0) for test in tests}
+        by_file: dict[str, int] = {}
+        for test in tests:
+            by_file[test["file"]] = by_file.get(test["file"], 0) + test.get("ms", 0)
+        return cls(by_id, by_file)
+
+    def seconds(self, whole: list[str], ids: list[str]) -> float | None:
+        """The serial run time of whole files and single tests; None: the map
+        never recorded one of them (a new file, a new test)."""
+        if any(f not in self.by_file for f in whole) or any(i not in self.by_id for i in ids):
+            return None
+        return (sum(self.by_file[f] for f in whole) + sum(self.by_id[i] for i in ids)) / 1000
+
+
 def suite_runs(
-    project: Project, tests: list[str], nodes: dict[str, list[str]], *, full: bool
+    project: Project,
+    tests: list[str],
+    nodes: dict[str, list[str]],
+    *,
+    full: bool,
+    times: RecordedTimes | None = None,
 ) -> list[SuiteRun]:
     """One run per suite holding selected files; a file narrowed by the map is named
-    by its test ids (``path::test``), pytest's own way to run part of a file."""
+    by its test ids (``path::test``), pytest's own way to run part of a file.
+    ``times``: the recorded map's durations, which size each run."""
 
     def args(files: list[str]) -> tuple[list[str], list[str]]:
         ids = [node for f in files for node in nodes.get(f, ())]
         return [f for f in files if f not in nodes], ids
+
+    def serial(files: list[str]) -> float | None:
+        return times.seconds(*args(files)) if times is not None else None
 
     runs: list[SuiteRun] = []
     claimed: set[str] = set()
@@ -74,7 +121,11 @@ def suite_runs(
         runs.append(
             SuiteRun(
                 suite.name,
-                [*_parallel(kept, files, suite_parallel=parallel), *whole, *ids],
+                [
+                    *_parallel(kept, files, serial(files), suite_parallel=parallel),
+                    *whole,
+                    *ids,
+                ],
                 files,
                 False,
                 ids,
@@ -86,7 +137,11 @@ def suite_runs(
         runs.append(
             SuiteRun(
                 "(no suite)",
-                [*_parallel(["pytest"], rest, suite_parallel=parallel), *whole, *ids],
+                [
+                    *_parallel(["pytest"], rest, serial(rest), suite_parallel=parallel),
+                    *whole,
+                    *ids,
+                ],
                 rest,
                 False,
                 ids,
@@ -95,9 +150,16 @@ def suite_runs(
     return runs
 
 
-# From this many selected files on, a serial run costs more than starting
-# xdist's workers (38 files ran serially in 270 s; the full suite at -n 2, 106-350 s).
+# Without recorded durations: from this many selected files on, a serial run
+# costs more than starting xdist's workers (38 files ran serially in 270 s; the
+# full suite at -n 2, 106-350 s).
 PARALLEL_FROM = 8
+# With them: from this many seconds of recorded test time on. Each worker
+# imports and collects what the selection needs before its first test: on attrs
+# (a 12 s suite) all 24 files under -n auto cost 21-26 s of CPU and 23 s of wall
+# against 11-12 s and 12.5 s serially, on two cores. Below a minute, workers buy
+# little wall time for their CPU.
+PARALLEL_SECONDS = 60.0
 
 # Where a project says it runs its suite under xdist.
 _PARALLEL_SOURCES = ("pyproject.toml", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py")
@@ -115,11 +177,15 @@ def runs_xdist(root: Path) -> bool:
     return False
 
 
-def _parallel(argv: list[str], files: list[str], *, suite_parallel: bool) -> list[str]:
+def _parallel(
+    argv: list[str], files: list[str], seconds: float | None, *, suite_parallel: bool
+) -> list[str]:
     """The suite's own parallelism: xdist's ``-n auto`` for a large selection, when the
     project runs its suite under xdist, xdist is installed and the command does not
     choose already. A project that runs serially stays serial: xdist's workers buy
-    wall time with CPU (toolz's 12 files under -n auto cost 2.5x its serial full run)."""
+    wall time with CPU (toolz's 12 files under -n auto cost 2.5x its serial full run).
+    Large: ``seconds`` (its recorded serial time) from :data:`PARALLEL_SECONDS`
+    on, else (no durations) :data:`PARALLEL_FROM` files."""
     import importlib.util  # noqa: PLC0415  # only when a plan runs suites
 
     chooses = any(
@@ -128,7 +194,7 @@ def _parallel(argv: list[str], files: list[str], *, suite_parallel: bool) -> lis
     if (
         chooses
         or not suite_parallel
-        or len(files) < PARALLEL_FROM
+        or (len(files) < PARALLEL_FROM if seconds is None else seconds < PARALLEL_SECONDS)
         or importlib.util.find_spec("xdist") is None
     ):
         return argv

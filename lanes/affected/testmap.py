@@ -31,10 +31,21 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import write_atomic
 from lanes._jsondoc import failing_with, load_object
+from lanes.affected.mapdoc import (
+    MAP_FILE_NAME,
+    MAP_HINT,
+    MAP_KIND,
+    MAP_VERSION,
+    MAX_MAP_BYTES,
+    MAX_TEST_MS,
+    MapTest,
+    TestMapDocument,
+    validate_map,
+)
 from lanes.errors import UsageError
 
 if TYPE_CHECKING:
@@ -55,68 +66,7 @@ __all__ = [
     "read_map",
 ]
 
-MAP_KIND: Final = "lanes-affected-map"
-# Its default place is the envelope directory (CI uploads it with the
-# envelopes), where it is a document of its own, not a lane's envelope.
-MAP_FILE_NAME: Final = "affected-map.json"
-# 2: ``outside``, the code run outside every test (at import, collection).
-# 3: ``collected``, what ran while pytest collected one file or directory only;
-#    ``outside`` keeps the rest (the session's).
-# 4: ``sites``, ``outside_sites``, ``site_imports`` and per-test ``sites``: the
-#    computed imports that ran, and what each imported.
-# 5: per-test ``unvouched_data``: a test that started a program that is not
-#    Python is vouched for the project's code, not for its data files (before,
-#    it was not vouched for at all).
-MAP_VERSION: Final = 5
-# Read as before: everything it ran outside tests is the session's (selects as it did).
-_UNSCOPED_VERSION: Final = 2
-# Read as before: no computed import was watched (each keeps its whole net).
-_UNWATCHED_VERSION: Final = 3
-# Read as it is: its tests that started another program are unvouched whole.
-_WHOLE_VOUCH_VERSION: Final = 4
-MAX_MAP_BYTES: Final = 64 * 1024 * 1024
 MODULE: Final = "<module>"
-
-
-class MapTest(TypedDict):
-    """One recorded test: indices into the map's nodes and data files."""
-
-    id: str
-    file: str
-    nodes: list[int]
-    data: list[int]
-    # Why the map does not vouch for this test (it failed, a process it spawned left no record).
-    unvouched: NotRequired[str]
-    # Why the map vouches for this test's code but not for the files it read:
-    # a program it started that is not Python read what the recording cannot see.
-    unvouched_data: NotRequired[str]
-    # Indices into the map's sites: the computed imports this test executed.
-    sites: NotRequired[list[int]]
-
-
-class TestMapDocument(TypedDict):
-    """The map file's shape (``lanes affected --record`` writes it)."""
-
-    kind: str
-    version: int
-    commit: str
-    config_digest: str
-    python: str
-    nodes: list[tuple[str, str, int, int]]
-    data: list[str]
-    tests: list[MapTest]
-    # Indices of the nodes executed outside every test in the session scope:
-    # plugin configure, the first conftests, a module imported by more than one file.
-    outside: list[int]
-    # Collection scope -> indices of the nodes executed while pytest collected it:
-    # a file (its tests), or a directory ending in "/" (every test under it).
-    collected: dict[str, list[int]]
-    # The computed-import call sites the recording watched: (file, line of the call).
-    sites: list[tuple[str, int]]
-    # Indices of the sites that executed outside every test.
-    outside_sites: list[int]
-    # Per site: the project files it imported (ran, or got loaded), or None: unknown.
-    site_imports: list[list[str] | None]
 
 
 @dataclass(frozen=True)
@@ -239,6 +189,8 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
                 imports[i] = None  # a child's imports are not seen
         if ran:
             entry["sites"] = sorted(ran)
+        if "seconds" in test:
+            entry["ms"] = min(MAX_TEST_MS, max(0, round(float(test["seconds"]) * 1000)))
         _vouch(entry, test)
         tests.append(entry)
     return {
@@ -294,162 +246,6 @@ def _vouch(entry: MapTest, test: dict[str, Any]) -> None:
 def write_map(path: Path, document: TestMapDocument) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, json.dumps(document, separators=(",", ":")) + "\n")
-
-
-_HINT = "record a new map with `lanes affected --record`, or pass another with --map FILE"
-
-
-def _bad(path: Path, what: str) -> UsageError:
-    return UsageError(f"the affected map {str(path)!r} {what}", hint=_HINT)
-
-
-def _int_list(value: object, limit: int) -> list[int] | None:
-    if not isinstance(value, list):
-        return None
-    if all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < limit for i in value):
-        return list(value)
-    return None
-
-
-def _validate(path: Path, document: dict[str, object]) -> TestMapDocument:
-    if document.get("kind") != MAP_KIND:
-        raise _bad(
-            path,
-            f"is not a lanes affected map: kind {document.get('kind')!r}, expected {MAP_KIND!r}",
-        )
-    version = document.get("version")
-    readable = (_UNSCOPED_VERSION, _UNWATCHED_VERSION, _WHOLE_VOUCH_VERSION, MAP_VERSION)
-    if version not in readable:
-        raise _bad(
-            path,
-            f"has version {version!r}; this lanekit reads versions "
-            f"{', '.join(map(str, readable[:-1]))} and {readable[-1]}",
-        )
-    for key in ("commit", "config_digest", "python"):
-        if not isinstance(document.get(key), str):
-            raise _bad(path, f"has no string {key!r} (got {document.get(key)!r})")
-    raw_nodes = document.get("nodes")
-    raw_data = document.get("data")
-    raw_tests = document.get("tests")
-    if (
-        not isinstance(raw_nodes, list)
-        or not isinstance(raw_data, list)
-        or not isinstance(raw_tests, list)
-    ):
-        raise _bad(path, "must hold lists 'nodes', 'data' and 'tests'")
-    nodes: list[tuple[str, str, int, int]] = []
-    for node in raw_nodes:
-        if not (
-            isinstance(node, list)
-            and len(node) == 4
-            and isinstance(node[0], str)
-            and isinstance(node[1], str)
-            and all(isinstance(n, int) and not isinstance(n, bool) for n in node[2:])
-        ):
-            raise _bad(path, f"has a node that is not [file, qualname, start, end]: {node!r}"[:300])
-        nodes.append((node[0], node[1], node[2], node[3]))
-    if not all(isinstance(p, str) for p in raw_data):
-        raise _bad(path, "has a data entry that is not a path string")
-    outside = _int_list(document.get("outside"), len(nodes))
-    if outside is None:
-        raise _bad(path, "must hold 'outside', a list of node indices")
-    # A version 2 map has no collection scopes: all it ran outside tests is the session's.
-    raw_collected = document.get("collected", {} if version == _UNSCOPED_VERSION else None)
-    if not isinstance(raw_collected, dict):
-        raise _bad(path, "must hold 'collected', an object of collection scope -> node indices")
-    collected: dict[str, list[int]] = {}
-    for scope, indices in raw_collected.items():
-        checked = _int_list(indices, len(nodes))
-        if checked is None:
-            raise _bad(path, f"has collection scope {scope[:200]!r} without a list of node indices")
-        collected[scope] = checked
-    sites, outside_sites, site_imports = _validate_sites(path, document, version)
-    tests: list[MapTest] = []
-    for test in raw_tests:
-        if not isinstance(test, dict):
-            raise _bad(path, f"has a test that is not an object: {test!r}"[:300])
-        ids = _int_list(test.get("nodes"), len(nodes))
-        data = _int_list(test.get("data"), len(raw_data))
-        ran = _int_list(test.get("sites", []), len(sites))
-        name, file, unvouched = test.get("id"), test.get("file"), test.get("unvouched", "")
-        unvouched_data = test.get("unvouched_data", "")
-        if (
-            ids is None
-            or data is None
-            or ran is None
-            or not isinstance(name, str)
-            or not isinstance(file, str)
-            or not isinstance(unvouched, str)
-            or not isinstance(unvouched_data, str)
-        ):
-            raise _bad(path, f"has a malformed test entry: {test!r}"[:300])
-        entry: MapTest = {"id": name, "file": file, "nodes": ids, "data": data}
-        if unvouched:
-            entry["unvouched"] = unvouched
-        if unvouched_data:
-            entry["unvouched_data"] = unvouched_data
-        if ran:
-            entry["sites"] = ran
-        tests.append(entry)
-    return {
-        "kind": MAP_KIND,
-        "version": MAP_VERSION,
-        "commit": str(document["commit"]),
-        "config_digest": str(document["config_digest"]),
-        "python": str(document["python"]),
-        "nodes": nodes,
-        "data": [str(p) for p in raw_data],
-        "tests": tests,
-        "outside": outside,
-        "collected": collected,
-        "sites": sites,
-        "outside_sites": outside_sites,
-        "site_imports": site_imports,
-    }
-
-
-def _validate_sites(
-    path: Path, document: dict[str, object], version: object
-) -> tuple[list[tuple[str, int]], list[int], list[list[str] | None]]:
-    """The computed-import sites of a map, what ran outside tests, what each imported."""
-    # Before version 4 no computed import was watched: none is known to the map.
-    watched = version not in (_UNSCOPED_VERSION, _UNWATCHED_VERSION)
-    raw_sites = document.get("sites") if watched else []
-    if not isinstance(raw_sites, list):
-        raise _bad(path, "must hold 'sites', a list of [file, line]")
-    sites: list[tuple[str, int]] = []
-    for site in raw_sites:
-        if not (
-            isinstance(site, list)
-            and len(site) == 2
-            and isinstance(site[0], str)
-            and isinstance(site[1], int)
-            and not isinstance(site[1], bool)
-        ):
-            raise _bad(path, f"has a site that is not [file, line]: {site!r}"[:300])
-        sites.append((site[0], site[1]))
-    outside_sites = _int_list(document.get("outside_sites") if watched else [], len(sites))
-    if outside_sites is None:
-        raise _bad(path, "must hold 'outside_sites', a list of site indices")
-    site_imports = _site_imports(document.get("site_imports") if watched else [], len(sites))
-    if site_imports is None:
-        raise _bad(path, "must hold 'site_imports', per site null or a list of file paths")
-    return sites, outside_sites, site_imports
-
-
-def _site_imports(value: object, count: int) -> list[list[str] | None] | None:
-    """``site_imports`` validated: one entry per site, null or a list of paths."""
-    if not isinstance(value, list) or len(value) != count:
-        return None
-    found: list[list[str] | None] = []
-    for entry in value:
-        if entry is None:
-            found.append(None)
-        elif isinstance(entry, list) and all(isinstance(f, str) for f in entry):
-            found.append([str(f) for f in entry])
-        else:
-            return None
-    return found
 
 
 @dataclass
@@ -584,13 +380,13 @@ class TestMap:
 
 def read_map(path: Path) -> TestMap | None:
     """The map at ``path``, validated; None when there is none."""
-    fail = failing_with(UsageError, _HINT)
+    fail = failing_with(UsageError, MAP_HINT)
     document = load_object(
         path, what=f"the affected map {str(path)!r}", fail=fail, max_bytes=MAX_MAP_BYTES
     )
     if document is None:
         return None
-    return TestMap(path, _validate(path, document))
+    return TestMap(path, validate_map(path, document))
 
 
 def head_commit(root: Path) -> str | None:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from lanes.affected.testmap import read_map
 from lanes.cli import main
+from tests.affected.recordings import NO_HYPOTHESIS
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -239,6 +241,37 @@ def test_a_large_selection_runs_with_the_suites_parallelism(
     (tmp_path / "pkg/other.py").write_text(_LEAF.replace("+ 1", "+ 2"))
     [run] = _plan(tmp_path, capsys, monkeypatch)["suites"]
     assert run["command"] == ["pytest", "tests/test_other.py"]
+
+
+def test_a_selection_the_recorded_map_times_as_short_runs_serially(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: on attrs (a 12 s suite naming xdist), every selection of 8 files
+    or more ran under -n auto and cost up to 2x the CPU of the serial full run."""
+    files = {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n'
+        '[project.optional-dependencies]\ntest = ["pytest-xdist"]\n',
+        ".gitignore": "envelopes/\n__pycache__/\n",
+        "pkg/__init__.py": "",
+        "pkg/leaf.py": _LEAF,
+        **{
+            f"tests/test_{i}.py": "from pkg.leaf import f\n\n\ndef test_f() -> None:\n"
+            "    assert f(1)\n"
+            for i in range(8)
+        },
+    }
+    make_repo(tmp_path, files, "base")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+    assert main(["affected", "--record"]) == 0
+    capsys.readouterr()
+    recorded = read_map(tmp_path / "envelopes/affected-map.json")
+    assert recorded is not None
+    assert all(0 <= test["ms"] < 5000 for test in recorded.document["tests"])
+    (tmp_path / "pkg/leaf.py").write_text(_LEAF.replace("+ 1", "+ 2"))
+    [run] = _plan(tmp_path, capsys, monkeypatch)["suites"]
+    assert len(run["nodes"]) == 8
+    assert "-n" not in run["command"]
 
 
 def test_a_project_that_runs_serially_keeps_a_large_selection_serial(

@@ -49,8 +49,8 @@ FILES = {
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("recorded") / "project"
     assert (
-        "recorded 3 tests (1 not vouched for: failed, or started a process that left no record)"
-        in record_once(root, FILES)
+        "recorded 3 tests (1 not vouched for: failed, started a process that left no record, "
+        "or a Hypothesis test)" in record_once(root, FILES)
     )
     return root
 
@@ -152,10 +152,22 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
         '{"kind": "lanes-affected-map", "version": 9}'
     )
     with pytest.raises(
-        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4 and 5"
+        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4, 5 and 6"
     ) as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("ms", [-1, True, 1.5, 10**12])
+def test_a_recorded_duration_that_is_no_test_s_is_refused(recorded: Path, ms: object) -> None:
+    path = recorded / "envelopes/affected-map.json"
+    document = json.loads(path.read_text())
+    assert all(isinstance(test["ms"], int) for test in document["tests"])
+    document["tests"][0]["ms"] = ms
+    path.write_text(json.dumps(document))
+    with pytest.raises(UsageError, match="has a malformed test entry"):
+        read_map(path)
 
 
 @pytest.mark.integration

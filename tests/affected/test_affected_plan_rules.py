@@ -27,7 +27,7 @@ from lanes.affected.rules import (
 )
 from lanes.affected.rules import test_dir_holding as dir_holding
 from lanes.affected.selfcheck import FILES
-from lanes.affected.suites import PARALLEL_FROM, runs_xdist, suite_runs
+from lanes.affected.suites import PARALLEL_FROM, RecordedTimes, runs_xdist, suite_runs
 from lanes.config import load_config
 from tests.support.git import git, make_repo
 
@@ -525,6 +525,30 @@ def test_a_large_selection_runs_under_xdist_when_the_project_does(
         suite_runs(project, _many(PARALLEL_FROM - 1), {}, full=False)[0].command[1]
         == "tests/test_many00.py"
     )
+
+
+def test_recorded_durations_size_a_selection_not_its_file_count(tmp_path: Path) -> None:
+    # attrs (a 12 s suite, xdist in its test extra): 24 selected files under
+    # -n auto cost twice the CPU of its serial full run, for no wall time.
+    project = _project(tmp_path, {"tox.ini": "[testenv]\ndeps = pytest-xdist\n"})
+    files = _many(20)
+
+    def times(ms: int) -> RecordedTimes:
+        return RecordedTimes({f"{f}::test_a": ms for f in files}, dict.fromkeys(files, ms))
+
+    quick, slow = times(500), times(4000)  # 10 s and 80 s in all
+    assert suite_runs(project, files, {}, full=False, times=quick)[0].command[1] == files[0]
+    assert suite_runs(project, files, {}, full=False, times=slow)[0].command[:3] == [
+        "pytest",
+        "-n",
+        "auto",
+    ]
+    # A file narrowed to one test counts that test's time only.
+    narrowed = {f: [f"{f}::test_a"] for f in files}
+    assert suite_runs(project, files, narrowed, full=False, times=slow)[0].command[1] == "-n"
+    # A file the map never recorded has no time: the file count decides.
+    unknown = [*files[: PARALLEL_FROM - 1], "tests/test_new.py"]
+    assert suite_runs(project, unknown, {}, full=False, times=quick)[0].command[1] == "-n"
 
 
 def test_numprocesses_in_the_config_is_running_under_xdist(tmp_path: Path) -> None:

@@ -8,8 +8,10 @@ dependencies installed in both environments (lanekit in the first,
 pytest-testmon in the second). PLANTS.json: a list of one-line bugs
 ``{"file", "old", "new"}`` (affected_toolz_plants.json and
 affected_boltons_plants.json beside this script: toolz 0.12.1 and boltons
-25.0.0, from `pip download --no-binary :all: --no-deps`; marshmallow 3.20.2
-and click 8.1.7 likewise).
+25.0.0, from `pip download --no-binary :all: --no-deps`; marshmallow 3.20.2,
+click 8.1.7 and attrs 25.3.0 likewise; attrs with
+`--deselect=tests/test_converters.py::TestPipe::test_wrapped_annotation` in
+its addopts, a test that fails on CPython 3.11 and 3.12 before any plant).
 
 On the clean commit it times a plain full run, records the map
 (`lanes affected --record`) and builds testmon's database. Then per plant,

@@ -331,7 +331,10 @@ class _Recorder:
         # What ran since the last test (collection, imports, hooks) ran outside tests.
         self.outside |= self.code
         self.code = set()
-        self.watch.outside |= self.watch.take()
+        # Attributes, not a call: from here on a call to lanekit's code (on
+        # lanekit itself, where it is the project's) would be this test's.
+        self.watch.outside |= self.watch.hit
+        self.watch.hit = set()
         self.opened = set()
         self.spawned = 0
         self.started, self.foreign = set(), set()
@@ -567,7 +570,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
     # Set up once, used by many tests: its code is kept apart and credited to
     # each of them (the first test sees it too).
     before, recorder.code = recorder.code, set()
-    sites_before = recorder.watch.take()
+    # Attributes, not a call: a call here would be the running test's code.
+    sites_before, recorder.watch.hit = recorder.watch.hit, set()
     if sys.version_info >= (3, 12):
         sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
     try:

@@ -32,6 +32,11 @@ FILES = {
     "def test_calls() -> None:\n"
     "    assert classify_spawn('os.fork', ())[0] == 'python'\n",
     "tests/test_plain.py": "def test_plain() -> None:\n    assert True\n",
+    # Its spawn and its import run the recorder's audit hook, which calls lanekit's code.
+    "tests/test_spawns.py": "import subprocess\nimport sys\n\n\ndef test_spawns() -> None:\n"
+    "    import tests.helper\n\n"
+    "    subprocess.run([sys.executable, '-c', 'pass'], check=True)\n",
+    "tests/helper.py": "VALUE = 1\n",
 }
 
 
@@ -62,6 +67,19 @@ def test_the_recorders_own_hooks_are_no_tests_code(recorded: testmap.TestMap) ->
     assert ("lanes/affected/spawns.py", "classify_spawn") not in executed(
         recorded, "tests/test_plain.py::test_plain"
     )
+
+
+@pytest.mark.integration
+def test_what_the_recorder_calls_around_a_test_is_no_tests_code(
+    recorded: testmap.TestMap,
+) -> None:
+    # Regression: SiteWatch.take, called at each test's start, was credited
+    # to every test. (CPython runs audit hooks untraced, so classify_spawn and
+    # ProjectCode.code_path, which the hook calls for this test's spawn and
+    # import, never were: kept as a guard.)
+    ran = executed(recorded, "tests/test_spawns.py::test_spawns")
+    assert ("tests/helper.py", "<module>") in ran
+    assert not {node for node in ran if node[0].startswith("lanes/")}, ran
 
 
 @pytest.mark.integration

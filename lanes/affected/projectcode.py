@@ -113,18 +113,15 @@ class ProjectCode:
         if self.tops is None:
             self.tops = self.top_level()
         parts = filename.split(os.sep)
-        # Innermost first: .../copy/pkg/sub/pkg/mod.py is pkg/mod.py if that exists.
-        for index in range(len(parts) - 2, -1, -1):
+        # Innermost first (the file itself: a single-module project's copy):
+        # .../copy/pkg/sub/pkg/mod.py is pkg/mod.py if that exists.
+        for index in range(len(parts) - 1, -1, -1):
             if parts[index] not in self.tops:
                 continue
             tail = os.sep.join(parts[index:])
             for prefix in ("", "src" + os.sep):
                 if self.same_bytes(filename, self.root + prefix + tail):
                     return prefix + tail
-        if parts[-1] in self.tops:  # a single-module project, copied
-            for prefix in ("", "src" + os.sep):
-                if self.same_bytes(filename, self.root + prefix + parts[-1]):
-                    return prefix + parts[-1]
         return None
 
     def top_level(self) -> frozenset[str]:

@@ -70,10 +70,11 @@ class RecordedTimes:
         tests = test_map.document["tests"] if test_map is not None else []
         if not tests or any("ms" not in test for test in tests):
             return None
-        by_id = {test["id"]: test.get("ms", 0) for test in tests}
+        by_id: dict[str, int] = {}
         by_file: dict[str, int] = {}
         for test in tests:
-            by_file[test["file"]] = by_file.get(test["file"], 0) + test.get("ms", 0)
+            by_id[test["id"]] = test["ms"]
+            by_file[test["file"]] = by_file.get(test["file"], 0) + test["ms"]
         return cls(by_id, by_file)
 
     def seconds(self, whole: list[str], ids: list[str]) -> float | None:
@@ -100,9 +101,6 @@ def suite_runs(
         ids = [node for f in files for node in nodes.get(f, ())]
         return [f for f in files if f not in nodes], ids
 
-    def serial(files: list[str]) -> float | None:
-        return times.seconds(*args(files)) if times is not None else None
-
     runs: list[SuiteRun] = []
     claimed: set[str] = set()
     parallel = runs_xdist(project.config.root)
@@ -118,11 +116,12 @@ def suite_runs(
         # The suite's own options, its path selectors replaced by the selected files.
         kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
         whole, ids = args(files)
+        seconds = times.seconds(whole, ids) if times is not None else None
         runs.append(
             SuiteRun(
                 suite.name,
                 [
-                    *_parallel(kept, files, serial(files), suite_parallel=parallel),
+                    *_parallel(kept, files, seconds, suite_parallel=parallel),
                     *whole,
                     *ids,
                 ],
@@ -134,11 +133,12 @@ def suite_runs(
     rest = [t for t in tests if t not in claimed]
     if rest and not full:
         whole, ids = args(rest)
+        seconds = times.seconds(whole, ids) if times is not None else None
         runs.append(
             SuiteRun(
                 "(no suite)",
                 [
-                    *_parallel(["pytest"], rest, serial(rest), suite_parallel=parallel),
+                    *_parallel(["pytest"], rest, seconds, suite_parallel=parallel),
                     *whole,
                     *ids,
                 ],

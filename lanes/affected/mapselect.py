@@ -175,7 +175,8 @@ def narrow(
     hits: dict[str, tuple[str, str]] = {}
     # What ran only while pytest collected a file or directory shapes its tests alone.
     collected = test_map.collected_by(path, set(verdict.functions) - set(at_import))
-    whole = _collected_whole(test_map, path, collected, importers or (lambda _: []))
+    importers_of = importers or (lambda _: [])
+    whole = _collected_whole(test_map, path, collected, importers_of)
     note = "changed " + ", ".join(sorted(verdict.functions)) if verdict.functions else ""
     if collected:
         scopes = sorted({scope for found in collected.values() for scope in found})
@@ -191,6 +192,11 @@ def narrow(
         for file, found in sorted(flow.readers.items()):
             for node, (test_file, qualname) in test_map.executed(file, set(found)).items():
                 hits.setdefault(node, (test_file, f"{file}::{qualname} {found[qualname]}"))
+        for file, found_scoped in sorted(flow.collected.items()):
+            ran = {qualname: list(scopes) for qualname, (scopes, _) in found_scoped.items()}
+            reads = {qualname: why for qualname, (_, why) in found_scoped.items()}
+            for test, why in _collected_whole(test_map, file, ran, importers_of, reads).items():
+                whole.setdefault(test, why)
         whole = {**flow.whole, **whole}
         changed = sorted({n for (f, n) in flow.changed if f == path})
         flowed = f"module level: followed the names it changes ({_shown(changed) or 'none'})"
@@ -210,11 +216,14 @@ def _collected_whole(
     path: str,
     collected: dict[str, list[str]],
     importers: Callable[[str], list[str]],
+    reads: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """Test file -> why it runs whole: a changed function ran while pytest collected it,
-    or while pytest collected a file it imports."""
+    """Test file -> why it runs whole: a changed function (or one that ``reads``
+    a changed name, qualname -> which) ran while pytest collected it, or while
+    pytest collected a file it imports."""
     whole: dict[str, str] = {}
     for qualname, scopes in sorted(collected.items()):
+        because = (reads or {}).get(qualname, "")
         for scope in scopes:
             directory = scope.endswith("/")
             where = (
@@ -222,7 +231,7 @@ def _collected_whole(
                 if directory
                 else scope
             )
-            ran = f"{path}::{qualname} ran while pytest collected {where}"
+            ran = f"{path}::{qualname} {because + ' ' if because else ''}ran while pytest collected {where}"
             for test in test_map.scope_tests(scope):
                 whole.setdefault(
                     test, f"{ran} (the collection could produce other items): it runs whole"

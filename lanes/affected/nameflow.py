@@ -20,7 +20,11 @@ The flow, over the changed module and every module that imports it:
 - **readers**: the recorded functions whose code reads a changed value (by
   name, through an imported module's attribute, or the whole module:
   ``vars(m)``, ``getattr(m, name)``), and the code of a def or class whose
-  definition changed. The map gives the tests that executed them.
+  definition changed. The map gives the tests that executed them; a reader
+  that ran while pytest collected one file or directory (a test module's
+  module-level ``@define`` class, a parametrize table) built what that
+  collection's tests share: they run whole, as for a changed function that
+  ran there.
 
 It gives up, and the static rule stands, with the reason, wherever the flow
 cannot be followed: a module-level call whose effects are unknown
@@ -28,9 +32,9 @@ cannot be followed: a module-level call whose effects are unknown
 (``X.a = v``, ``X[k] = v``, ``X += v``: it may be shared with another module),
 a decorator that may register the function elsewhere, a changed ``__all__``, a module-level
 ``__getattr__`` in a module with changed names, a changed import of a name
-other modules import from it, a reader that ran outside every test (called at
-import or collection by code the flow does not see), a file that does not
-parse. Names bound by code (``locals().update(...)``) make every name of the
+other modules import from it, a reader that ran outside every test in the
+session scope (at a shared import, at configure: by code the flow does not
+see, for every test), a file that does not parse. Names bound by code (``locals().update(...)``) make every name of the
 module changed, which the flow still follows. A value-changed binding in a test
 file or conftest (a parametrize list, a fixture's params) may change the test
 ids themselves: that file (a conftest: its directory's tests) runs whole.
@@ -62,6 +66,9 @@ class Flow:
     fallback: str = ""
     # The names found changed (values and behaviour), for the plan's summary.
     changed: frozenset[Ref] = frozenset()
+    # file -> qualname -> (the collection scopes it ran in outside every test,
+    # why it matters): readers run while pytest collected one file or directory.
+    collected: dict[str, dict[str, tuple[tuple[str, ...], str]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -257,6 +264,7 @@ def follow(
     outside: Callable[[str], set[str]],
     ran_at_import: Iterable[str] = (),
     runs_whole: Callable[[str], bool],
+    collected: Callable[[str], dict[str, list[str]]] = lambda _: {},
 ) -> Flow:
     """The readers of what a module-level change to ``path`` binds.
 
@@ -264,9 +272,11 @@ def follow(
     start, new count) of its diff; ``sys_path``: the directories pytest adds to
     ``sys.path``; ``dependents``: the files that import it;
     ``read``: a file's current source (None: deleted); ``outside``: the functions
-    of a file that ran outside every test; ``ran_at_import``: functions of
-    ``path`` changed inside that ran at import; ``runs_whole``: a test file or
-    conftest (a changed binding there runs its tests whole).
+    of a file that ran outside every test in the session scope (at import,
+    configure); ``collected``: those that ran while pytest collected one file
+    or directory, with its scopes; ``ran_at_import``: functions of ``path``
+    changed inside that ran at import; ``runs_whole``: a test file or conftest
+    (a changed binding there runs its tests whole).
     """
     resolver = Resolver(files, roots, sys_path)
     modules: dict[str, Module] = {}
@@ -304,22 +314,25 @@ def follow(
     )
     if stop:
         return Flow({}, {}, stop)
-    return _readers(state, modules, outside, (path, set(ran_at_import)), runs_whole)
+    return _readers(state, modules, (outside, collected), (path, set(ran_at_import)), runs_whole)
 
 
 def _readers(
     state: _State,
     modules: dict[str, Module],
-    outside: Callable[[str], set[str]],
+    ran_outside: tuple[Callable[[str], set[str]], Callable[[str], dict[str, list[str]]]],
     ran_at_import: tuple[str, set[str]],
     runs_whole: Callable[[str], bool],
 ) -> Flow:
     """The functions reading a changed value, the code of changed definitions,
-    and the test files run whole; or why not (a reader ran outside every test)."""
+    the readers that ran while pytest collected, and the test files run whole;
+    or why not (a reader ran outside every test in the session scope)."""
     path, seeds = ran_at_import
+    outside, collected = ran_outside
     seed_refs = {(path, qualname.split(".", 1)[0]) for qualname in seeds}
     readers: dict[str, dict[str, str]] = {}
     whole: dict[str, str] = {}
+    scoped: dict[str, dict[str, tuple[tuple[str, ...], str]]] = {}
     for module in modules.values():
         found: dict[str, str] = {}
         for qualname, refs in sorted(module.functions.items()):
@@ -338,17 +351,25 @@ def _readers(
         # calls a changed function, builds what no recorded test is credited with.
         # (A changed value it reads, or a changed function that ran at import it
         # calls: what the functions between read, ran outside too and is checked.)
-        for qualname in sorted(outside(module.file) - (seeds if module.file == path else set())):
-            refs = module.functions.get(qualname, set())
-            used = state.value_hit(refs) or next(
-                ((ref, "") for ref in sorted(refs & seed_refs)), None
-            )
-            if used is not None:
+        own_seeds = seeds if module.file == path else set()
+        for qualname in sorted(outside(module.file) - own_seeds):
+            used = _reads_changed(state, module.functions.get(qualname, set()), seed_refs)
+            if used:
                 return Flow(
                     {},
                     {},
-                    f"{module.file}::{qualname} reads {used[0][1]}, which the change affects, "
+                    f"{module.file}::{qualname} reads {used}, which the change affects, "
                     "and ran outside every test (at import or collection)",
+                )
+        # One that ran while pytest collected one file or directory built what
+        # only that collection's tests (and the importers of what it imported)
+        # share: they run whole, as for a changed function that ran there.
+        for qualname, scopes in sorted(collected(module.file).items()):
+            used = _reads_changed(state, module.functions.get(qualname, set()), seed_refs)
+            if used and qualname not in own_seeds:
+                scoped.setdefault(module.file, {})[qualname] = (
+                    tuple(scopes),
+                    f"reads {used}, which the change affects,",
                 )
         if module.file in state.calls:
             whole[module.file] = (
@@ -367,7 +388,18 @@ def _readers(
                 )
         if found:
             readers[module.file] = found
-    return Flow(readers, whole, changed=frozenset([*state.value, *state.behaviour]))
+    return Flow(
+        readers, whole, changed=frozenset([*state.value, *state.behaviour]), collected=scoped
+    )
+
+
+def _reads_changed(state: _State, refs: set[Ref], seed_refs: set[Ref]) -> str:
+    """The changed name code reading ``refs`` reads (a changed value, or a
+    changed function that ran at import); empty when none."""
+    hit = state.value_hit(refs)
+    if hit is not None:
+        return hit[0][1]
+    return next((name for _, name in sorted(refs & seed_refs)), "")
 
 
 def _binds_locally(module: Module, name: str) -> bool:

@@ -78,9 +78,10 @@ def names_of(
             sys_path=project.sys_path,
             dependents=[f for f in project.graph.dependents([path]) if f in reached],
             read=read,
-            outside=test_map.outside,
+            outside=test_map.session_outside,
             ran_at_import=ran_at_import,
             runs_whole=runs_whole,
+            collected=test_map.collected_by,
         )
         whole: dict[str, str] = {}
         for file, why in found.whole.items():
@@ -88,6 +89,6 @@ def names_of(
                 tests_under(project, str(PurePosixPath(file).parent)) if _conftest(file) else [file]
             ):
                 whole.setdefault(test, why)
-        return Flow(found.readers, whole, found.fallback, found.changed)
+        return Flow(found.readers, whole, found.fallback, found.changed, found.collected)
 
     return flow

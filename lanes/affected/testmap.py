@@ -288,13 +288,14 @@ class TestMap:
         nodes = self.document["nodes"]
         return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
 
-    def collected_by(self, file: str, qualnames: set[str]) -> dict[str, list[str]]:
-        """Qualname of ``qualnames`` -> the collection scopes that executed it (files, "dir/")."""
+    def collected_by(self, file: str, qualnames: set[str] | None = None) -> dict[str, list[str]]:
+        """Qualname of ``qualnames`` (None: any of ``file``) -> the collection
+        scopes that executed it (files, "dir/")."""
         nodes = self.document["nodes"]
         found: dict[str, list[str]] = {}
         for scope, indices in sorted(self.document["collected"].items()):
             for i in indices:
-                if nodes[i][0] == file and nodes[i][1] in qualnames:
+                if nodes[i][0] == file and (qualnames is None or nodes[i][1] in qualnames):
                     found.setdefault(nodes[i][1], []).append(scope)
         return found
 

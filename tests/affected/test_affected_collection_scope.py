@@ -28,7 +28,7 @@ FILES = {
     "pyproject.toml": '[project]\nname = "cs"\nversion = "0"\n',
     ".gitignore": "envelopes/\n",
     # Every submodule on the way: the static graph selects every test for any change.
-    "pkg/__init__.py": "from pkg import conf, plug, shared, table\n",
+    "pkg/__init__.py": "from pkg import conf, plug, shared, sizes, table\n",
     "pkg/table.py": "def rows() -> list[int]:\n    return [1, 2]\n",
     "pkg/shared.py": "def build() -> list[int]:\n    return [3]\n",
     "pkg/conf.py": "def value() -> int:\n    return 5\n",
@@ -53,6 +53,14 @@ FILES = {
     "tests/sub/test_s1.py": "def test_s1(value: int) -> None:\n    assert value == 5\n",
     "tests/sub/test_s2.py": "def test_s2(value: int) -> None:\n    assert value == 5\n",
     "tests/test_plain.py": "import pkg\n\n\ndef test_plain() -> None:\n    assert pkg.plug.SEEN\n",
+    # A constant read by a function that ran only while pytest imported one test
+    # module (its module-level table), and by one test of another.
+    "pkg/sizes.py": "LIMIT = 3\n\n\ndef sizes() -> list[int]:\n    return list(range(LIMIT))\n",
+    "tests/test_sized.py": "import pytest\n\nfrom pkg import sizes\n\nSIZES = sizes.sizes()\n\n\n"
+    "@pytest.mark.parametrize('size', SIZES)\n"
+    "def test_size(size: int) -> None:\n    assert size >= 0\n",
+    "tests/test_zlimit.py": "from pkg import sizes\n\n\ndef test_limit() -> None:\n"
+    "    assert sizes.sizes()\n\n\ndef test_other() -> None:\n    assert True\n",
     # A file no Python imports, turned into tests by a collector (a fuzz corpus):
     # what its collect() runs is that file's.
     "pkg/cases.py": "def parse(text: str) -> list[str]:\n    return text.split()\n",
@@ -76,7 +84,9 @@ EVERY_TEST = [
     "tests/test_h1.py",
     "tests/test_h2.py",
     "tests/test_plain.py",
+    "tests/test_sized.py",
     "tests/test_table.py",
+    "tests/test_zlimit.py",
     "tests/test_zreuse.py",
 ]
 
@@ -155,6 +165,29 @@ def test_a_value_built_at_a_conftests_import_selects_the_tests_under_it(
         "it runs whole"
     )
     assert _reasons(plan) == {"tests/sub/test_s1.py": [why], "tests/sub/test_s2.py": [why]}
+
+
+@pytest.mark.integration
+def test_a_constant_read_while_one_module_was_collected_selects_that_module_and_its_readers(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = _plan(recorded, capsys, "pkg/sizes.py", "LIMIT = 3", "LIMIT = 0")
+    ran = (
+        "pkg/sizes.py::sizes reads LIMIT, which the change affects, ran while pytest "
+        "collected tests/test_sized.py (the collection could produce other items): it runs whole"
+    )
+    assert _reasons(plan) == {
+        "tests/test_sized.py": [ran],
+        "tests/test_zlimit.py": [
+            "pkg/sizes.py::sizes reads LIMIT, which the change binds (line 1)"
+        ],
+    }
+    nodes = {t["file"]: [n["id"] for n in t.get("nodes", [])] for t in plan["tests"]}
+    assert nodes == {
+        "tests/test_sized.py": [],
+        "tests/test_zlimit.py": ["tests/test_zlimit.py::test_limit"],
+    }
+    assert "followed the names it changes (LIMIT" in plan["changed"][0]["detail"]
 
 
 @pytest.mark.integration

@@ -59,6 +59,7 @@ def _flow(
     project: dict[str, str] | None = None,
     *,
     outside: dict[str, set[str]] | None = None,
+    collected: dict[str, dict[str, list[str]]] | None = None,
     ran_at_import: Iterable[str] = (),
 ) -> Flow:
     """The flow of ``path`` changed to ``new`` (None: deleted); every other file imports it."""
@@ -78,6 +79,7 @@ def _flow(
         outside=lambda f: (outside or {}).get(f, set()),
         ran_at_import=ran_at_import,
         runs_whole=lambda f: f.startswith("tests/"),
+        collected=lambda f: (collected or {}).get(f, {}),
     )
 
 
@@ -431,6 +433,30 @@ def test_a_reader_that_ran_outside_every_test_stops_the_flow() -> None:
         TABLES, tables, project, outside={TABLES: {"build", "again"}}, ran_at_import=["build"]
     ) == _stops(
         "pkg/tables.py::again reads build, which the change affects, "
+        "and ran outside every test (at import or collection)"
+    )
+
+
+def test_a_reader_that_ran_while_pytest_collected_one_file_runs_that_collection_whole() -> None:
+    changed = "LIMIT = 4\nSCALE = 2\n_HIDDEN = 1\n"
+    flow = _flow(CONSTS, changed, collected={"pkg/calc.py": {"double": ["tests/test_t.py"]}})
+    assert flow.fallback == ""
+    assert flow.collected == {
+        "pkg/calc.py": {"double": (("tests/test_t.py",), "reads DOUBLE, which the change affects,")}
+    }
+    # The tests that executed it are still its readers.
+    assert "double" in flow.readers["pkg/calc.py"]
+    # One that reads nothing changed builds nothing changed.
+    quiet = _flow(CONSTS, changed, collected={"pkg/calc.py": {"other": ["tests/test_t.py"]}})
+    assert quiet.collected == {}
+    # Run in the session scope as well: every test shares what it built.
+    assert _flow(
+        CONSTS,
+        changed,
+        outside={"pkg/calc.py": {"double"}},
+        collected={"pkg/calc.py": {"double": ["tests/test_t.py"]}},
+    ) == _stops(
+        "pkg/calc.py::double reads DOUBLE, which the change affects, "
         "and ran outside every test (at import or collection)"
     )
 

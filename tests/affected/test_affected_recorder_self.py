@@ -63,7 +63,8 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> testmap.TestMap:
 def test_the_recorders_own_hooks_are_no_tests_code(recorded: testmap.TestMap) -> None:
     for test in ("tests/test_plain.py::test_plain", "tests/test_calls.py::test_calls"):
         ran = executed(recorded, test)
-        assert not {node for node in ran if node[0] == "lanes/affected/recorder.py"}, test
+        own = ("lanes/affected/recorder.py", "lanes/affected/tracker.py")
+        assert not {node for node in ran if node[0] in own}, test
     assert ("lanes/affected/spawns.py", "classify_spawn") not in executed(
         recorded, "tests/test_plain.py::test_plain"
     )

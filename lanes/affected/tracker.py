@@ -1,0 +1,374 @@
+"""The recording's state in one pytest process, and its per-event callbacks.
+
+:mod:`lanes.affected.recorder` is the pytest plugin: its hooks say when a
+test starts and stops, when pytest collects a file or sets up a shared
+fixture, and when the session ends. :class:`Recorder` is what they drive:
+which code ran (``sys.monitoring`` on 3.12+, ``sys.settrace`` on 3.11), which
+files the test opened and which programs it started (an audit hook), the
+collection scope being collected, and each finished test's entry. Its
+callbacks run per event and do as little work as possible.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from types import CodeType, FunctionType
+from typing import TYPE_CHECKING, Any
+
+from lanes.affected.child import (
+    ENV_CHILD,
+    ENV_TEST,
+    RECORD_SUFFIX,
+    forked_to_exec,
+    record_fork,
+)
+from lanes.affected.projectcode import ProjectCode
+from lanes.affected.records import read_record, unrecorded_spawns
+from lanes.affected.sitewatch import SiteWatch
+from lanes.affected.spawns import FOREIGN, IGNORED, SPAWN_EVENTS, carry_recording, classify_spawn
+
+if TYPE_CHECKING:
+    from types import FrameType
+
+    from _typeshed import TraceFunction
+
+    from lanes.affected.sitewatch import Site
+
+__all__ = ["OWN_FILES", "Recorder"]
+
+# The recording's own code (this module and the plugin's) runs around every
+# test, as no test's code: on lanekit itself, where it is the project's, it is
+# never credited (a recording a test starts runs it in a child, which records it).
+OWN_FILES = frozenset({__file__, os.path.join(os.path.dirname(__file__), "recorder.py")})  # noqa: PTH118, PTH120  # compared with co_filename strings
+# How many program names a test's entry keeps for its explanation.
+_NAMED_PROGRAMS = 5
+
+
+class Recorder:
+    """What one pytest process records: per test, and outside every test."""
+
+    def __init__(
+        self, root: str, children: tuple[str, str], sites: list[tuple[str, int, int]]
+    ) -> None:
+        self.root = root.rstrip(os.sep) + os.sep
+        # The project's own code: under the root, outside any virtualenv there.
+        self.project = ProjectCode(self.root)
+        # The computed-import sites: which ran, and what each imported.
+        self.watch = SiteWatch(self.root, self.project, sites)
+        # The sites a shared fixture's setup ran, credited like its code.
+        self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
+        self.tracer: TraceFunction = self.trace_sites if sites else self.trace
+        # Where the processes a test spawns write their records (lanes.affected.child),
+        # and the bootstrap that makes them record: for carry_recording.
+        self.children, self.bootstrap = children
+        self.setting = os.environ[ENV_CHILD]
+        self.pid = os.getpid()
+        # 3.12+: the sys.monitoring tool id, and the project's code objects it watches.
+        self.tool_id = -1
+        self.armed: set[CodeType] = set()
+        # (file, 0) of the project's modules imported before the recording began.
+        self.preloaded: set[tuple[str, int]] = set()
+        self.code: set[CodeType] = set()
+        self.opened: set[str] = set()
+        self.spawned = 0
+        # The programs this test started: Python ones, and the others (classify_spawn).
+        self.started: set[str] = set()
+        self.foreign: set[str] = set()
+        self.active = False
+        # The recorder's own work after a test (stop): what it calls is no test's.
+        self.busy = False
+        self.tests: list[dict[str, Any]] = []
+        # Code executed outside every test in the session scope: imports,
+        # session hooks, and what collection ran for more than one file.
+        self.outside: set[CodeType] = set()
+        # The collection scope being collected (a file or a directory with a
+        # trailing "/", relative to the root; None: the session's), the absolute
+        # paths of its own module code, and what each scope alone executed.
+        self.scope: str | None = None
+        self.own: tuple[str, ...] = ()
+        self.collected: dict[str, set[CodeType]] = {}
+        # A shared fixture's setup code, credited to each test that uses it.
+        self.fixtures: dict[tuple[str, str], set[CodeType]] = {}
+
+    # -- the hooks that run per event: as little work as possible
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
+        if event == "exec":
+            # A module's code about to run (an import, a test module pytest
+            # rewrote): on 3.12+ its functions are watched from here on.
+            code = args[0] if args else None
+            if type(code) is CodeType and (file := self.project.code_path(code.co_filename)):
+                if self.tool_id >= 0:
+                    self.arm(code)
+                if self.watch.calls:
+                    # The frame the import runs from: the audit hook's caller.
+                    self.watch.imported(file, sys._getframe(1))
+            return
+        if not self.active:
+            return
+        if event == "open":
+            path = args[0]
+            if isinstance(path, str) and not path.endswith((".py", ".pyc")):
+                self.opened.add(path)
+        elif event in SPAWN_EVENTS:
+            kind, name, env = classify_spawn(event, args)
+            if kind == IGNORED:
+                return
+            # A test that builds its child's environment (a copy without
+            # PYTHONPATH, a few variables) would lose the recording: put it back.
+            carry_recording(
+                env, {ENV_CHILD: self.setting, ENV_TEST: str(len(self.tests))}, self.bootstrap
+            )
+            if kind == FOREIGN:
+                self.foreign.add(name)
+            else:
+                self.spawned += 1
+                self.started.add(name)
+
+    def trace(self, frame: FrameType, event: str, arg: object) -> None:
+        code = frame.f_code
+        if self.scope is None or not self.project.code_path(code.co_filename):
+            self.code.add(code)  # no local trace function: call events only
+        elif code not in self.code:
+            self.scoped(code, frame)
+
+    def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
+        """3.11 with computed-import sites: call events, and a local trace in the frames holding one."""
+        self.trace(frame, event, arg)
+        return self.watch.trace_frame if self.watch.holds_sites(frame.f_code) else None
+
+    def monitor(self, code: CodeType, offset: int) -> object:
+        if self.busy:
+            # The recorder's own work between tests calls the project's code
+            # (on lanekit itself): no test's. Kept armed for the test that calls it.
+            return None
+        if self.scope is None:
+            self.code.add(code)
+        elif self.scoped(code, sys._getframe(1)):  # the frame ``code`` runs in
+            # Keep watching: a later call in this scope may come from a shared import.
+            return None
+        return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+
+    def scoped(self, code: CodeType, frame: FrameType | None) -> bool:
+        """Credit ``code`` to the collection scope (True), or to the session
+        when a project module other than the scope's own is being imported
+        (False): what that import builds, every later importer shares."""
+        while frame is not None:
+            current = frame.f_code
+            if current.co_name == "<module>":
+                # The scope's own module, or the program's entry (pytest's
+                # __main__, under a collector that imports nothing): what is
+                # above is pytest's machinery.
+                if current.co_filename in self.own or frame.f_globals.get("__name__") == "__main__":
+                    break
+                # Another module's import (or an exec'd string): the session's.
+                self.code.add(code)
+                return False
+            frame = frame.f_back
+        self.collected.setdefault(self.scope or "", set()).add(code)
+        return True
+
+    def enter(self, scope: str | None, own: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+        """Collect in ``scope`` from now on; the scope it replaces, to restore."""
+        previous = (self.scope, self.own)
+        self.scope, self.own = scope, own
+        if sys.version_info >= (3, 12):
+            # What another scope (or the session) disabled fires again here.
+            sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
+        return previous
+
+    def arm(self, code: CodeType) -> None:
+        """Watch ``code`` and every function it defines (3.12+, project code only).
+
+        Local events, not global ones: ``restart_events()`` between tests
+        re-arms every location that returned ``DISABLE``, and with global
+        events that was every function pytest and its plugins run per test —
+        ~330 callbacks a test, 96% of them outside the project on the
+        benchmark's suite. Local events on the project's code alone leave
+        the rest of the process untouched.
+        """
+        monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+        pending = [code]
+        while pending:
+            current = pending.pop()
+            if current in self.armed or current.co_filename in OWN_FILES:
+                continue
+            self.armed.add(current)
+            events = monitoring.events.PY_START
+            if self.watch.holds_sites(current):
+                events |= monitoring.events.CALL
+            monitoring.set_local_events(self.tool_id, current, events)
+            pending.extend(c for c in current.co_consts if type(c) is CodeType)
+
+    def arm_loaded(self) -> None:
+        """Watch the project's code imported before the recording began (plugins pytest loaded first)."""
+        import gc  # noqa: PLC0415  # once per recording
+
+        for obj in gc.get_objects():
+            if type(obj) is FunctionType:
+                code = obj.__code__
+                if self.project.code_path(code.co_filename):
+                    self.arm(code)
+        # Their module code ran before any test: outside.
+        for module in list(sys.modules.values()):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str) and (relative := self.project.code_path(file)):
+                self.preloaded.add((relative, 0))
+
+    def begin(self) -> None:
+        """Trace from now on: collection and imports are seen as well as tests
+        (on 3.11 until the first test; from then on, tests only)."""
+        if sys.version_info < (3, 12):
+            threading.settrace(self.tracer)  # line events only where a computed import is
+            sys.settrace(self.tracer)  # line events only where a computed import is
+
+    def end(self) -> None:
+        if sys.version_info < (3, 12):
+            sys.settrace(None)
+            threading.settrace(None)
+        self.active = False
+        self.outside |= self.code
+        self.code = set()
+        self.watch.outside |= self.watch.take()
+
+    def located(self, code: set[CodeType]) -> list[tuple[str, int]]:
+        """(file under the root, first line) of each code object, the rest dropped."""
+        # A module's own code is line 0: its first line may be a function's
+        # `def`, and the map must not take an import for a call.
+        return sorted(
+            {
+                (file, 0 if c.co_name == "<module>" else c.co_firstlineno)
+                for c in code
+                if c.co_filename not in OWN_FILES
+                and (file := self.project.code_path(c.co_filename))
+            }
+        )
+
+    # -- per test
+    def start(self) -> None:
+        # What ran since the last test (collection, imports, hooks) ran outside tests.
+        self.outside |= self.code
+        self.code = set()
+        # Attributes, not a call: from here on a call to lanekit's code (on
+        # lanekit itself, where it is the project's) would be this test's.
+        self.watch.outside |= self.watch.hit
+        self.watch.hit = set()
+        self.opened = set()
+        self.spawned = 0
+        self.started, self.foreign = set(), set()
+        self.active = True
+        # Inherited by every process the test starts, and by theirs.
+        os.environ[ENV_TEST] = str(len(self.tests))
+        if sys.version_info >= (3, 12):
+            sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
+        else:
+            threading.settrace(self.tracer)  # line events only where a computed import is
+            sys.settrace(self.tracer)  # line events only where a computed import is
+
+    def stop(
+        self,
+        nodeid: str,
+        path: str,
+        outcome: str,
+        shared: tuple[set[CodeType], set[Site]],
+    ) -> None:
+        if sys.version_info < (3, 12):
+            # Between tests only pytest's own reporting runs: untraced, it costs
+            # nothing (traced, it doubled a 3.11 recording of boltons).
+            sys.settrace(None)
+            threading.settrace(None)
+        self.active = False
+        self.busy = True
+        try:
+            self.finish_test(nodeid, path, outcome, shared)
+        finally:
+            self.busy = False
+
+    def finish_test(
+        self, nodeid: str, path: str, outcome: str, shared: tuple[set[CodeType], set[Site]]
+    ) -> None:
+        # A process started between tests credits no test (it records nothing).
+        os.environ.pop(ENV_TEST, None)
+        located = set(self.located(self.code | shared[0]))
+        self.code = set()
+        sites = self.watch.take() | shared[1]
+        # What the test's processes executed: build_map finds the sites it holds.
+        child_code: set[tuple[str, int]] = set()
+        # abspath, not resolve: normalised without following links, like co_filename.
+        absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
+        opened = {os.path.relpath(p, self.root) for p in absolute if self.project(p)}
+        unrecorded = 0
+        started, foreign = self.started, self.foreign
+        # Python started behind a program that is not (a shell) records itself too.
+        if self.spawned or self.foreign:
+            records = self.child_records(len(self.tests))
+            for record in records:
+                located.update((file, line) for file, line in record["code"])
+                child_code.update((file, line) for file, line in record["code"])
+                opened.update(record["opened"])
+                started = started | set(record.get("started", ()))
+                foreign = foreign | set(record.get("foreign", ()))
+            unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
+        self.tests.append(
+            {
+                "nodeid": nodeid,
+                "file": path,
+                "outcome": outcome,
+                "code": sorted(located),
+                "opened": sorted(opened),
+                "spawned": self.spawned,
+                "unrecorded": unrecorded,
+                # Bounded: names for the map's explanations, not an inventory.
+                "started": sorted(started)[:_NAMED_PROGRAMS],
+                "foreign": sorted(foreign)[:_NAMED_PROGRAMS],
+                "sites": sorted(sites),
+                "child_code": sorted(child_code),
+            }
+        )
+
+    def child_records(self, test: int) -> list[dict[str, Any]]:
+        """The whole records the processes of test number ``test`` wrote, read
+        and removed (:func:`lanes.affected.records.read_record`: a process still
+        running has none)."""
+        prefix = f"{test}-"
+        records: list[dict[str, Any]] = []
+        for entry in os.scandir(self.children):
+            if entry.name.startswith(prefix) and entry.name.endswith(RECORD_SUFFIX):
+                record = read_record(entry.path)
+                if record is not None:
+                    records.append(record)
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
+        return records
+
+    def forked(self) -> None:
+        """In a fork of this process (``os.fork`` in a test, multiprocessing's
+        'fork'): record what the fork executes for the running test.
+
+        What ran in this test before the fork is this process's, credited by
+        the parent. On 3.12+ a code object the test already ran is disabled
+        in the fork too; one it did not fires there, ``restart_events()`` at
+        the test's start having re-armed what earlier tests disabled.
+        """
+        test = os.environ.get(ENV_TEST)
+        if not self.active or not test or forked_to_exec(sys._getframe(0).f_back):
+            # Between tests, or subprocess's fork that execs next (the image
+            # records itself if it is Python); a fork of a fork: its own
+            # recorder (lanes.affected.child) takes it.
+            return
+        self.active = False  # the parent counts the fork, and credits what ran before it
+        fork = record_fork(
+            self.root, self.children, test, self.pid, setting=self.setting, bootstrap=self.bootstrap
+        )
+        if fork is None:
+            return  # no record: the fork is an unrecorded spawn, its test unvouched
+        if sys.version_info >= (3, 12):
+            monitoring = sys.monitoring  # type: ignore[attr-defined]  # >= 3.12
+            # The project's code stays armed (and what the fork imports is armed
+            # by the audit hook): each first hit is now the fork's line.
+            monitoring.register_callback(self.tool_id, monitoring.events.PY_START, fork.monitor)
+            monitoring.register_callback(self.tool_id, monitoring.events.CALL, None)
+        else:
+            fork.trace_calls()

@@ -5,7 +5,8 @@ Modules: :mod:`~lanes.slow.plugin` (the pytest entry point, inert until
 enabled), :mod:`~lanes.slow.session` (the enabled plugin's hooks),
 :mod:`~lanes.slow.stopwatch` (timing tests where they run),
 :mod:`~lanes.slow.tiers` (which budget a test belongs to),
-:mod:`~lanes.slow.verdicts` (the pure judgement), :mod:`~lanes.slow.pins`
+:mod:`~lanes.slow.verdicts` (the pure judgement), :mod:`~lanes.slow.tier_figures`
+(each tier's figures, the tighten advice), :mod:`~lanes.slow.pins`
 (``baselines/slow-tests.json``), :mod:`~lanes.slow.report` (terminal and
 envelope views), :mod:`~lanes.slow.run` (``lanes slow run``: the envelope),
 :mod:`~lanes.slow.selfcheck` (proof the ratchet can fail),

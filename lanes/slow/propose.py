@@ -39,7 +39,7 @@ from lanes.config import load_config
 from lanes.errors import ConfigError, UsageError
 from lanes.exitcodes import ExitCode, work_began
 from lanes.slow.budget_text import budget_value, with_budgets
-from lanes.slow.verdicts import TIGHTEN_FLOOR, TIGHTEN_HEADROOM, round_up
+from lanes.slow.tier_figures import TIGHTEN_FLOOR, TIGHTEN_HEADROOM, round_up
 
 if TYPE_CHECKING:
     import argparse

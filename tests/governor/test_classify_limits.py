@@ -6,7 +6,7 @@ up to the cap it is read as usual. Wrapper forms are parsed on first use."""
 from __future__ import annotations
 
 from lanes.governor.classify.classifier import MAX_CLASSIFIED, classify
-from lanes.governor.classify.shell import MAX_TOKENS
+from lanes.governor.classify.shell_lexer import MAX_TOKENS
 
 
 def test_a_command_up_to_the_cap_is_read_and_one_past_it_is_opaque() -> None:

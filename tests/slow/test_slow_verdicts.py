@@ -9,7 +9,8 @@ import pytest
 
 from lanes.config import parse_config
 from lanes.slow.pins import Pin
-from lanes.slow.verdicts import PinState, Timings, Verdict, judge, round_up
+from lanes.slow.tier_figures import round_up
+from lanes.slow.verdicts import PinState, Timings, Verdict, judge
 
 if TYPE_CHECKING:
     from lanes.slow.settings import SlowConfig

@@ -12,7 +12,7 @@ deterministic, and reads nothing but the pytest configuration under ``root``
 ``@argsfile`` the command names.
 
 What it cannot see through it says, rather than reporting "no test run": ``Classification.opaque`` holds why (a command longer
-than :data:`MAX_CLASSIFIED` bytes or :data:`~lanes.governor.classify.shell.MAX_TOKENS`
+than :data:`MAX_CLASSIFIED` bytes or :data:`~lanes.governor.classify.shell_lexer.MAX_TOKENS`
 tokens, nesting deeper than it follows, a fault of its own), and
 ``Classification.possible`` the runs a program name computed at run time
 could make (``$(echo pytest)``, ``$runner -q``): the sweep gate treats both
@@ -27,7 +27,8 @@ from lanes.governor.classify.model import Classification, Invocation, Segment
 from lanes.governor.classify.runners.argscan import Call, Delegate, Match
 from lanes.governor.classify.runners.names import DEFAULT_TEST_COMMANDS
 from lanes.governor.classify.runners.table import recognise
-from lanes.governor.classify.shell import Budget, TooComplex, split_commands
+from lanes.governor.classify.shell import split_commands
+from lanes.governor.classify.shell_lexer import Budget, TooComplex
 from lanes.governor.classify.wrappers import SHELLS, Script, basename, unwrap
 
 TYPE_CHECKING = False  # not typing.TYPE_CHECKING: typing is off the hook's path

@@ -18,7 +18,8 @@ Only the hook's rare path imports this module.
 
 from __future__ import annotations
 
-from lanes.governor.classify.shell import Budget, TooComplex, split_commands
+from lanes.governor.classify.shell import split_commands
+from lanes.governor.classify.shell_lexer import Budget, TooComplex
 
 __all__ = ["resolve_program"]
 

@@ -64,8 +64,9 @@ _PIN_STATUS: Mapping[SlowPinState, Level] = {
 
 
 # The ceiling `lanes slow pin` defaults to, restated from lanes.slow.verdicts
-# (suggested_ceiling, round_up): a view imports payload types, never lane
-# code. tests/report/test_report_slow_view.py ties the two.
+# (suggested_ceiling) and lanes.slow.tier_figures (round_up): a view imports
+# payload types, never lane code. tests/report/test_report_slow_view.py ties
+# the two.
 _CEILING_HEADROOM: Final = 1.25
 
 

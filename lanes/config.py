@@ -78,6 +78,9 @@ class Config:
     affected: AffectedConfig = field(default_factory=_defaults("affected"))
     envelope_dir: str = Project.envelope_dir
     baseline_dir: str = Project.baseline_dir
+    # No suite was declared: ``suites`` holds lanekit's default (``pytest tests``),
+    # not the project's own (where pytest's ``testpaths`` may point elsewhere).
+    default_suite: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view (``lanes config show``, the config hashes)."""
@@ -149,7 +152,8 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         name: _suite_tier(suite, suites_raw.get(name), slow)
         for name, suite in project.suites.items()
     }
-    if not suites:
+    default_suite = not suites
+    if default_suite:
         suites = {
             "tests": Suite(
                 name="tests", paths=("tests",), command="pytest tests", tier=slow.default_tier
@@ -159,6 +163,7 @@ def parse_config(lanes_table: object, *, root: Path, source: Path | None = None)
         root=root,
         source=source,
         suites=MappingProxyType(suites),
+        default_suite=default_suite,
         envelope_dir=project.envelope_dir,
         baseline_dir=project.baseline_dir,
         **sections,  # type: ignore[arg-type]  # each registered name is a typed Config field

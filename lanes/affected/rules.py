@@ -10,7 +10,7 @@ selects (:func:`static_choice`): the safety net the recorded map narrows
 from __future__ import annotations
 
 import fnmatch
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -18,8 +18,11 @@ from lanes.affected.computed import ComputedImport, computed_imports
 from lanes.affected.discover import PytestRules, read_rules
 from lanes.affected.graph import ImportGraph, build_graph, module_name, pytest_sys_path
 from lanes.affected.projectcode import in_environment
+from lanes.governor.settings import Suite
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from lanes.config import Config
     from lanes.payloads.affected import AffectedReason
 
@@ -90,6 +93,8 @@ class Project:
     computed: list[ComputedImport]
     # The directories pytest puts on sys.path (a test's base directory, `pythonpath`).
     sys_path: tuple[str, ...] = ()
+    # The suites a plan runs: the declared ones, or pytest's own when none is.
+    suites: Mapping[str, Suite] = field(default_factory=dict)
 
     def test_dirs(self) -> frozenset[str]:
         return self.rules.test_dirs(self.tests)
@@ -100,8 +105,10 @@ class Project:
         root = config.root
         roots = ("src", "") if any(path.startswith("src/") for path in files) else ("",)
         # pytest decides what a test is: its testpaths, python_files and doctest
-        # globs, plus each suite's explicit paths (`pytest PATH` collects there too).
-        suite_paths = [p for suite in config.suites.values() for p in suite.paths]
+        # globs, plus each declared suite's explicit paths (`pytest PATH` collects
+        # there too). Without a declared suite the tests are what plain `pytest` collects.
+        suites = _pytest_suite(config) if config.default_suite else config.suites
+        suite_paths = [p for suite in suites.values() for p in suite.paths if p != "."]
         rules = read_rules(root, config.affected.test_patterns, suite_paths)
         # A virtualenv committed under the root is nobody's code here, as for
         # the recorder (lanes.affected.projectcode.ProjectCode) and pytest's collection.
@@ -132,7 +139,17 @@ class Project:
             rules=rules,
             computed=computed_imports(root, graph, roots),
             sys_path=sys_path,
+            suites=suites,
         )
+
+
+def _pytest_suite(config: Config) -> Mapping[str, Suite]:
+    """No suite declared: lanekit's default (``pytest tests``) is a guess that
+    fails where the tests live elsewhere (``testpaths = testing``, tests inside
+    the package). Plain ``pytest`` at the root runs what pytest's own config
+    collects, and every test file the rules found is its."""
+    default = config.suites["tests"]
+    return {"tests": Suite(name="tests", paths=(".",), command="pytest", tier=default.tier)}
 
 
 def _console_scripts(config: Config) -> dict[str, str]:

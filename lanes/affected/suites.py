@@ -104,7 +104,7 @@ def suite_runs(
     runs: list[SuiteRun] = []
     claimed: set[str] = set()
     parallel = runs_xdist(project.config.root)
-    for suite in project.config.suites.values():
+    for suite in project.suites.values():
         argv = shlex.split(suite.command)
         if full:
             runs.append(SuiteRun(suite.name, argv, [], full=True))

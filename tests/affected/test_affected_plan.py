@@ -97,7 +97,8 @@ def test_packaging_config_selects_everything_and_says_why(
         {"rule": "full", "changed": "pyproject.toml", "detail": "packaging and tool configuration"}
     ]
     assert len(plan["tests"]) == 4
-    assert [s["command"] for s in plan["suites"]] == [["pytest", "tests"]]
+    # No suite declared: plain `pytest`, which runs what pytest's own config collects.
+    assert [s["command"] for s in plan["suites"]] == [["pytest"]]
 
 
 def test_docs_select_nothing_and_unknown_files_fail_open(

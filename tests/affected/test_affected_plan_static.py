@@ -131,9 +131,7 @@ def test_a_full_change_runs_every_test_and_every_suite_whole(tmp_path: Path) -> 
         "changed": "pyproject.toml",
         "detail": "",
     }
-    assert plan["suites"] == [
-        {"name": "tests", "command": ["pytest", "tests"], "files": [], "full": True}
-    ]
+    assert plan["suites"] == [{"name": "tests", "command": ["pytest"], "files": [], "full": True}]
     assert plan["counts"] == {"selected": 4, "total": 4, "share": 1.0}
 
 

@@ -90,8 +90,13 @@ def test_a_selected_file_no_suite_holds_runs_in_a_plain_pytest(tmp_path: Path) -
     assert suite_runs(project, [], {}, full=False) == []
 
 
+# Declared: a file outside its paths runs in a plain pytest of its own. (With no
+# suite declared, the suite is pytest's own, which holds every test file.)
+DECLARED = '\n[tool.lanes.suites.tests]\npaths = ["tests"]\n'
+
+
 def test_a_file_the_map_narrowed_is_named_by_its_test_ids(tmp_path: Path) -> None:
-    project = planted_project(tmp_path)
+    project = planted_project(tmp_path, with_settings(DECLARED))
     nodes = {"tests/test_leaf.py": ["tests/test_leaf.py::test_f", "tests/test_leaf.py::test_g"]}
     runs = [
         r.to_dict()
@@ -212,7 +217,8 @@ def test_a_suite_path_written_with_a_trailing_slash_is_still_replaced(tmp_path: 
 
 
 def test_a_large_selection_outside_every_suite_runs_under_xdist_too(tmp_path: Path) -> None:
-    project = planted_project(tmp_path, {"tox.ini": "[testenv]\ndeps = pytest-xdist\n"})
+    xdist = {"tox.ini": "[testenv]\ndeps = pytest-xdist\n"}
+    project = planted_project(tmp_path, {**with_settings(DECLARED), **xdist})
     outside = [f"extra/test_many{i:02}.py" for i in range(PARALLEL_FROM)]
     runs = suite_runs(project, outside, {}, full=False)
     assert [(r.name, r.command[:3]) for r in runs] == [("(no suite)", ["pytest", "-n", "auto"])]

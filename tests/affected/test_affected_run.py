@@ -50,3 +50,30 @@ def test_a_skipped_gate_does_not_hide_a_failing_test(
         (False, False),
         (True, False),
     ]
+
+
+@pytest.mark.integration
+def test_without_a_declared_suite_the_full_set_runs_what_pytest_collects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pluggy 1.6.0's shape: tests in testing/, found through tox.ini's testpaths,
+    # and no suite declared. Before: the full set ran lanekit's default
+    # `pytest tests` ("file or directory not found: tests", exit 4): the plan failed.
+    files = {
+        "pyproject.toml": '[project]\nname = "p"\nversion = "0"\n' + _GATE,
+        "tox.ini": "[pytest]\ntestpaths = testing\npythonpath = .\n",
+        "pkg/__init__.py": "",
+        "pkg/leaf.py": "def f(x: int) -> int:\n    return x + 1\n",
+        "testing/test_leaf.py": "from pkg.leaf import f\n\n\ndef test_f() -> None:\n"
+        "    assert f(1) == 2\n",
+    }
+    make_repo(tmp_path, files, "base")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tox.ini").write_text(files["tox.ini"] + "addopts = -q\n")
+    assert main(["affected", "--run"]) == 0
+    envelope = read_envelope(tmp_path / "envelopes/affected.json")
+    assert envelope["data"]["plan"]["full"] is True
+    assert envelope["data"]["plan"]["suites"][0]["command"] == ["pytest"]
+    suite = envelope["data"]["runs"][0]
+    assert (suite["what"], suite["exit_code"]) == ("suite tests", 0)
+    assert "affected: suite tests: pytest" in capsys.readouterr().err

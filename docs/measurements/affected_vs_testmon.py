@@ -9,9 +9,11 @@ pytest-testmon in the second). PLANTS.json: a list of one-line bugs
 ``{"file", "old", "new"}`` (affected_toolz_plants.json and
 affected_boltons_plants.json beside this script: toolz 0.12.1 and boltons
 25.0.0, from `pip download --no-binary :all: --no-deps`; marshmallow 3.20.2,
-click 8.1.7 and attrs 25.3.0 likewise; attrs with
+click 8.1.7, attrs 25.3.0 and pluggy 1.6.0 likewise; attrs with
 `--deselect=tests/test_converters.py::TestPipe::test_wrapped_annotation` in
-its addopts, a test that fails on CPython 3.11 and 3.12 before any plant).
+its addopts, a test that fails on CPython 3.11 and 3.12 before any plant;
+pluggy installed with ``SETUPTOOLS_SCM_PRETEND_VERSION=1.6.0``, its sdist
+carrying no git tag).
 
 On the clean commit it times a plain full run, records the map
 (`lanes affected --record`) and builds testmon's database. Then per plant,
@@ -162,6 +164,14 @@ def main() -> None:
     record, record_cpu = run(root, [lanes, "-m", "lanes", "affected", "--record"], env)
     record_wall = round(time.monotonic() - started, 2)
     (root / ".testmondata").unlink(missing_ok=True)
+    # testmon's database is this harness's file, not the project's: a project
+    # without it in .gitignore (pluggy's sdist) would see an unknown untracked
+    # file, and lanes fails open on one (the full set, for every plant).
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    known = exclude.read_text() if exclude.exists() else ""
+    if ".testmondata*" not in known.split():
+        exclude.write_text(known + "\n.testmondata*\n")
     built, testmon_cpu = run(root, [testmon, "-m", "pytest", *testmon_args], env)
     setup = {
         "tests": len(all_ids),

@@ -80,7 +80,9 @@ class Config:
     baseline_dir: str = Project.baseline_dir
     # No suite was declared: ``suites`` holds lanekit's default (``pytest tests``),
     # not the project's own (where pytest's ``testpaths`` may point elsewhere).
-    default_suite: bool = False
+    # Where the suites came from, not what they are: two configs with the same
+    # suites are equal (``to_dict`` written back declares them).
+    default_suite: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view (``lanes config show``, the config hashes)."""

@@ -30,12 +30,13 @@ It gives up, and the static rule stands, with the reason, wherever the flow
 cannot be followed: a module-level call whose effects are unknown
 (``register(X)``, ``setattr(...)``) or a write into an existing object
 (``X.a = v``, ``X[k] = v``, ``X += v``: it may be shared with another module),
-a decorator that may register the function elsewhere, a changed ``__all__``, a module-level
-``__getattr__`` in a module with changed names, a changed import of a name
-other modules import from it, a reader that ran outside every test in the
-session scope (at a shared import, at configure: by code the flow does not
-see, for every test), a file that does not parse. Names bound by code (``locals().update(...)``) make every name of the
-module changed, which the flow still follows. A value-changed binding in a test
+a decorator that may register the function elsewhere, a changed ``__all__``,
+a module-level ``__getattr__`` in a module with changed names, a changed
+import of a name other modules import from it, a reader that ran outside
+every test in the session scope (at a shared import, at configure: by code
+the flow does not see, for every test), a file that does not parse. Names
+bound by code (``locals().update(...)``) make every name of the module
+changed, which the flow still follows. A value-changed binding in a test
 file or conftest (a parametrize list, a fixture's params) may change the test
 ids themselves: that file (a conftest: its directory's tests) runs whole.
 """

@@ -122,8 +122,16 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
         monitoring.register_callback(_tool_id, monitoring.events.PY_START, recorder.monitor)
         monitoring.register_callback(_tool_id, monitoring.events.CALL, recorder.watch.monitor_call)
         recorder.tool_id = _tool_id
-        recorder.arm_loaded()
-    recorder.watch.preloaded()
+    # Arming the code already loaded asks the project's code (ProjectCode and
+    # SiteWatch: lanekit's own, on lanekit itself) about each function: the
+    # recorder's work, not code that ran outside every test.
+    recorder.busy = True
+    try:
+        if sys.version_info >= (3, 12):
+            recorder.arm_loaded()
+        recorder.watch.preloaded()
+    finally:
+        recorder.busy = False
     _recorder = recorder
     sys.addaudithook(recorder.audit)
     os.register_at_fork(after_in_child=recorder.forked)

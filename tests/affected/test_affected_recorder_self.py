@@ -88,3 +88,19 @@ def test_lanekits_code_a_test_calls_in_process_is_still_seen(recorded: testmap.T
     assert ("lanes/affected/spawns.py", "classify_spawn") in executed(
         recorded, "tests/test_calls.py::test_calls"
     )
+
+
+@pytest.mark.integration
+def test_what_the_recorder_calls_to_set_itself_up_ran_outside_no_test(
+    recorded: testmap.TestMap,
+) -> None:
+    # Regression: at start-up (3.12+) the recorder arms the project's code
+    # already loaded, asking ProjectCode of each function, and SiteWatch which
+    # hold a computed import: recorded as run outside every test, a change to
+    # ProjectCode.__call__ selected every test whole on lanekit itself.
+    ran = {
+        name
+        for file in ("lanes/affected/projectcode.py", "lanes/affected/sitewatch.py")
+        for name in recorded.session_outside(file)
+    }
+    assert ran <= {"<module>"}, ran

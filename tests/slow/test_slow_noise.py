@@ -378,8 +378,11 @@ def test_the_first_test_of_a_retiming_run_is_not_always_the_same(
     assert data["offenders"] == [], result.stdout.str()
     samples = {u["nodeid"]: u["samples_ms"] for u in data["unconfirmed"]}
     first, second = "tests/test_first.py::test_a", "tests/test_first.py::test_b"
-    assert [ms >= 600 for ms in samples[first]] == [True, False]
-    assert [ms >= 600 for ms in samples[second]] == [False, False]
+    # The warm-up sleeps 0.6 s, a warm run takes about 1 ms. A sample is wall
+    # time minus the run-queue wait (runqueue.py), which on a loaded machine
+    # took one 0.6 s sleep to 596 ms: the line between the two is 500 ms, not 600.
+    assert [ms >= 500 for ms in samples[first]] == [True, False]
+    assert [ms >= 500 for ms in samples[second]] == [False, False]
 
 
 @pytest.mark.integration

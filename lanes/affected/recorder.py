@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.affected.child import ENV_CHILD, ENV_TEST, free_tool_id, write_bootstrap
-from lanes.affected.tracker import Recorder
+from lanes.affected.tracker import ChildWork, Recorder
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -194,12 +194,15 @@ def _generated(item: pytest.Item) -> bool:
     return getattr(getattr(item, "obj", None), "is_hypothesis_test", False) is True
 
 
-def _shared_code(recorder: Recorder, item: pytest.Item) -> tuple[set[CodeType], set[Site]]:
+def _shared_code(
+    recorder: Recorder, item: pytest.Item
+) -> tuple[set[CodeType], set[Site], ChildWork]:
     """What the shared fixtures this test uses executed when they were set up:
-    code objects, and computed-import sites."""
+    code objects, computed-import sites, and what the processes they started ran."""
     info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the test's fixtures
+    children = ChildWork()
     if info is None:
-        return set(), set()
+        return set(), set(), children
     shared: set[CodeType] = set()
     sites: set[Site] = set()
     for defs in info.name2fixturedefs.values():
@@ -207,7 +210,9 @@ def _shared_code(recorder: Recorder, item: pytest.Item) -> tuple[set[CodeType], 
             key = (fixturedef.baseid, fixturedef.argname)
             shared |= recorder.fixtures.get(key, set())
             sites |= recorder.fixture_sites.get(key, set())
-    return shared, sites
+            if key in recorder.fixture_children:
+                children.merge(recorder.fixture_children[key])
+    return shared, sites, children
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -221,16 +226,35 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
     before, recorder.code = recorder.code, set()
     # Attributes, not a call: a call here would be the running test's code.
     sites_before, recorder.watch.hit = recorder.watch.hit, set()
+    spawned_before = (recorder.spawned, len(recorder.foreign))
     if sys.version_info >= (3, 12):
         sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
     try:
         yield
     finally:
         key = (fixturedef.baseid, fixturedef.argname)
+        if (recorder.spawned, len(recorder.foreign)) != spawned_before:
+            # The processes it started (a server, a recording run) ran for
+            # every user, not only for the test that happened to set it up.
+            _credit_children(recorder, key)
         recorder.fixtures[key] = recorder.fixtures.get(key, set()) | recorder.code
         recorder.code = before | recorder.code
         recorder.fixture_sites[key] = recorder.fixture_sites.get(key, set()) | recorder.watch.hit
         recorder.watch.hit = sites_before | recorder.watch.hit
+
+
+def _credit_children(recorder: Recorder, key: tuple[str, str]) -> None:
+    """Credit a shared fixture with what its setup's processes ran: the
+    recorder's own work, no test's code (on lanekit itself, where it is the project's)."""
+    recorder.busy = True  # 3.12+: what it calls is not credited
+    if sys.version_info < (3, 12):
+        sys.settrace(None)
+    try:
+        recorder.fixture_children.setdefault(key, ChildWork()).merge(recorder.setup_children())
+    finally:
+        recorder.busy = False
+        if sys.version_info < (3, 12):
+            sys.settrace(recorder.tracer)
 
 
 _OUTCOMES = pytest.StashKey[list[str]]()

@@ -15,6 +15,7 @@ import contextlib
 import os
 import sys
 import threading
+from dataclasses import dataclass, field
 from types import CodeType, FunctionType
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
 
     from lanes.affected.sitewatch import Site
 
-__all__ = ["OWN_FILES", "Recorder"]
+__all__ = ["OWN_FILES", "ChildWork", "Recorder"]
 
 # The recording's own code (this module and the plugin's) runs around every
 # test, as no test's code: on lanekit itself, where it is the project's, it is
@@ -45,6 +46,26 @@ __all__ = ["OWN_FILES", "Recorder"]
 OWN_FILES = frozenset({__file__, os.path.join(os.path.dirname(__file__), "recorder.py")})  # noqa: PTH118, PTH120  # compared with co_filename strings
 # How many program names a test's entry keeps for its explanation.
 _NAMED_PROGRAMS = 5
+
+
+@dataclass
+class ChildWork:
+    """What processes started during a shared fixture's setup ran: credited,
+    like the setup's own code, to every test that uses the fixture (a server
+    a session fixture starts runs the project's code for all of them)."""
+
+    code: set[tuple[str, int]] = field(default_factory=set)
+    opened: set[str] = field(default_factory=set)
+    started: set[str] = field(default_factory=set)
+    # Spawns with no whole record behind them (a child still running when the
+    # setup ended): its users are not vouched for.
+    unrecorded: int = 0
+
+    def merge(self, other: ChildWork) -> None:
+        self.code |= other.code
+        self.opened |= other.opened
+        self.started |= other.started
+        self.unrecorded = max(self.unrecorded, other.unrecorded)
 
 
 class Recorder:
@@ -58,8 +79,10 @@ class Recorder:
         self.project = ProjectCode(self.root)
         # The computed-import sites: which ran, and what each imported.
         self.watch = SiteWatch(self.root, self.project, sites)
-        # The sites a shared fixture's setup ran, credited like its code.
+        # The sites a shared fixture's setup ran, credited like its code, and
+        # what the processes it started ran.
         self.fixture_sites: dict[tuple[str, str], set[Site]] = {}
+        self.fixture_children: dict[tuple[str, str], ChildWork] = {}
         self.tracer: TraceFunction = self.trace_sites if sites else self.trace
         # Where the processes a test spawns write their records (lanes.affected.child),
         # and the bootstrap that makes them record: for carry_recording.
@@ -272,7 +295,7 @@ class Recorder:
         nodeid: str,
         path: str,
         outcome: str,
-        shared: tuple[set[CodeType], set[Site]],
+        shared: tuple[set[CodeType], set[Site], ChildWork],
     ) -> None:
         if sys.version_info < (3, 12):
             # Between tests only pytest's own reporting runs: untraced, it costs
@@ -287,7 +310,11 @@ class Recorder:
             self.busy = False
 
     def finish_test(
-        self, nodeid: str, path: str, outcome: str, shared: tuple[set[CodeType], set[Site]]
+        self,
+        nodeid: str,
+        path: str,
+        outcome: str,
+        shared: tuple[set[CodeType], set[Site], ChildWork],
     ) -> None:
         # A process started between tests credits no test (it records nothing).
         os.environ.pop(ENV_TEST, None)
@@ -311,6 +338,12 @@ class Recorder:
                 started = started | set(record.get("started", ()))
                 foreign = foreign | set(record.get("foreign", ()))
             unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
+        fixtures = shared[2]
+        located |= fixtures.code
+        child_code |= fixtures.code
+        opened |= fixtures.opened
+        started = started | fixtures.started
+        unrecorded = max(unrecorded, fixtures.unrecorded)
         self.tests.append(
             {
                 "nodeid": nodeid,
@@ -328,10 +361,10 @@ class Recorder:
             }
         )
 
-    def child_records(self, test: int) -> list[dict[str, Any]]:
+    def child_records(self, test: int, *, remove: bool = True) -> list[dict[str, Any]]:
         """The whole records the processes of test number ``test`` wrote, read
-        and removed (:func:`lanes.affected.records.read_record`: a process still
-        running has none)."""
+        and (``remove``) removed (:func:`lanes.affected.records.read_record`: a
+        process still running has none)."""
         prefix = f"{test}-"
         records: list[dict[str, Any]] = []
         for entry in os.scandir(self.children):
@@ -339,9 +372,22 @@ class Recorder:
                 record = read_record(entry.path)
                 if record is not None:
                     records.append(record)
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
+                if remove:
+                    with contextlib.suppress(OSError):
+                        os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
         return records
+
+    def setup_children(self) -> ChildWork:
+        """What the processes the running test started so far ran, read and
+        left for the test's own end: a shared fixture's setup is credited with it."""
+        records = self.child_records(len(self.tests), remove=False)
+        work = ChildWork(started=self.started | self.foreign)
+        for record in records:
+            work.code.update((file, line) for file, line in record["code"])
+            work.opened.update(record["opened"])
+            work.started.update(record.get("started", ()), record.get("foreign", ()))
+        work.unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
+        return work
 
     def forked(self) -> None:
         """In a fork of this process (``os.fork`` in a test, multiprocessing's

@@ -39,7 +39,14 @@ FILES = {
     "pkg/__init__.py": "from pkg import mod, other\n",
     "pkg/mod.py": "def f() -> int:\n    return 1\n\n\ndef g() -> int:\n    return 2\n\n\n"
     "def h() -> int:\n    return 3\n",
-    "pkg/other.py": "def o() -> int:\n    return 4\n",
+    "pkg/other.py": "def o() -> int:\n    return 4\n\n\ndef p() -> int:\n    return 5\n",
+    # A shared fixture whose setup runs the project in a child (a server, a
+    # recording run): set up in the first test that uses it, run for both.
+    "tests/test_shared_child.py": "import subprocess\nimport sys\n\nimport pytest\n\n\n"
+    "@pytest.fixture(scope='module')\ndef served() -> int:\n    "
+    + _RUN.format(code="import pkg.other; pkg.other.p()", extra="")
+    + "\n    return 5\n\n\ndef test_first(served: int) -> None:\n    assert served == 5\n"
+    "\n\ndef test_second(served: int) -> None:\n    assert served == 5\n",
     "tests/__init__.py": "",
     "tests/test_inprocess.py": "from pkg import other\n" + _test("o", "assert other.o() == 4"),
     "tests/test_child.py": "import subprocess\nimport sys\n"
@@ -125,6 +132,18 @@ def test_grandchildren_exec_and_a_users_sitecustomize_are_recorded(recorded: Pat
     assert {("pkg/mod.py", "f"), ("pkg/other.py", "o")} <= exec_ran
     assert ("pkg/mod.py", "h") in executed(test_map, "tests/test_child.py::test_chained")
     assert ("pkg/mod.py", "g") in executed(test_map, "tests/test_child.py::test_utility")
+
+
+@pytest.mark.integration
+def test_what_a_shared_fixtures_child_ran_is_credited_to_every_test_using_it(
+    recorded: Path,
+) -> None:
+    # Regression: credited to the first test only (the one that set it up), so
+    # a change to what the child ran selected the first test and missed the rest.
+    test_map = recorded_map(recorded)
+    for test in ("test_first", "test_second"):
+        assert ("pkg/other.py", "p") in executed(test_map, f"tests/test_shared_child.py::{test}")
+    assert test_map.vouches("tests/test_shared_child.py")
 
 
 @pytest.mark.integration

@@ -250,7 +250,9 @@ def _credit_children(recorder: Recorder, key: tuple[str, str]) -> None:
     if sys.version_info < (3, 12):
         sys.settrace(None)
     try:
-        recorder.fixture_children.setdefault(key, ChildWork()).merge(recorder.setup_children())
+        recorder.fixture_children.setdefault(key, ChildWork()).merge(
+            recorder.children_work(remove=False)
+        )
     finally:
         recorder.busy = False
         if sys.version_info < (3, 12):

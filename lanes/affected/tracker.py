@@ -56,7 +56,9 @@ class ChildWork:
 
     code: set[tuple[str, int]] = field(default_factory=set)
     opened: set[str] = field(default_factory=set)
+    # The programs started: Python ones, and the others (classify_spawn).
     started: set[str] = field(default_factory=set)
+    foreign: set[str] = field(default_factory=set)
     # Spawns with no whole record behind them (a child still running when the
     # setup ended): its users are not vouched for.
     unrecorded: int = 0
@@ -65,6 +67,7 @@ class ChildWork:
         self.code |= other.code
         self.opened |= other.opened
         self.started |= other.started
+        self.foreign |= other.foreign
         self.unrecorded = max(self.unrecorded, other.unrecorded)
 
 
@@ -321,29 +324,20 @@ class Recorder:
         located = set(self.located(self.code | shared[0]))
         self.code = set()
         sites = self.watch.take() | shared[1]
-        # What the test's processes executed: build_map finds the sites it holds.
-        child_code: set[tuple[str, int]] = set()
         # abspath, not resolve: normalised without following links, like co_filename.
         absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
         opened = {os.path.relpath(p, self.root) for p in absolute if self.project(p)}
-        unrecorded = 0
-        started, foreign = self.started, self.foreign
-        # Python started behind a program that is not (a shell) records itself too.
+        # What the test's processes, and its shared fixtures', executed (Python
+        # started behind a program that is not, a shell, records itself too):
+        # build_map finds the sites it holds.
+        children = ChildWork(started=set(self.started), foreign=set(self.foreign))
         if self.spawned or self.foreign:
-            records = self.child_records(len(self.tests))
-            for record in records:
-                located.update((file, line) for file, line in record["code"])
-                child_code.update((file, line) for file, line in record["code"])
-                opened.update(record["opened"])
-                started = started | set(record.get("started", ()))
-                foreign = foreign | set(record.get("foreign", ()))
-            unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
-        fixtures = shared[2]
-        located |= fixtures.code
-        child_code |= fixtures.code
-        opened |= fixtures.opened
-        started = started | fixtures.started
-        unrecorded = max(unrecorded, fixtures.unrecorded)
+            children = self.children_work(remove=True)
+        children.merge(shared[2])
+        located |= children.code
+        opened |= children.opened
+        child_code, started, foreign = children.code, children.started, children.foreign
+        unrecorded = children.unrecorded
         self.tests.append(
             {
                 "nodeid": nodeid,
@@ -377,15 +371,17 @@ class Recorder:
                         os.unlink(entry.path)  # noqa: PTH108  # a scandir entry
         return records
 
-    def setup_children(self) -> ChildWork:
-        """What the processes the running test started so far ran, read and
-        left for the test's own end: a shared fixture's setup is credited with it."""
-        records = self.child_records(len(self.tests), remove=False)
-        work = ChildWork(started=self.started | self.foreign)
+    def children_work(self, *, remove: bool) -> ChildWork:
+        """What the processes the running test started so far ran: at its end
+        (``remove``: their records are read once), or at the end of a shared
+        fixture's setup (left for the test's own end), which is credited with it."""
+        records = self.child_records(len(self.tests), remove=remove)
+        work = ChildWork(started=set(self.started), foreign=set(self.foreign))
         for record in records:
             work.code.update((file, line) for file, line in record["code"])
             work.opened.update(record["opened"])
-            work.started.update(record.get("started", ()), record.get("foreign", ()))
+            work.started.update(record.get("started", ()))
+            work.foreign.update(record.get("foreign", ()))
         work.unrecorded = unrecorded_spawns(self.pid, self.spawned, records)
         return work
 

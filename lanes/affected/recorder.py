@@ -87,6 +87,7 @@ if TYPE_CHECKING:
     from types import CodeType
 
     from lanes.affected.sitewatch import Site
+    from lanes.affected.tracker import SharedWork
 
 __all__ = ["ENV_OUTPUT", "ENV_SITES"]
 
@@ -194,9 +195,7 @@ def _generated(item: pytest.Item) -> bool:
     return getattr(getattr(item, "obj", None), "is_hypothesis_test", False) is True
 
 
-def _shared_code(
-    recorder: Recorder, item: pytest.Item
-) -> tuple[set[CodeType], set[Site], ChildWork]:
+def _shared_code(recorder: Recorder, item: pytest.Item) -> SharedWork:
     """What the shared fixtures this test uses executed when they were set up:
     code objects, computed-import sites, and what the processes they started ran."""
     info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the test's fixtures

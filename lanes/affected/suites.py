@@ -97,13 +97,18 @@ def suite_runs(
     by its test ids (``path::test``), pytest's own way to run part of a file.
     ``times``: the recorded map's durations, which size each run."""
 
-    def args(files: list[str]) -> tuple[list[str], list[str]]:
+    parallel = runs_xdist(project.config.root)
+
+    def narrowed(name: str, argv: list[str], files: list[str]) -> SuiteRun:
+        """``argv`` on the selected files: whole ones by path, narrowed ones by id."""
         ids = [node for f in files for node in nodes.get(f, ())]
-        return [f for f in files if f not in nodes], ids
+        whole = [f for f in files if f not in nodes]
+        seconds = times.seconds(whole, ids) if times is not None else None
+        command = [*_parallel(argv, files, seconds, suite_parallel=parallel), *whole, *ids]
+        return SuiteRun(name, command, files, False, ids)
 
     runs: list[SuiteRun] = []
     claimed: set[str] = set()
-    parallel = runs_xdist(project.config.root)
     for suite in project.suites.values():
         argv = shlex.split(suite.command)
         if full:
@@ -115,38 +120,10 @@ def suite_runs(
         claimed.update(files)
         # The suite's own options, its path selectors replaced by the selected files.
         kept = [arg for arg in argv if arg.rstrip("/") not in {p.rstrip("/") for p in suite.paths}]
-        whole, ids = args(files)
-        seconds = times.seconds(whole, ids) if times is not None else None
-        runs.append(
-            SuiteRun(
-                suite.name,
-                [
-                    *_parallel(kept, files, seconds, suite_parallel=parallel),
-                    *whole,
-                    *ids,
-                ],
-                files,
-                False,
-                ids,
-            )
-        )
+        runs.append(narrowed(suite.name, kept, files))
     rest = [t for t in tests if t not in claimed]
     if rest and not full:
-        whole, ids = args(rest)
-        seconds = times.seconds(whole, ids) if times is not None else None
-        runs.append(
-            SuiteRun(
-                "(no suite)",
-                [
-                    *_parallel(["pytest"], rest, seconds, suite_parallel=parallel),
-                    *whole,
-                    *ids,
-                ],
-                rest,
-                False,
-                ids,
-            )
-        )
+        runs.append(narrowed("(no suite)", ["pytest"], rest))
     return runs
 
 

@@ -71,6 +71,12 @@ class ChildWork:
         self.unrecorded = max(self.unrecorded, other.unrecorded)
 
 
+if TYPE_CHECKING:
+    # What the shared fixtures a test uses ran when they were set up: code
+    # objects, computed-import sites, and what their processes ran.
+    SharedWork = tuple[set[CodeType], set[Site], ChildWork]
+
+
 class Recorder:
     """What one pytest process records: per test, and outside every test."""
 
@@ -298,7 +304,7 @@ class Recorder:
         nodeid: str,
         path: str,
         outcome: str,
-        shared: tuple[set[CodeType], set[Site], ChildWork],
+        shared: SharedWork,
     ) -> None:
         if sys.version_info < (3, 12):
             # Between tests only pytest's own reporting runs: untraced, it costs
@@ -317,7 +323,7 @@ class Recorder:
         nodeid: str,
         path: str,
         outcome: str,
-        shared: tuple[set[CodeType], set[Site], ChildWork],
+        shared: SharedWork,
     ) -> None:
         # A process started between tests credits no test (it records nothing).
         os.environ.pop(ENV_TEST, None)

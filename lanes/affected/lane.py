@@ -267,7 +267,8 @@ def _record(ns: argparse.Namespace) -> int:
     result = record_map(config, _environment(), ns.map)
     print(
         f"affected: recorded {result.tests} tests ({result.unvouched} not vouched for: "
-        "failed, started a process that left no record, or a Hypothesis test), "
+        "failed, started a process that left no record, or a Hypothesis test drawing "
+        f"at random{result.seeded}), "
         f"{result.nodes} functions, "
         f"into {result.path}\n"
         f"affected: recording run: pytest exit {result.exit_code}, "

@@ -41,7 +41,10 @@ MAP_FILE_NAME: Final = "affected-map.json"
 #    it was not vouched for at all).
 # 6: per-test ``ms``: how long the test ran in the recording (a selection's
 #    expected run time decides whether it runs under xdist).
-MAP_VERSION: Final = 6
+# 7: per-test ``seeded`` and the map's ``hypothesis_seed``: a Hypothesis test
+#    that drew its examples with a fixed seed is vouched for (before, no
+#    Hypothesis test was).
+MAP_VERSION: Final = 7
 # Read as before: everything it ran outside tests is the session's (selects as it did).
 _UNSCOPED_VERSION: Final = 2
 # Read as before: no computed import was watched (each keeps its whole net).
@@ -50,9 +53,13 @@ _UNWATCHED_VERSION: Final = 3
 _WHOLE_VOUCH_VERSION: Final = 4
 # Read as it is: no test has a duration (parallelism goes by the file count).
 _UNTIMED_VERSION: Final = 5
+# Read as it is: its Hypothesis tests are unvouched, whatever seed they drew with.
+_UNSEEDED_VERSION: Final = 6
 # A recorded duration above this (a day) is no test's: the map is malformed.
 MAX_TEST_MS: Final = 86_400_000
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
+# Hypothesis takes any string for a seed; a longer one is no recording's.
+_MAX_SEED: Final = 200
 
 
 class MapTest(TypedDict):
@@ -71,6 +78,8 @@ class MapTest(TypedDict):
     sites: NotRequired[list[int]]
     # Milliseconds the test ran in the recording (setup, call and teardown).
     ms: NotRequired[int]
+    # A Hypothesis test that drew its examples with a fixed seed: vouched for.
+    seeded: NotRequired[bool]
 
 
 class TestMapDocument(TypedDict):
@@ -81,6 +90,8 @@ class TestMapDocument(TypedDict):
     commit: str
     config_digest: str
     python: str
+    # The --hypothesis-seed the recording ran with (None: none was given).
+    hypothesis_seed: str | None
     nodes: list[tuple[str, str, int, int]]
     data: list[str]
     tests: list[MapTest]
@@ -125,6 +136,7 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
         _UNWATCHED_VERSION,
         _WHOLE_VOUCH_VERSION,
         _UNTIMED_VERSION,
+        _UNSEEDED_VERSION,
         MAP_VERSION,
     )
     if version not in readable:
@@ -136,6 +148,11 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
     for key in ("commit", "config_digest", "python"):
         if not isinstance(document.get(key), str):
             raise _bad(path, f"has no string {key!r} (got {document.get(key)!r})")
+    seed = document.get("hypothesis_seed")
+    if not (seed is None or (isinstance(seed, str) and len(seed) <= _MAX_SEED)):
+        raise _bad(
+            path, f"has a hypothesis_seed that is not null or a short string: {seed!r}"[:300]
+        )
     raw_nodes = document.get("nodes")
     raw_data = document.get("data")
     raw_tests = document.get("tests")
@@ -181,6 +198,7 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
         "commit": str(document["commit"]),
         "config_digest": str(document["config_digest"]),
         "python": str(document["python"]),
+        "hypothesis_seed": seed,
         "nodes": nodes,
         "data": [str(p) for p in raw_data],
         "tests": tests,
@@ -246,6 +264,7 @@ def _validate_test(path: Path, test: object, nodes: int, data: int, sites: int) 
     name, file, unvouched = test.get("id"), test.get("file"), test.get("unvouched", "")
     unvouched_data = test.get("unvouched_data", "")
     ms = test.get("ms", 0)
+    seeded = test.get("seeded", False)
     if (
         ids is None
         or read is None
@@ -257,6 +276,7 @@ def _validate_test(path: Path, test: object, nodes: int, data: int, sites: int) 
         or not isinstance(ms, int)
         or isinstance(ms, bool)
         or not 0 <= ms <= MAX_TEST_MS
+        or not isinstance(seeded, bool)
     ):
         raise _bad(path, f"has a malformed test entry: {test!r}"[:300])
     entry: MapTest = {"id": name, "file": file, "nodes": ids, "data": read}
@@ -268,4 +288,6 @@ def _validate_test(path: Path, test: object, nodes: int, data: int, sites: int) 
         entry["sites"] = ran
     if "ms" in test:
         entry["ms"] = ms
+    if seeded:
+        entry["seeded"] = True
     return entry

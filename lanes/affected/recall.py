@@ -30,6 +30,7 @@ from lanes.affected.lane import build_plan
 from lanes.affected.plan import Project
 from lanes.affected.record import default_map_path
 from lanes.affected.selfcheck import failing_tests
+from lanes.affected.testmap import read_map
 from lanes.config import load_config
 
 if TYPE_CHECKING:
@@ -80,6 +81,13 @@ def _selects(plan: Plan, test: str) -> bool:
     return file in plan.tests and (file not in plan.nodes or test in plan.nodes[file])
 
 
+def _pytest_args(map_file: Path | None) -> tuple[str, ...]:
+    """The full runs' arguments: with a seeded map's seed, whose draws it vouches for."""
+    test_map = read_map(map_file) if map_file is not None else None
+    seed = test_map.document["hypothesis_seed"] if test_map is not None else None
+    return (*_PYTEST_ARGS, f"--hypothesis-seed={seed}") if seed is not None else _PYTEST_ARGS
+
+
 def measure_recall(config: Config, count: int, map_file: Path | None = None) -> AffectedRecall:
     """``map_file`` (else ``envelopes/affected-map.json`` when present): the recorded map
     the plans use, as ``lanes affected`` would; recorded on the commit measured."""
@@ -99,8 +107,9 @@ def measure_recall(config: Config, count: int, map_file: Path | None = None) -> 
         all_tests = Project.scan(cloned, files).tests
         tests = set(all_tests)
         sites = plant_sites(clone, files, tests)
+        args = _pytest_args(map_file)
         # Tests that already fail (or flake) without a plant say nothing about the selector.
-        broken = failing_tests(clone, *_PYTEST_ARGS)
+        broken = failing_tests(clone, *args)
         chosen = random.Random(SEED).sample(  # noqa: S311  # a reproducible choice, not a secret
             sites, min(count, len(sites))
         )
@@ -111,7 +120,7 @@ def measure_recall(config: Config, count: int, map_file: Path | None = None) -> 
             _plant(clone / path, line)
             plan = build_plan(cloned, "HEAD", map_file)
             map_state = plan.map_state
-            failing = failing_tests(clone, *_PYTEST_ARGS) - broken
+            failing = failing_tests(clone, *args) - broken
             # A failure outside the selection is a miss only if the plant
             # causes it: it fails alone with the plant and passes alone without.
             # Anything else is a flaky test, which says nothing about the selector.

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from lanes.affected.changes import tracked_files
 from lanes.affected.discover import read_rules
-from lanes.affected.recorder import ENV_OUTPUT, ENV_SITES
+from lanes.affected.recorder import ENV_HYPOTHESIS_SEED, ENV_OUTPUT, ENV_SITES
 from lanes.affected.rules import Project
 from lanes.affected.testmap import (
     MAP_FILE_NAME,
@@ -37,6 +37,7 @@ from lanes.affected.testmap import (
 from lanes.errors import UsageError
 
 if TYPE_CHECKING:
+    from lanes.affected.mapdoc import TestMapDocument
     from lanes.affected.testmap import TestMap
     from lanes.config import Config
 
@@ -52,6 +53,8 @@ class RecordResult:
     path: Path
     tests: int
     unvouched: int
+    # Which Hypothesis tests are vouched for, and what for (seeded_note).
+    seeded: str
     nodes: int
     exit_code: int
     cpu_seconds: float
@@ -107,11 +110,12 @@ def record_map(config: Config, env: dict[str, str], target: Path | None) -> Reco
             "-p",
             "no:xdist",
         ]
+        run_env = {**env, ENV_OUTPUT: str(raw), ENV_SITES: str(sites)}
+        if config.affected.hypothesis_seed is not None:
+            run_env[ENV_HYPOTHESIS_SEED] = str(config.affected.hypothesis_seed)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.monotonic()
-        code = subprocess.run(
-            argv, cwd=root, env={**env, ENV_OUTPUT: str(raw), ENV_SITES: str(sites)}, check=False
-        ).returncode
+        code = subprocess.run(argv, cwd=root, env=run_env, check=False).returncode
         wall = time.monotonic() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if not raw.is_file():
@@ -124,6 +128,7 @@ def record_map(config: Config, env: dict[str, str], target: Path | None) -> Reco
         path=path,
         tests=len(document["tests"]),
         unvouched=sum(1 for t in document["tests"] if "unvouched" in t),
+        seeded=_seeded_note(document),
         nodes=len(document["nodes"]),
         exit_code=code,
         cpu_seconds=round(cpu, 2),
@@ -158,7 +163,20 @@ def load_map(config: Config, given: Path | None) -> tuple[TestMap | None, str]:
             f"the map's commit {test_map.commit[:12]} is not in this repository: static rules only",
         )
     recorded = len(test_map.document["tests"])
+    where = os.path.relpath(path, config.root)
+    seeded = _seeded_note(test_map.document)
+    return test_map, f"using {where} (commit {test_map.commit[:12]}, {recorded} tests{seeded})"
+
+
+def _seeded_note(document: TestMapDocument) -> str:
+    """What the map's vouching for Hypothesis tests assumes, when it does."""
+    seeded = sum(1 for t in document["tests"] if t.get("seeded"))
+    if not seeded:
+        return ""
+    seed = document["hypothesis_seed"]
+    drew = f"with --hypothesis-seed={seed}" if seed is not None else "derandomized"
+    tests, are = ("tests", "are") if seeded > 1 else ("test", "is")
     return (
-        test_map,
-        f"using {os.path.relpath(path, config.root)} (commit {test_map.commit[:12]}, {recorded} tests)",
+        f"; {seeded} Hypothesis {tests} drew {drew} and {are} vouched for: "
+        "the same seed draws the same examples"
     )

@@ -89,11 +89,13 @@ if TYPE_CHECKING:
     from lanes.affected.sitewatch import Site
     from lanes.affected.tracker import SharedWork
 
-__all__ = ["ENV_OUTPUT", "ENV_SITES"]
+__all__ = ["ENV_HYPOTHESIS_SEED", "ENV_OUTPUT", "ENV_SITES"]
 
 ENV_OUTPUT = "LANES_AFFECTED_RECORD"
 # A JSON file: the computed-import call sites, [[file, first line, last line], ...].
 ENV_SITES = "LANES_AFFECTED_SITES"
+# ``hypothesis_seed``: the seed Hypothesis tests draw their examples with.
+ENV_HYPOTHESIS_SEED = "LANES_AFFECTED_HYPOTHESIS_SEED"
 
 _tool_id = -1
 _recorder: Recorder | None = None
@@ -137,6 +139,17 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
     sys.addaudithook(recorder.audit)
     os.register_at_fork(after_in_child=recorder.forked)
     recorder.begin()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # Before Hypothesis' own plugin reads its option: as if the run were given
+    # --hypothesis-seed (a seed given on the command line or in addopts wins).
+    # Without that plugin (-p no:hypothesispytest) there is no option, and the
+    # tests draw at random: not vouched for.
+    seed = os.environ.get(ENV_HYPOTHESIS_SEED)
+    if seed and getattr(config.option, "hypothesis_seed", False) is None:
+        config.option.hypothesis_seed = seed
 
 
 def _read_sites() -> list[tuple[str, int, int]]:
@@ -185,14 +198,36 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         recorder.stop(item.nodeid, path, outcome, _shared_code(recorder, item))
         # Under the recorder, a little slower than alone: for sizing a run, not a verdict.
         recorder.tests[-1]["seconds"] = seconds
-        if _generated(item):
-            recorder.tests[-1]["generated"] = True
+        generated = _generated(item)
+        if generated:
+            recorder.tests[-1]["generated"] = generated
 
 
-def _generated(item: pytest.Item) -> bool:
-    """A Hypothesis test (``@given``, a state machine's ``TestCase``): Hypothesis
-    marks the function it wraps. Read without importing Hypothesis."""
-    return getattr(getattr(item, "obj", None), "is_hypothesis_test", False) is True
+def _generated(item: pytest.Item) -> str:
+    """How a Hypothesis test (``@given``, a state machine's ``TestCase``;
+    Hypothesis marks the function it wraps) drew its examples: "seeded" when
+    the run's seed was fixed, "random" otherwise; empty for any other test.
+    Read after the run, without importing Hypothesis.
+
+    Seeded means ``--hypothesis-seed`` or ``derandomize=True``: the examples
+    are then a function of the code the test executes alone (Hypothesis reads
+    no example database with either), so a run that executes the same code
+    draws the same ones. A test with ``@seed(n)`` still replays its database
+    entries first, and a stateful test keeps no record of its seed: random.
+    """
+    test = getattr(item, "obj", None)
+    if getattr(test, "is_hypothesis_test", False) is not True:
+        return ""
+    # Hypothesis sets it to the seed it generated, or None when none was.
+    generated_seed = getattr(test, "_hypothesis_internal_use_generated_seed", "unknown")
+    explicit_seed = getattr(test, "_hypothesis_internal_use_seed", None)
+    return "seeded" if generated_seed is None and explicit_seed is None else "random"
+
+
+def _seed_of(config: pytest.Config) -> str | None:
+    """The --hypothesis-seed the run was given (None: none, or no Hypothesis plugin)."""
+    seed = getattr(config.option, "hypothesis_seed", None)
+    return None if seed is None else str(seed)
 
 
 def _shared_code(recorder: Recorder, item: pytest.Item) -> SharedWork:
@@ -302,7 +337,7 @@ def pytest_runtest_makereport(item: pytest.Item) -> Generator[None, Any, None]:
         outcomes.append(outcome.get_result().outcome)
 
 
-def pytest_sessionfinish() -> None:
+def pytest_sessionfinish(session: pytest.Session) -> None:
     recorder = _recorder
     target = os.environ.get(ENV_OUTPUT)
     if recorder is None or not target or os.getpid() != recorder.pid:
@@ -322,6 +357,7 @@ def pytest_sessionfinish() -> None:
     document = {
         "root": recorder.root,
         "python": sys.version.split()[0],
+        "hypothesis_seed": _seed_of(session.config),
         "tests": recorder.tests,
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
         "sites": recorder.watch.sites,

@@ -199,6 +199,7 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         "commit": commit,
         "config_digest": digest,
         "python": str(raw.get("python", "")),
+        "hypothesis_seed": raw.get("hypothesis_seed"),
         "nodes": nodes,
         "data": sorted(data_index, key=data_index.__getitem__),
         "tests": tests,
@@ -220,6 +221,11 @@ def _vouch(entry: MapTest, test: dict[str, Any]) -> None:
     # it, which the map sees; a failure repeats whatever changed.
     if test["outcome"] not in ("passed", "skipped"):
         entry["unvouched"] = f"it {test['outcome']} when the map was recorded"
+    elif test.get("generated") == "seeded":
+        # Drawn with a fixed seed: a run executing the same code draws the
+        # same examples, so unless a change reaches what it executed it
+        # passes again (with that seed), as any other test does.
+        entry["seeded"] = True
     elif test.get("generated"):
         # Its examples are drawn anew each run: what one run executed is a
         # sample of what the next may (a recall run missed two such tests).

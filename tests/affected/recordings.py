@@ -29,14 +29,14 @@ if TYPE_CHECKING:
 NO_HYPOTHESIS = "-p no:hypothesispytest"
 
 
-def record_once(root: Path, files: dict[str, str]) -> str:
+def record_once(root: Path, files: dict[str, str], addopts: str = NO_HYPOTHESIS) -> str:
     """A real ``lanes affected --record`` of ``files`` committed at ``root``; what it printed."""
     make_repo(root, files, "base")
     out = io.StringIO()
     # Module scope has no capfd: the lane's own lines are Python prints.
     with pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(out):
         patch.chdir(root)
-        patch.setenv("PYTEST_ADDOPTS", NO_HYPOTHESIS)
+        patch.setenv("PYTEST_ADDOPTS", addopts)
         assert main(["affected", "--record"]) == 0
     return out.getvalue()
 

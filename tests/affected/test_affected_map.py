@@ -50,7 +50,7 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("recorded") / "project"
     assert (
         "recorded 3 tests (1 not vouched for: failed, started a process that left no record, "
-        "or a Hypothesis test)" in record_once(root, FILES)
+        "or a Hypothesis test drawing at random)" in record_once(root, FILES)
     )
     return root
 
@@ -152,7 +152,7 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
         '{"kind": "lanes-affected-map", "version": 9}'
     )
     with pytest.raises(
-        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4, 5 and 6"
+        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4, 5, 6 and 7"
     ) as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint
@@ -167,6 +167,27 @@ def test_a_recorded_duration_that_is_no_test_s_is_refused(recorded: Path, ms: ob
     document["tests"][0]["ms"] = ms
     path.write_text(json.dumps(document))
     with pytest.raises(UsageError, match="has a malformed test entry"):
+        read_map(path)
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [("map", 7), ("map", "x" * 201), ("test", "yes"), ("test", 1)],
+    ids=["seed-not-a-string", "seed-too-long", "seeded-not-a-bool", "seeded-one"],
+)
+def test_a_seed_that_is_no_recording_s_is_refused(
+    recorded: Path, where: str, value: object
+) -> None:
+    # A seeded test is vouched for: only a real true may say so.
+    path = recorded / "envelopes/affected-map.json"
+    document = json.loads(path.read_text())
+    if where == "map":
+        document["hypothesis_seed"] = value
+    else:
+        document["tests"][0]["seeded"] = value
+    path.write_text(json.dumps(document))
+    with pytest.raises(UsageError, match=r"hypothesis_seed that is not|malformed test entry"):
         read_map(path)
 
 

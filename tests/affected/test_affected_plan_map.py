@@ -36,6 +36,7 @@ def _map(root: Path, tests: list[tuple[str, str, list[int]]], data: list[str]) -
             "commit": "abc",
             "config_digest": "sha256:0",
             "python": "3.11",
+            "hypothesis_seed": None,
             "nodes": [],
             "data": data,
             "tests": [{"id": i, "file": f, "nodes": [], "data": d} for i, f, d in tests],

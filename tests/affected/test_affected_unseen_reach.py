@@ -8,13 +8,16 @@ tests:
   and runs the copy runs the project's code under another path: the copy,
   byte for byte the project's file, is recorded as that file;
 - a Hypothesis test draws new examples each run, so what it executed once
-  is a sample: the map does not vouch for it, and the static graph selects it.
+  is a sample: the map does not vouch for it, and the static graph selects it
+  (unless it drew with a fixed seed: then the same code draws the same ones).
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -71,6 +74,21 @@ def recorded(recording: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     return own_copy(recording, tmp_path, monkeypatch)
 
 
+SEEDED = {
+    **FILES,
+    "pyproject.toml": FILES["pyproject.toml"] + "\n[tool.lanes.affected]\nhypothesis_seed = 7\n",
+}
+
+
+@pytest.fixture(scope="module")
+def seeded_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("seeded") / "project"
+    # Hypothesis' pytest plugin loaded: it is what takes the seed.
+    out = record_once(root, SEEDED, addopts="")
+    assert "1 Hypothesis test drew with --hypothesis-seed=7 and is vouched for" in out
+    return root
+
+
 def _plan(capsys: pytest.CaptureFixture[str]) -> dict[str, str]:
     """Test id -> the reason the plan selects it by, for every test it selects by id."""
     capsys.readouterr()
@@ -114,6 +132,39 @@ def test_a_hypothesis_test_is_selected_for_code_its_recorded_examples_missed(
     # A plain test of the same file stays vouched: it never called rare.
     assert "tests/test_props.py::test_plain" not in plan
     assert "tests/test_copy.py::test_runs_a_copy" not in plan
+
+
+@pytest.mark.integration
+def test_a_hypothesis_test_drawn_with_the_configured_seed_is_vouched_for_like_any_test(
+    seeded_recording: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    recorded = own_copy(seeded_recording, tmp_path, monkeypatch)
+    test_map = recorded_map(recorded)
+    assert test_map.document["hypothesis_seed"] == "7"
+    assert test_map.unvouched() == {}
+    assert ("pkg/mod.py", "rare") not in executed(test_map, "tests/test_props.py::test_kind")
+    (recorded / "pkg/mod.py").write_text(MOD.replace("return 'rare'", "return 'broken'"))
+    capsys.readouterr()
+    assert main(["affected", "--json"]) == 0
+    plan: dict[str, Any] = json.loads(capsys.readouterr().out)
+    assert "vouched for: the same seed draws the same examples" in plan["map"]
+    assert plan["tests"] == []
+    # The premise, run for real: with the seed, the examples are those of the
+    # recording, none reaches rare, and the test passes with the change.
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--hypothesis-seed=7"],
+        cwd=recorded,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-2000:]
+    # A change to what its examples executed selects it, by what it executed.
+    (recorded / "pkg/mod.py").write_text(MOD.replace("else 'plain'", "else 'broken'"))
+    assert _plan(capsys)["tests/test_props.py::test_kind"] == "executed pkg/mod.py::kind"
 
 
 def test_only_a_byte_for_byte_copy_counts_as_the_project_code(tmp_path: Path) -> None:

@@ -43,7 +43,8 @@ MAP_FILE_NAME: Final = "affected-map.json"
 #    expected run time decides whether it runs under xdist).
 # 7: per-test ``seeded`` and the map's ``hypothesis_seed``: a Hypothesis test
 #    that drew its examples with a fixed seed is vouched for (before, no
-#    Hypothesis test was).
+#    Hypothesis test was); ``outside_callers``: what called each function run
+#    in the session scope (3.12+; null: not recorded).
 MAP_VERSION: Final = 7
 # Read as before: everything it ran outside tests is the session's (selects as it did).
 _UNSCOPED_VERSION: Final = 2
@@ -58,8 +59,16 @@ _UNSEEDED_VERSION: Final = 6
 # A recorded duration above this (a day) is no test's: the map is malformed.
 MAX_TEST_MS: Final = 86_400_000
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
+# A line number past this is no source file's.
+MAX_LINE: Final = 10_000_000
 # Hypothesis takes any string for a seed; a longer one is no recording's.
 _MAX_SEED: Final = 200
+
+
+# A call in the session scope: the callee's node index, and its caller: a
+# node index, (file, line) of module-level code (a module or class body), or
+# None: code that is not the project's (pytest calling a hook, a library).
+CallerEdge = tuple[int, int | tuple[str, int] | None]
 
 
 class MapTest(TypedDict):
@@ -107,6 +116,8 @@ class TestMapDocument(TypedDict):
     outside_sites: list[int]
     # Per site: the project files it imported (ran, or got loaded), or None: unknown.
     site_imports: list[list[str] | None]
+    # Every call in the session scope, by callee (None: not recorded, 3.11 or older maps).
+    outside_callers: list[CallerEdge] | None
 
 
 MAP_HINT = "record a new map with `lanes affected --record`, or pass another with --map FILE"
@@ -189,6 +200,7 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
             raise _bad(path, f"has collection scope {scope[:200]!r} without a list of node indices")
         collected[scope] = checked
     sites, outside_sites, site_imports = _validate_sites(path, document, version)
+    outside_callers = _validate_callers(path, document.get("outside_callers"), len(nodes))
     tests = [
         _validate_test(path, test, len(nodes), len(raw_data), len(sites)) for test in raw_tests
     ]
@@ -207,7 +219,38 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
         "sites": sites,
         "outside_sites": outside_sites,
         "site_imports": site_imports,
+        "outside_callers": outside_callers,
     }
+
+
+def _validate_callers(path: Path, value: object, nodes: int) -> list[CallerEdge] | None:
+    """``outside_callers`` validated: [callee node, caller] pairs, every index bounded."""
+    if value is None:
+        return None
+    bad = _bad(path, "has 'outside_callers' that is not a list of [node, caller] pairs")
+    if not isinstance(value, list):
+        raise bad
+    edges: list[CallerEdge] = []
+    for edge in value:
+        if not (isinstance(edge, list) and len(edge) == 2 and _index(edge[0], nodes)):
+            raise bad
+        caller = edge[1]
+        if caller is None or _index(caller, nodes):
+            edges.append((edge[0], caller))
+        elif (
+            isinstance(caller, list)
+            and len(caller) == 2
+            and isinstance(caller[0], str)
+            and _index(caller[1], MAX_LINE)
+        ):
+            edges.append((edge[0], (caller[0], caller[1])))
+        else:
+            raise bad
+    return edges
+
+
+def _index(value: object, limit: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < limit
 
 
 def _validate_sites(

@@ -46,12 +46,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lanes.affected.atimport import AtImport, SessionCalls
 from lanes.affected.namescan import ALL, Resolver, parse_module
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from lanes.affected.namescan import Module, Ref, Stmt
+
 
 __all__ = ["Flow", "follow"]
 
@@ -115,7 +117,13 @@ def _touches(stmt: Stmt, ranges: list[tuple[int, int]]) -> bool:
     return any(stmt.line <= last and first <= stmt.end for first, last in ranges)
 
 
-def _seed(state: _State, file: str, stmts: list[tuple[Stmt, int]], imported: set[str]) -> str:
+def _seed(
+    state: _State,
+    file: str,
+    stmts: list[tuple[Stmt, int]],
+    imported: set[str],
+    at_import: AtImport,
+) -> str:
     """The changed statements' names as changed values; a non-empty answer: why the flow stops."""
     for stmt, line in stmts:
         why = f"the change binds it (line {line})"
@@ -123,7 +131,7 @@ def _seed(state: _State, file: str, stmts: list[tuple[Stmt, int]], imported: set
             return f"a module docstring changed at line {line}: a doctest may read it"
         if stmt.kind == "call":
             return f"a module-level call changed at line {line}: what it changes cannot be followed"
-        if stmt.decorated:
+        if at_import.registers(file, stmt):
             return f"a decorator at line {line} runs at import and may register it elsewhere"
         if stmt.kind in ("computed", "star"):
             state.whole.setdefault(
@@ -137,8 +145,9 @@ def _seed(state: _State, file: str, stmts: list[tuple[Stmt, int]], imported: set
     return ""
 
 
-def _propagate(state: _State, modules: dict[str, Module], test_file: Callable[[str], bool]) -> str:
+def _propagate(state: _State, at_import: AtImport, test_file: Callable[[str], bool]) -> str:
     """Module-level flow to a fixed point; a non-empty answer: why the flow stops."""
+    modules = at_import.modules
     changed = True
     while changed:
         changed = False
@@ -154,16 +163,17 @@ def _propagate(state: _State, modules: dict[str, Module], test_file: Callable[[s
                 if hit is not None:
                     (_, name), _cause = hit
                     # A decorator that may register elsewhere runs like a call.
-                    kind = "call" if stmt.decorated else stmt.kind
+                    registers = at_import.registers(module.file, stmt)
+                    kind = "call" if registers else stmt.kind
                     if kind == "call" and test_file(module.file):
                         # It runs when pytest collects that file: the file runs whole.
-                        what = "a decorator" if stmt.decorated else "a module-level call"
+                        what = "a decorator" if registers else "a module-level call"
                         state.calls.setdefault(
                             module.file, f"{what} at line {stmt.line} reads {name}"
                         )
                         continue
                     if kind == "call":
-                        what = "a decorator that may register" if stmt.decorated else "a call"
+                        what = "a decorator that may register" if registers else "a call"
                         return (
                             f"{module.file}:{stmt.line}: {what} at module level reads {name}, "
                             "which the change affects: what it changes cannot be followed"
@@ -266,6 +276,7 @@ def follow(
     ran_at_import: Iterable[str] = (),
     runs_whole: Callable[[str], bool],
     collected: Callable[[str], dict[str, list[str]]] = lambda _: {},
+    session_calls: SessionCalls | None = None,
 ) -> Flow:
     """The readers of what a module-level change to ``path`` binds.
 
@@ -277,7 +288,8 @@ def follow(
     configure); ``collected``: those that ran while pytest collected one file
     or directory, with its scopes; ``ran_at_import``: functions of ``path``
     changed inside that ran at import; ``runs_whole``: a test file or conftest
-    (a changed binding there runs its tests whole).
+    (a changed binding there runs its tests whole); ``session_calls``: what
+    called the functions run in the session scope, and what they called.
     """
     resolver = Resolver(files, roots, sys_path)
     modules: dict[str, Module] = {}
@@ -303,19 +315,35 @@ def follow(
     cookie = any(first <= 2 for first, _ in [*old_ranges, *new_ranges]) and any(
         b"coding" in b"\n".join(text.splitlines()[:2]) for text in (old, current)
     )
+
+    def parse(file: str) -> Module | None:
+        source = read(file)
+        try:
+            return parse_module(source, file, resolver)[0] if source is not None else None
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+
+    at_import = AtImport(state, modules, session_calls, parse, (path, before))
     stop = "the first two lines changed (an encoding declaration)" if cookie else ""
-    stop = stop or _seed(state, path, changed, imported)
+    stop = stop or _seed(state, path, changed, imported, at_import)
     for qualname in sorted(ran_at_import):
         top = qualname.split(".", 1)[0]
         state.mark(state.behaviour, (path, top), f"{qualname} changed and ran at import")
     stop = (
         stop
-        or _propagate(state, modules, lambda f: runs_whole(f) and not f.endswith("conftest.py"))
+        or _propagate(state, at_import, lambda f: runs_whole(f) and not f.endswith("conftest.py"))
         or _checks(state, path, modules, imported)
     )
     if stop:
         return Flow({}, {}, stop)
-    return _readers(state, modules, (outside, collected), (path, set(ran_at_import)), runs_whole)
+    return _readers(
+        state,
+        modules,
+        (outside, collected),
+        (path, set(ran_at_import)),
+        runs_whole,
+        at_import=at_import,
+    )
 
 
 def _readers(
@@ -324,6 +352,8 @@ def _readers(
     ran_outside: tuple[Callable[[str], set[str]], Callable[[str], dict[str, list[str]]]],
     ran_at_import: tuple[str, set[str]],
     runs_whole: Callable[[str], bool],
+    *,
+    at_import: AtImport,
 ) -> Flow:
     """The functions reading a changed value, the code of changed definitions,
     the readers that ran while pytest collected, and the test files run whole;
@@ -355,7 +385,7 @@ def _readers(
         own_seeds = seeds if module.file == path else set()
         for qualname in sorted(outside(module.file) - own_seeds):
             used = _reads_changed(state, module.functions.get(qualname, set()), seed_refs)
-            if used:
+            if used and not at_import.followed(module.file, qualname):
                 return Flow(
                     {},
                     {},

@@ -82,6 +82,7 @@ def names_of(
             ran_at_import=ran_at_import,
             runs_whole=runs_whole,
             collected=test_map.collected_by,
+            session_calls=test_map,
         )
         whole: dict[str, str] = {}
         for file, why in found.whole.items():

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from lanes.affected.graph import module_name
+from lanes.affected.writes import writes_shared
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -62,6 +63,10 @@ class Stmt:
     kind: str  # plain, def, import, star, computed, call, doc
     source: str = ""  # the module a star import reads (its file)
     decorated: bool = False  # carries a decorator that may register it elsewhere
+    # Those decorators' root names (``attrs`` of ``@attrs(...)``, ``t`` of
+    # ``@t.overload``), and their lines (where Python calls and applies them).
+    decorators: frozenset[str] = frozenset()
+    decorator_lines: tuple[tuple[int, int], ...] = ()
     # A class's bases: a base whose methods changed changes its behaviour, not its value.
     base_refs: set[Ref] = field(default_factory=set)
     # An import: each bound name and the reference it is bound from (None: a module).
@@ -74,7 +79,13 @@ class Module:
     stmts: list[Stmt] = field(default_factory=list)
     # qualname -> the names its code reads (nested functions included).
     functions: dict[str, set[Ref]] = field(default_factory=dict)
+    # The functions whose own code writes what outlives a call: a global, or
+    # into an object a module-level name holds (REGISTRY[k] = v, .append(v)).
+    writers: set[str] = field(default_factory=set)
     defs: set[str] = field(default_factory=set)  # top-level def and class names
+    # The module-level names that hold the project's objects: its own, those
+    # imported from the project, and the project's modules (not a library's).
+    project_names: set[str] = field(default_factory=set)
     getattr_hook: bool = False
     public: set[str] | None = None  # what `from it import *` binds (None: public names)
 
@@ -265,14 +276,21 @@ def _decorator_name(node: ast.expr) -> str:
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
 
 
-def _registers(stmt: ast.stmt) -> bool:
-    """A def or class (or one nested in it) carries a decorator that may register it elsewhere."""
-    return any(
-        _decorator_name(d) not in _PLAIN_DECORATORS
+def _registering(stmt: ast.stmt) -> list[ast.expr]:
+    """The decorators on a def or class (or one nested in it) that may register it elsewhere."""
+    return [
+        d
         for node in ast.walk(stmt)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         for d in node.decorator_list
-    )
+        if _decorator_name(d) not in _PLAIN_DECORATORS
+    ]
+
+
+def _root_name(node: ast.expr) -> str:
+    while isinstance(node, ast.Call | ast.Attribute | ast.Subscript):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _namespace_write(node: ast.AST) -> bool:
@@ -386,7 +404,9 @@ def _statement(
             _reads(evaluated, module, aliases, resolver),
             _reads(called, module, aliases, resolver),
             "def",
-            decorated=_registers(stmt),
+            decorated=bool(registering := _registering(stmt)),
+            decorators=frozenset(_root_name(d) for d in registering),
+            decorator_lines=tuple((d.lineno, d.end_lineno or d.lineno) for d in registering),
             base_refs=_reads(
                 [*stmt.bases, *stmt.keywords] if isinstance(stmt, ast.ClassDef) else [],
                 module,
@@ -453,20 +473,29 @@ def _functions(
 ) -> None:
     """Every function's qualified name (as the map names it) -> the names its code reads."""
 
-    def walk(node: ast.AST, prefix: str) -> None:
+    project = module.project_names
+    project.update(aliases)
+    for stmt in module.stmts:
+        if stmt.kind == "import":
+            project.update(name for name, ref in stmt.sources.items() if ref is not None)
+        else:
+            project.update(stmt.binds)
+
+    def walk(node: ast.AST, prefix: str, enclosing: frozenset[str]) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
                 qualname = f"{prefix}{child.name}"
-                module.functions[qualname] = _reads(
-                    child.body, module, aliases, resolver, _locals(child)
-                )
-                walk(child, f"{qualname}.<locals>.")
+                local = _locals(child)
+                module.functions[qualname] = _reads(child.body, module, aliases, resolver, local)
+                if writes_shared(child, local | enclosing, project):
+                    module.writers.add(qualname)
+                walk(child, f"{qualname}.<locals>.", local | enclosing)
             elif isinstance(child, ast.ClassDef):
-                walk(child, f"{prefix}{child.name}.")
+                walk(child, f"{prefix}{child.name}.", enclosing)
             else:
-                walk(child, prefix)
+                walk(child, prefix, enclosing)
 
-    walk(tree, "")
+    walk(tree, "", frozenset())
 
 
 def _literal_all(tree: ast.Module) -> set[str] | None:

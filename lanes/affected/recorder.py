@@ -360,6 +360,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         "hypothesis_seed": _seed_of(session.config),
         "tests": recorder.tests,
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
+        "outside_callers": recorder.caller_edges(),
         "sites": recorder.watch.sites,
         "outside_sites": sorted(recorder.watch.outside),
         "site_imports": recorder.watch.imports(),

@@ -49,14 +49,23 @@ from lanes.affected.mapdoc import (
 from lanes.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from lanes.affected.discover import PytestRules
+    from lanes.affected.mapdoc import CallerEdge
+
+# A session-scope caller, as the name flow reads it: ("function", file,
+# qualname), ("line", file, line) of module-level code, or ELSEWHERE.
+Caller = tuple[str, str, str] | tuple[str, str, int] | tuple[str]
+ELSEWHERE: Final[Caller] = ("elsewhere",)
 
 __all__ = [
+    "ELSEWHERE",
     "MAP_FILE_NAME",
     "MAP_KIND",
     "MAP_VERSION",
+    "Caller",
     "MapTest",
     "TestMap",
     "TestMapDocument",
@@ -212,7 +221,27 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
             {site_index[(f, n)] for f, n in raw.get("outside_sites", []) if (f, n) in site_index}
         ),
         "site_imports": imports,
+        "outside_callers": _callers(raw.get("outside_callers"), resolve),
     }
+
+
+def _callers(
+    raw: list[list[Any]] | None, resolve: Callable[[list[list[Any]]], set[int]]
+) -> list[CallerEdge] | None:
+    """[callee node, caller] per session-scope call: the caller a node, a
+    [file, line] of module-level code, or None (not the project's code)."""
+    if raw is None:
+        return None
+    edges: set[tuple[int, int | tuple[str, int] | None]] = set()
+    for callee, caller in raw:
+        for target in resolve([callee]):
+            if caller is None:
+                edges.add((target, None))
+            elif caller[0] == "line":
+                edges.add((target, (str(caller[1]), int(caller[2]))))
+            else:
+                edges.update((target, source) for source in resolve([caller]))
+    return sorted(edges, key=repr)
 
 
 def _vouch(entry: MapTest, test: dict[str, Any]) -> None:
@@ -293,6 +322,45 @@ class TestMap:
         scope (plugin configure, the first conftests, a shared import)."""
         nodes = self.document["nodes"]
         return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
+
+    def session_callers(self, file: str, qualname: str) -> list[Caller] | None:
+        """What called ``file::qualname`` each time it ran in the session scope:
+        a project function (file, qualname), module-level code (file, line), or
+        ELSEWHERE; None when the map recorded no callers (3.11, an older map)."""
+        edges = self.document["outside_callers"]
+        if edges is None:
+            return None
+        nodes = self.document["nodes"]
+        found: list[Caller] = []
+        for callee, caller in edges:
+            if nodes[callee][:2] != (file, qualname):
+                continue
+            if caller is None:
+                found.append(ELSEWHERE)
+            elif isinstance(caller, tuple):
+                found.append(("line", caller[0], caller[1]))
+            else:
+                found.append(("function", nodes[caller][0], nodes[caller][1]))
+        return found
+
+    def session_callees(self, file: str, qualname: str) -> set[tuple[str, str]]:
+        """The project functions ``file::qualname`` called in the session scope."""
+        nodes = self.document["nodes"]
+        return {
+            (nodes[callee][0], nodes[callee][1])
+            for callee, caller in self.document["outside_callers"] or ()
+            if isinstance(caller, int) and nodes[caller][:2] == (file, qualname)
+        }
+
+    def lines_callees(self, file: str, first: int, last: int) -> set[tuple[str, str]]:
+        """The project functions module-level code of ``file`` (its lines
+        ``first``..``last``: a statement) called in the session scope."""
+        nodes = self.document["nodes"]
+        return {
+            (nodes[callee][0], nodes[callee][1])
+            for callee, caller in self.document["outside_callers"] or ()
+            if isinstance(caller, tuple) and caller[0] == file and first <= caller[1] <= last
+        }
 
     def collected_by(self, file: str, qualnames: set[str] | None = None) -> dict[str, list[str]]:
         """Qualname of ``qualnames`` (None: any of ``file``) -> the collection

@@ -46,6 +46,8 @@ __all__ = ["OWN_FILES", "ChildWork", "Recorder"]
 OWN_FILES = frozenset({__file__, os.path.join(os.path.dirname(__file__), "recorder.py")})  # noqa: PTH118, PTH120  # compared with co_filename strings
 # How many program names a test's entry keeps for its explanation.
 _NAMED_PROGRAMS = 5
+# inspect.CO_NEWLOCALS, without importing inspect: a function's code, not a module's or class body's.
+_CO_NEWLOCALS = 0x2
 
 
 @dataclass
@@ -116,6 +118,11 @@ class Recorder:
         # Code executed outside every test in the session scope: imports,
         # session hooks, and what collection ran for more than one file.
         self.outside: set[CodeType] = set()
+        # 3.12+: per code object run in the session scope, what called it each
+        # time: the project's calling code object, (file, line) of a module or
+        # class body, or None (code that is not the project's). The name flow
+        # follows a reader run at import only when it knows every caller.
+        self.callers: dict[CodeType, set[CodeType | tuple[str, int] | None]] = {}
         # The collection scope being collected (a file or a directory with a
         # trailing "/", relative to the root; None: the session's), the absolute
         # paths of its own module code, and what each scope alone executed.
@@ -161,9 +168,14 @@ class Recorder:
 
     def trace(self, frame: FrameType, event: str, arg: object) -> None:
         code = frame.f_code
-        if self.scope is None or not self.project.code_path(code.co_filename):
+        if not self.project.code_path(code.co_filename):
             self.code.add(code)  # no local trace function: call events only
-        elif code not in self.code:
+        elif self.scope is None:
+            self.code.add(code)
+            if not self.active:
+                self.called(code, frame.f_back)
+        else:
+            # Every call: a later one may be the session's, and its caller counts.
             self.scoped(code, frame)
 
     def trace_sites(self, frame: FrameType, event: str, arg: object) -> TraceFunction | None:
@@ -178,15 +190,34 @@ class Recorder:
             return None
         if self.scope is None:
             self.code.add(code)
-        elif self.scoped(code, sys._getframe(1)):  # the frame ``code`` runs in
-            # Keep watching: a later call in this scope may come from a shared import.
-            return None
-        return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+            if not self.active:
+                # The session's: keep watching, for every caller.
+                self.called(code, sys._getframe(1).f_back)
+                return None
+            return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
+        # Keep watching: a later call in this scope may come from a shared import.
+        self.scoped(code, sys._getframe(1))  # the frame ``code`` runs in
+        return None
 
-    def scoped(self, code: CodeType, frame: FrameType | None) -> bool:
-        """Credit ``code`` to the collection scope (True), or to the session
-        when a project module other than the scope's own is being imported
-        (False): what that import builds, every later importer shares."""
+    def called(self, code: CodeType, caller: FrameType | None) -> None:
+        """Note what called ``code``, run in the session scope (3.12+)."""
+        key: CodeType | tuple[str, int] | None = None
+        if caller is not None:
+            calling = caller.f_code
+            if calling.co_filename not in OWN_FILES and self.project.code_path(calling.co_filename):
+                # A module or class body runs its statements without new locals.
+                key = (
+                    calling
+                    if calling.co_flags & _CO_NEWLOCALS
+                    else (calling.co_filename, caller.f_lineno)
+                )
+        self.callers.setdefault(code, set()).add(key)
+
+    def scoped(self, code: CodeType, frame: FrameType | None) -> None:
+        """Credit ``code`` (run in ``frame``) to the collection scope, or to the
+        session when a project module other than the scope's own is being
+        imported: what that import builds, every later importer shares."""
+        started = frame
         while frame is not None:
             current = frame.f_code
             if current.co_name == "<module>":
@@ -197,10 +228,10 @@ class Recorder:
                     break
                 # Another module's import (or an exec'd string): the session's.
                 self.code.add(code)
-                return False
+                self.called(code, started.f_back if started is not None else None)
+                return
             frame = frame.f_back
         self.collected.setdefault(self.scope or "", set()).add(code)
-        return True
 
     def enter(self, scope: str | None, own: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
         """Collect in ``scope`` from now on; the scope it replaces, to restore."""
@@ -278,6 +309,26 @@ class Recorder:
             }
         )
 
+    def caller_edges(self) -> list[list[Any]]:
+        """The session scope's calls, for the raw recording: [callee (file,
+        line), caller] with the caller a function's [file, first line], a
+        module or class body's ["line", file, line], or None (elsewhere)."""
+        edges: list[list[Any]] = []
+        for code, callers in self.callers.items():
+            located = self.located({code})
+            if not located or located[0][1] == 0:
+                continue  # a module's code: its import, not a call
+            for caller in callers:
+                if caller is None:
+                    edges.append([located[0], None])
+                elif isinstance(caller, tuple):
+                    file = self.project.code_path(caller[0])
+                    edges.append([located[0], ["line", file, caller[1]] if file else None])
+                else:
+                    where = self.located({caller})
+                    edges.append([located[0], where[0] if where else None])
+        return edges
+
     # -- per test
     def start(self) -> None:
         # What ran since the last test (collection, imports, hooks) ran outside tests.
@@ -317,6 +368,10 @@ class Recorder:
             self.finish_test(nodeid, path, outcome, shared)
         finally:
             self.busy = False
+        if sys.version_info >= (3, 12):
+            # What the test disabled runs between tests too (a conftest hook):
+            # the session's, seen with every caller.
+            sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12
 
     def finish_test(
         self,

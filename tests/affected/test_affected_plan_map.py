@@ -37,6 +37,7 @@ def _map(root: Path, tests: list[tuple[str, str, list[int]]], data: list[str]) -
             "config_digest": "sha256:0",
             "python": "3.11",
             "hypothesis_seed": None,
+            "outside_callers": None,
             "nodes": [],
             "data": data,
             "tests": [{"id": i, "file": f, "nodes": [], "data": d} for i, f, d in tests],

@@ -1,0 +1,181 @@
+"""What ran at import, followed through the calls the recording saw there.
+
+A real recording run over a project where three functions read a module-level
+constant and run outside every test: one only from a module-level statement
+(``TABLE = [limit()]``), which the name flow follows; one that also writes a
+registry as it runs; one that pytest calls, through a conftest hook. A change
+to the first constant selects the tests that read what the statement built;
+the other two stop the flow, as every reader run outside tests did before.
+
+And two classes under the project's own decorators: one that registers
+nothing (a change to the class body is followed by name), one that appends
+the class to a registry (the flow stops: what reads the registry is unseen).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from lanes.cli import main
+from tests.support.git import make_repo
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+pytestmark = pytest.mark.integration
+
+FILES = {
+    "pyproject.toml": '[project]\nname = "callers"\nversion = "0"\n',
+    ".gitignore": "envelopes/\n",
+    # Every module on the way: the static graph selects every test for any change.
+    "pkg/__init__.py": "from pkg import base, deco, plug, reg, shapes, tables\n",
+    "pkg/deco.py": "REGISTRY: list[type] = []\n\n\n"
+    "def plain(cls: type) -> type:\n    cls.tag = 'plain'\n    return cls\n\n\n"
+    "def register(cls: type) -> type:\n    REGISTRY.append(cls)\n    return cls\n",
+    "pkg/shapes.py": "from pkg.deco import plain, register\n\n\n"
+    "@plain\nclass Square:\n    side = 2\n\n\n"
+    "@register\nclass Circle:\n    radius = 1\n\n\n"
+    "def area() -> int:\n    return Square.side**2\n",
+    "pkg/base.py": "LIMIT = 3\n\n\ndef limit() -> int:\n    return LIMIT + 1\n\n\n"
+    "def other() -> int:\n    return 7\n",
+    "pkg/tables.py": "from pkg.base import limit\n\nTABLE = [limit()]\n\n\n"
+    "def first() -> int:\n    return TABLE[0]\n\n\ndef unrelated() -> int:\n    return 5\n",
+    "pkg/reg.py": "SIZE = 2\nSEEN: list[int] = []\n\n\n"
+    "def note() -> int:\n    SEEN.append(SIZE)\n    return SIZE\n\n\nNOTED = note()\n",
+    "pkg/plug.py": "SCALE = 10\n\n\ndef scaled() -> int:\n    return SCALE * 2\n",
+    "conftest.py": "def pytest_configure(config: object) -> None:\n"
+    "    from pkg import plug\n\n    plug.scaled()\n",
+    "tests/__init__.py": "",
+    "tests/test_t.py": "from pkg import base, plug, reg, tables\n\n\n"
+    "def test_first() -> None:\n    assert tables.first() == 4\n\n\n"
+    "def test_unrelated() -> None:\n    assert tables.unrelated() == 5\n\n\n"
+    "def test_other() -> None:\n    assert base.other() == 7\n\n\n"
+    "def test_seen() -> None:\n    assert reg.SEEN == [2]\n\n\n"
+    "def test_scaled() -> None:\n    assert plug.SCALE == 10\n",
+    "tests/test_shapes.py": "from pkg import deco, shapes\n\n\n"
+    "def test_area() -> None:\n    assert shapes.area() == 4\n\n\n"
+    "def test_registry() -> None:\n    assert deco.REGISTRY[0].radius == 1\n",
+}
+
+
+EVERY_FILE = ["tests/test_shapes.py", "tests/test_t.py"]
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("callers")
+    make_repo(root, FILES, "base")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(root)
+        patch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
+        assert main(["affected", "--record"]) == 0
+    return root
+
+
+def _plan(
+    root: Path, capsys: pytest.CaptureFixture[str], path: str, old: str, new: str
+) -> dict[str, Any]:
+    """The plan for one change, the file restored after."""
+    before = (root / path).read_text()
+    (root / path).write_text(before.replace(old, new))
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(root)
+            capsys.readouterr()
+            assert main(["affected", "--json"]) == 0
+            plan = json.loads(capsys.readouterr().out)
+    finally:
+        (root / path).write_text(before)
+    assert isinstance(plan, dict)
+    return plan
+
+
+def _selected(plan: dict[str, Any]) -> dict[str, str]:
+    """Test id (a whole file: its path) -> the reasons it is selected by."""
+    found: dict[str, str] = {}
+    for test in plan["tests"]:
+        nodes = test.get("nodes")
+        if not nodes:
+            found[test["file"]] = "; ".join(r["detail"] for r in test["reasons"])
+        for node in nodes or ():
+            found[node["id"]] = "; ".join(r["detail"] for r in node["reasons"])
+    return found
+
+
+def test_a_reader_called_only_by_a_followed_statement_at_import_selects_what_reads_its_result(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = _plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
+    # Before, `limit` (it ran at import, outside every test) stopped the flow:
+    # every test that imports pkg/base.py, all five.
+    assert _selected(plan) == {
+        "tests/test_t.py::test_first": (
+            "pkg/tables.py::first reads TABLE, which changed "
+            "(line 3 of pkg/tables.py builds it from limit)"
+        )
+    }
+
+
+def test_a_map_without_callers_stops_the_flow_at_such_a_reader_as_before(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A 3.11 recording, or an older map: no caller is known.
+    path = recorded / "envelopes/affected-map.json"
+    saved = path.read_text()
+    document = json.loads(saved)
+    document["outside_callers"] = None
+    path.write_text(json.dumps(document))
+    try:
+        plan = _plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
+    finally:
+        path.write_text(saved)
+    assert list(_selected(plan)) == EVERY_FILE
+    assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
+
+
+def test_a_reader_at_import_that_writes_a_registry_stops_the_flow(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What `note` appended to SEEN, a test reads without calling it.
+    plan = _plan(recorded, capsys, "pkg/reg.py", "SIZE = 2", "SIZE = 3")
+    assert list(_selected(plan)) == EVERY_FILE
+    assert (
+        "pkg/reg.py::note reads SIZE, which the change affects, and ran outside every test"
+        in (plan["changed"][0]["detail"])
+    )
+
+
+def test_a_reader_pytest_calls_through_a_hook_stops_the_flow(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = _plan(recorded, capsys, "pkg/plug.py", "SCALE = 10", "SCALE = 11")
+    assert list(_selected(plan)) == EVERY_FILE
+    assert "pkg/plug.py::scaled reads SCALE" in plan["changed"][0]["detail"]
+
+
+def test_a_class_under_a_project_decorator_that_registers_nothing_is_followed_by_name(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plan = _plan(recorded, capsys, "pkg/shapes.py", "side = 2", "side = 3")
+    # Before: "a decorator at line 4 runs at import and may register it
+    # elsewhere", every test importing pkg/shapes.py.
+    assert _selected(plan) == {
+        "tests/test_shapes.py::test_area": (
+            "pkg/shapes.py::area reads Square, which the change binds (line 4)"
+        )
+    }
+
+
+def test_a_class_under_a_project_decorator_that_fills_a_registry_stops_the_flow(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # test_registry reads the class through the registry, never by its name.
+    plan = _plan(recorded, capsys, "pkg/shapes.py", "radius = 1", "radius = 2")
+    assert list(_selected(plan)) == EVERY_FILE
+    assert (
+        "a decorator at line 9 runs at import and may register it elsewhere"
+        in (plan["changed"][0]["detail"])
+    )

@@ -47,13 +47,9 @@ class SessionCalls(Protocol):
 
 
 class AtImport:
-    """Whether what a reader run in the session scope computed reaches only
-    code the flow follows: every call of it came from a module-level statement
-    the flow follows (it reads a changed name, and binds what it builds), or
-    from a function that reads one and is followed in turn; and neither it nor
-    what it called there writes what outlives the call (a global, a registry).
-    A caller the map cannot name (pytest calling a hook, a library, a
-    generated function) or a map that recorded no callers: not followed."""
+    """The flow's questions about what ran at import, answered from the
+    recorded calls: is a reader run there followed (:meth:`followed`), does
+    a decorated statement register what it defines (:meth:`registers`)."""
 
     def __init__(
         self,
@@ -117,6 +113,11 @@ class AtImport:
         return self.helpers[file]
 
     def followed(self, file: str, qualname: str) -> bool:
+        """What ``file::qualname``, run in the session scope, computed reaches
+        only code the flow follows: every call of it came from a module-level
+        statement the flow follows (it reads a changed name, and binds what it
+        builds), or from a function that reads one and is followed in turn;
+        and neither it nor what it called there writes what outlives the call."""
         return self._followed(file, qualname, frozenset())
 
     def _followed(self, file: str, qualname: str, visiting: frozenset[tuple[str, str]]) -> bool:
@@ -141,10 +142,13 @@ class AtImport:
         return all(len(c) == 3 for c in callers)
 
     def _statement_follows(self, file: str, line: int) -> bool:
-        """The module-level statement at ``file:line`` reads a changed name as it runs."""
-        module = self.modules.get(file)
+        """The module-level statement at ``file:line`` (as recorded) reads a changed name as it runs."""
+        module = self.old if file == self.path else self.modules.get(file)
         stmts = module.stmts if module is not None else []
         stmt = next((s for s in stmts if s.line <= line <= s.end), None)
+        if stmt is not None and file == self.path and file in self.modules:
+            # The changed file: the same statement as it reads now.
+            stmt = next((s for s in self.modules[file].stmts if s.binds == stmt.binds), stmt)
         return stmt is not None and (
             self.state.any_hit(stmt.value_refs) is not None
             or self.state.value_hit(stmt.base_refs) is not None

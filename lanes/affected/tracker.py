@@ -316,8 +316,8 @@ class Recorder:
         edges: list[list[Any]] = []
         for code, callers in self.callers.items():
             located = self.located({code})
-            if not located or located[0][1] == 0:
-                continue  # a module's code: its import, not a call
+            if not located or not code.co_flags & _CO_NEWLOCALS:
+                continue  # a module's or a class body's code: a definition, not a call
             for caller in callers:
                 if caller is None:
                     edges.append([located[0], None])

@@ -81,7 +81,10 @@ class AtImport:
             )
         if self.calls is None or recorded is None:
             return True
-        if not all(self._project_function(file, name, 3) for name in sorted(stmt.decorators)):
+        if not all(
+            refs and all(self._project_function(ref, 4) for ref in refs)
+            for refs in stmt.decorator_refs
+        ):
             return True
         called: set[tuple[str, str]] = set()
         for first, last in recorded.decorator_lines:
@@ -91,17 +94,22 @@ class AtImport:
             called |= found
         return any(self._writes(f, q, set()) for f, q in sorted(called))
 
-    def _project_function(self, file: str, name: str, hops: int) -> bool:
-        """``name`` in ``file`` is a function the project defines (imported: followed ``hops`` times)."""
+    def _project_function(self, ref: tuple[str, str], hops: int) -> bool:
+        """``ref`` names a function the project defines: there, or through at
+        most ``hops`` imports and aliases (``s = attrs``)."""
+        file, name = ref
         module = self.module(file)
         if module is None or hops < 0:
             return False
         if name in module.functions:
             return True
-        for stmt in module.stmts:
-            source = stmt.sources.get(name) if stmt.kind == "import" else None
-            if source is not None:
-                return self._project_function(source[0], source[1], hops - 1)
+        # The module-level statement that binds it last: what it holds at import's end.
+        stmt = next((s for s in reversed(module.stmts) if name in s.binds), None)
+        source = stmt.sources.get(name) if stmt is not None and stmt.kind == "import" else None
+        if source is not None:
+            return self._project_function(source, hops - 1)
+        if stmt is not None and stmt.alias:
+            return self._project_function((file, stmt.alias), hops - 1)
         return False
 
     def module(self, file: str) -> Module | None:

@@ -397,7 +397,9 @@ def _readers(
         # share: they run whole, as for a changed function that ran there.
         for qualname, scopes in sorted(collected(module.file).items()):
             used = _reads_changed(state, module.functions.get(qualname, set()), seed_refs)
-            if used and qualname not in own_seeds:
+            # Called there only by statements the flow follows: what it built
+            # is in their names, not in the collection's items.
+            if used and qualname not in own_seeds and not at_import.followed(module.file, qualname):
                 scoped.setdefault(module.file, {})[qualname] = (
                     tuple(scopes),
                     f"reads {used}, which the change affects,",
@@ -412,7 +414,13 @@ def _readers(
                 for (file, name) in state.value
                 if file == module.file and _binds_locally(module, name)
             )
-            if bound or module.file in state.whole:
+            shaping = [
+                name
+                for name in bound
+                if module.file.endswith("conftest.py") or _shapes_items(module, name)
+            ]
+            if shaping or module.file in state.whole:
+                bound = shaping or bound
                 whole[module.file] = (
                     f"{', '.join(bound) or 'its names'} changed there ({module.file} "
                     "may parametrize its tests): it runs whole"
@@ -431,6 +439,18 @@ def _reads_changed(state: _State, refs: set[Ref], seed_refs: set[Ref]) -> str:
     if hit is not None:
         return hit[0][1]
     return next((name for _, name in sorted(refs & seed_refs)), "")
+
+
+def _shapes_items(module: Module, name: str) -> bool:
+    """A test module's name that pytest reads as it collects, changing which
+    items there are or how they run: ``pytestmark``, a ``pytest_*`` hook, a
+    class whose body sets ``pytestmark``. (A parametrize list or a fixture's
+    params is read by a decorator, which runs the file whole by itself.)"""
+    return (
+        name == "pytestmark"
+        or name.startswith("pytest_")
+        or any(name in s.binds and s.marks for s in module.stmts)
+    )
 
 
 def _binds_locally(module: Module, name: str) -> bool:

@@ -63,10 +63,15 @@ class Stmt:
     kind: str  # plain, def, import, star, computed, call, doc
     source: str = ""  # the module a star import reads (its file)
     decorated: bool = False  # carries a decorator that may register it elsewhere
-    # Those decorators' root names (``attrs`` of ``@attrs(...)``, ``t`` of
-    # ``@t.overload``), and their lines (where Python calls and applies them).
-    decorators: frozenset[str] = frozenset()
+    # What each of those decorators names, as project references (``attrs``
+    # of ``@attrs(...)``; ``(attr/__init__.py, s)`` of ``@attr.s``; none for a
+    # library's), and their lines (where Python calls and applies them).
+    decorator_refs: tuple[frozenset[Ref], ...] = ()
     decorator_lines: tuple[tuple[int, int], ...] = ()
+    # ``a = b = name``: the name it binds another name to.
+    alias: str = ""
+    # A class whose body sets ``pytestmark`` (marks every test in it).
+    marks: bool = False
     # A class's bases: a base whose methods changed changes its behaviour, not its value.
     base_refs: set[Ref] = field(default_factory=set)
     # An import: each bound name and the reference it is bound from (None: a module).
@@ -287,10 +292,11 @@ def _registering(stmt: ast.stmt) -> list[ast.expr]:
     ]
 
 
-def _root_name(node: ast.expr) -> str:
-    while isinstance(node, ast.Call | ast.Attribute | ast.Subscript):
-        node = node.func if isinstance(node, ast.Call) else node.value
-    return node.id if isinstance(node, ast.Name) else ""
+def _callee(node: ast.expr) -> ast.expr:
+    """What a decorator calls: ``attrs`` of ``@attrs(repr=False)``, ``attr.s`` of ``@attr.s``."""
+    while isinstance(node, ast.Call):
+        node = node.func
+    return node
 
 
 def _namespace_write(node: ast.AST) -> bool:
@@ -405,13 +411,22 @@ def _statement(
             _reads(called, module, aliases, resolver),
             "def",
             decorated=bool(registering := _registering(stmt)),
-            decorators=frozenset(_root_name(d) for d in registering),
+            decorator_refs=tuple(
+                frozenset(_reads([_callee(d)], module, aliases, resolver)) for d in registering
+            ),
             decorator_lines=tuple((d.lineno, d.end_lineno or d.lineno) for d in registering),
             base_refs=_reads(
                 [*stmt.bases, *stmt.keywords] if isinstance(stmt, ast.ClassDef) else [],
                 module,
                 aliases,
                 resolver,
+            ),
+            marks=isinstance(stmt, ast.ClassDef)
+            and any(
+                isinstance(t, ast.Name) and t.id == "pytestmark"
+                for child in stmt.body
+                if isinstance(child, ast.Assign | ast.AnnAssign)
+                for t in (child.targets if isinstance(child, ast.Assign) else [child.target])
             ),
         )
     refs = _reads([stmt], module, aliases, resolver)
@@ -424,7 +439,10 @@ def _statement(
         # import X`, `Y = m.X`), registration and I/O reach anywhere. What it
         # changes cannot be followed by name.
         return Stmt(line, end, binds, refs, set(), "call")
-    return Stmt(line, end, binds, refs, set(), "plain")
+    alias = (
+        stmt.value.id if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Name) else ""
+    )
+    return Stmt(line, end, binds, refs, set(), "plain", alias=alias)
 
 
 _SCOPES = (

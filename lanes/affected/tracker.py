@@ -118,10 +118,11 @@ class Recorder:
         # Code executed outside every test in the session scope: imports,
         # session hooks, and what collection ran for more than one file.
         self.outside: set[CodeType] = set()
-        # 3.12+: per code object run in the session scope, what called it each
-        # time: the project's calling code object, (file, line) of a module or
-        # class body, or None (code that is not the project's). The name flow
-        # follows a reader run at import only when it knows every caller.
+        # Per code object run outside every test (the session scope, a
+        # collection scope), what called it each time: the project's calling
+        # code object, (file, line) of a module or class body, or None (code
+        # that is not the project's). The name flow follows a reader run there
+        # only when it knows every caller.
         self.callers: dict[CodeType, set[CodeType | tuple[str, int] | None]] = {}
         # The collection scope being collected (a file or a directory with a
         # trailing "/", relative to the root; None: the session's), the absolute
@@ -200,7 +201,7 @@ class Recorder:
         return None
 
     def called(self, code: CodeType, caller: FrameType | None) -> None:
-        """Note what called ``code``, run in the session scope (3.12+)."""
+        """Note what called ``code``, run outside every test."""
         key: CodeType | tuple[str, int] | None = None
         if caller is not None:
             calling = caller.f_code
@@ -232,6 +233,9 @@ class Recorder:
                 return
             frame = frame.f_back
         self.collected.setdefault(self.scope or "", set()).add(code)
+        # Its callers too: a reader run there by a statement the flow follows
+        # leaves the collection's other tests alone.
+        self.called(code, started.f_back if started is not None else None)
 
     def enter(self, scope: str | None, own: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
         """Collect in ``scope`` from now on; the scope it replaces, to restore."""
@@ -310,7 +314,7 @@ class Recorder:
         )
 
     def caller_edges(self) -> list[list[Any]]:
-        """The session scope's calls, for the raw recording: [callee (file,
+        """The calls outside every test, for the raw recording: [callee (file,
         line), caller] with the caller a function's [file, first line], a
         module or class body's ["line", file, line], or None (elsewhere)."""
         edges: list[list[Any]] = []

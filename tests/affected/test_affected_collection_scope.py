@@ -172,12 +172,13 @@ def test_a_constant_read_while_one_module_was_collected_selects_that_module_and_
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = _plan(recorded, capsys, "pkg/sizes.py", "LIMIT = 3", "LIMIT = 0")
-    ran = (
-        "pkg/sizes.py::sizes reads LIMIT, which the change affects, ran while pytest "
-        "collected tests/test_sized.py (the collection could produce other items): it runs whole"
-    )
+    # `sizes` ran while pytest collected test_sized.py, called by its
+    # module-level `SIZES = sizes.sizes()`: the flow follows it into SIZES,
+    # which the parametrize decorator reads as pytest collects the file.
     assert _reasons(plan) == {
-        "tests/test_sized.py": [ran],
+        "tests/test_sized.py": [
+            "a decorator at line 8 reads SIZES, run when it is collected: it runs whole"
+        ],
         "tests/test_zlimit.py": [
             "pkg/sizes.py::sizes reads LIMIT, which the change binds (line 1)"
         ],

@@ -56,12 +56,34 @@ def test_a_name_read_through_a_module_alias_says_the_change_binds_it() -> None:
     assert flow.readers == {
         "pkg/calc.py": {"scale": "reads SCALE, which the change binds (line 2)"}
     }
-    # A test file building a value from the changed name may parametrize with it.
+    # A test file building a value from the changed name that nothing reads
+    # as pytest collects it (no decorator, no pytestmark) keeps its items.
+    assert flow.whole == {}
+    assert flow.fallback == ""
+
+
+def test_a_test_files_changed_name_that_pytest_reads_as_it_collects_runs_it_whole() -> None:
+    test_t = PROJECT["tests/test_t.py"]
+    marked = {**PROJECT, "tests/test_t.py": test_t + "pytestmark = CASES\n"}
+    flow = flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", marked)
     assert flow.whole == {
-        "tests/test_t.py": "CASES changed there (tests/test_t.py may parametrize its tests): "
+        "tests/test_t.py": "pytestmark changed there (tests/test_t.py may parametrize "
+        "its tests): it runs whole"
+    }
+    in_class = {**PROJECT, "tests/test_t.py": test_t + "class TestC:\n    pytestmark = CASES\n"}
+    assert (
+        "TestC changed there"
+        in flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", in_class).whole["tests/test_t.py"]
+    )
+    parametrized = {
+        **PROJECT,
+        "tests/test_t.py": "import pytest\n\n"
+        + test_t.replace("def test_t():", "@pytest.mark.parametrize('c', CASES)\ndef test_t(c):"),
+    }
+    assert flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", parametrized).whole == {
+        "tests/test_t.py": "a decorator at line 9 reads CASES, run when it is collected: "
         "it runs whole"
     }
-    assert flow.fallback == ""
 
 
 def test_a_test_file_that_only_imports_a_changed_name_does_not_run_whole() -> None:
@@ -267,13 +289,13 @@ def test_a_test_file_running_whole_still_carries_the_changes_below_its_call() ->
 
 
 def test_a_test_file_whose_names_changed_says_which_or_all_of_them() -> None:
-    test = "from pkg.consts import SCALE\n\nCASES = [SCALE]\nMORE = [SCALE]\n"
+    test = "from pkg.consts import SCALE\n\nCASES = [SCALE]\npytestmark = [SCALE]\n"
     flow = flow_of(
         CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", {**PROJECT, "tests/test_t.py": test}
     )
     assert flow.whole == {
-        "tests/test_t.py": "CASES, MORE changed there (tests/test_t.py may parametrize its tests): "
-        "it runs whole"
+        "tests/test_t.py": "pytestmark changed there (tests/test_t.py may parametrize its "
+        "tests): it runs whole"
     }
     test = "import operator\n\nNAMES = ['add']\nlocals().update({n: 1 for n in NAMES})\n"
     project = {**PROJECT, "tests/test_t.py": test}

@@ -81,10 +81,7 @@ class AtImport:
             )
         if self.calls is None or recorded is None:
             return True
-        if not all(
-            refs and all(self._project_function(ref, 4) for ref in refs)
-            for refs in stmt.decorator_refs
-        ):
+        if not all(self._project_function(file, path, 4) for path in stmt.decorator_paths):
             return True
         called: set[tuple[str, str]] = set()
         for first, last in recorded.decorator_lines:
@@ -94,22 +91,26 @@ class AtImport:
             called |= found
         return any(self._writes(f, q, set()) for f, q in sorted(called))
 
-    def _project_function(self, ref: tuple[str, str], hops: int) -> bool:
-        """``ref`` names a function the project defines: there, or through at
-        most ``hops`` imports and aliases (``s = attrs``)."""
-        file, name = ref
+    def _project_function(self, file: str, path: str, hops: int) -> bool:
+        """``path`` (``attrs``, ``attr.s``) in ``file`` names a function the
+        project defines: there, or through at most ``hops`` imports, module
+        names (``attr`` of ``import attr``) and aliases (``s = attrs``)."""
         module = self.module(file)
-        if module is None or hops < 0:
+        if module is None or hops < 0 or not path:
             return False
+        name, _, rest = path.partition(".")
+        if rest:
+            found = module.module_files.get(name)
+            return found is not None and self._project_function(found, rest, hops - 1)
         if name in module.functions:
             return True
         # The module-level statement that binds it last: what it holds at import's end.
         stmt = next((s for s in reversed(module.stmts) if name in s.binds), None)
         source = stmt.sources.get(name) if stmt is not None and stmt.kind == "import" else None
         if source is not None:
-            return self._project_function(source, hops - 1)
+            return self._project_function(source[0], source[1], hops - 1)
         if stmt is not None and stmt.alias:
-            return self._project_function((file, stmt.alias), hops - 1)
+            return self._project_function(file, stmt.alias, hops - 1)
         return False
 
     def module(self, file: str) -> Module | None:

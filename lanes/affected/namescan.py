@@ -63,10 +63,10 @@ class Stmt:
     kind: str  # plain, def, import, star, computed, call, doc
     source: str = ""  # the module a star import reads (its file)
     decorated: bool = False  # carries a decorator that may register it elsewhere
-    # What each of those decorators names, as project references (``attrs``
-    # of ``@attrs(...)``; ``(attr/__init__.py, s)`` of ``@attr.s``; none for a
-    # library's), and their lines (where Python calls and applies them).
-    decorator_refs: tuple[frozenset[Ref], ...] = ()
+    # What each of those decorators calls, dotted (``attrs`` of
+    # ``@attrs(...)``, ``attr.s`` of ``@attr.s``; empty when it is no name),
+    # and their lines (where Python calls and applies them).
+    decorator_paths: tuple[str, ...] = ()
     decorator_lines: tuple[tuple[int, int], ...] = ()
     # ``a = b = name``: the name it binds another name to.
     alias: str = ""
@@ -91,6 +91,8 @@ class Module:
     # The module-level names that hold the project's objects: its own, those
     # imported from the project, and the project's modules (not a library's).
     project_names: set[str] = field(default_factory=set)
+    # The names bound to a project module (``import a.b as m``) -> its file.
+    module_files: dict[str, str] = field(default_factory=dict)
     getattr_hook: bool = False
     public: set[str] | None = None  # what `from it import *` binds (None: public names)
 
@@ -292,11 +294,15 @@ def _registering(stmt: ast.stmt) -> list[ast.expr]:
     ]
 
 
-def _callee(node: ast.expr) -> ast.expr:
-    """What a decorator calls: ``attrs`` of ``@attrs(repr=False)``, ``attr.s`` of ``@attr.s``."""
+def _dotted(node: ast.expr) -> str:
+    """What a decorator calls, dotted: ``attrs`` of ``@attrs(repr=False)``, ``attr.s`` of ``@attr.s``."""
     while isinstance(node, ast.Call):
         node = node.func
-    return node
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
 
 
 def _namespace_write(node: ast.AST) -> bool:
@@ -411,9 +417,7 @@ def _statement(
             _reads(called, module, aliases, resolver),
             "def",
             decorated=bool(registering := _registering(stmt)),
-            decorator_refs=tuple(
-                frozenset(_reads([_callee(d)], module, aliases, resolver)) for d in registering
-            ),
+            decorator_paths=tuple(_dotted(d) for d in registering),
             decorator_lines=tuple((d.lineno, d.end_lineno or d.lineno) for d in registering),
             base_refs=_reads(
                 [*stmt.bases, *stmt.keywords] if isinstance(stmt, ast.ClassDef) else [],
@@ -535,6 +539,11 @@ def parse_module(source: bytes, file: str, resolver: Resolver) -> tuple[Module, 
     tree = ast.parse(source, filename=file)
     module = Module(file)
     aliases = _aliases(tree, file, resolver)
+    module.module_files = {
+        name: found
+        for name, dotted in aliases.items()
+        if (found := _file_of_module(resolver, dotted))
+    }
     annotations = not any(
         isinstance(s, ast.ImportFrom)
         and s.module == "__future__"

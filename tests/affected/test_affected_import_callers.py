@@ -34,11 +34,14 @@ FILES = {
     "pkg/__init__.py": "from pkg import base, deco, plug, reg, shapes, tables\n",
     "pkg/deco.py": "REGISTRY: list[type] = []\n\n\n"
     "def plain(cls: type) -> type:\n    cls.tag = 'plain'\n    return cls\n\n\n"
-    "def register(cls: type) -> type:\n    REGISTRY.append(cls)\n    return cls\n",
+    "def register(cls: type) -> type:\n    REGISTRY.append(cls)\n    return cls\n\n\n"
+    "tag = plain\n",
     "pkg/shapes.py": "from pkg.deco import plain, register\n\n\n"
     "@plain\nclass Square:\n    side = 2\n\n\n"
     "@register\nclass Circle:\n    radius = 1\n\n\n"
-    "def area() -> int:\n    return Square.side**2\n",
+    "def area() -> int:\n    return Square.side**2\n\n\n"
+    "import pkg.deco as d\n\n\n@d.tag\nclass Triangle:\n    sides = 3\n\n\n"
+    "def corners() -> int:\n    return Triangle.sides\n",
     "pkg/base.py": "LIMIT = 3\n\n\ndef limit() -> int:\n    return LIMIT + 1\n\n\n"
     "def other() -> int:\n    return 7\n",
     "pkg/tables.py": "from pkg.base import limit\n\nTABLE = [limit()]\n\n\n"
@@ -57,7 +60,8 @@ FILES = {
     "def test_scaled() -> None:\n    assert plug.SCALE == 10\n",
     "tests/test_shapes.py": "from pkg import deco, shapes\n\n\n"
     "def test_area() -> None:\n    assert shapes.area() == 4\n\n\n"
-    "def test_registry() -> None:\n    assert deco.REGISTRY[0].radius == 1\n",
+    "def test_registry() -> None:\n    assert deco.REGISTRY[0].radius == 1\n\n\n"
+    "def test_corners() -> None:\n    assert shapes.corners() == 3\n",
 }
 
 
@@ -165,6 +169,18 @@ def test_a_class_under_a_project_decorator_that_registers_nothing_is_followed_by
     assert _selected(plan) == {
         "tests/test_shapes.py::test_area": (
             "pkg/shapes.py::area reads Square, which the change binds (line 4)"
+        )
+    }
+
+
+def test_a_project_decorator_is_found_through_a_module_alias_and_a_name_bound_to_it(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `@d.tag`: `d` is pkg.deco, where `tag = plain`.
+    plan = _plan(recorded, capsys, "pkg/shapes.py", "sides = 3", "sides = 4")
+    assert _selected(plan) == {
+        "tests/test_shapes.py::test_corners": (
+            "pkg/shapes.py::corners reads Triangle, which the change binds (line 21)"
         )
     }
 

@@ -39,11 +39,13 @@ class SessionCalls(Protocol):
     def session_callers(self, file: str, qualname: str) -> list[Caller] | None:
         """What called the function each time; None: no caller was recorded."""
 
-    def session_callees(self, file: str, qualname: str) -> set[tuple[str, str]]:
-        """The project functions it called."""
+    def session_callees(
+        self, file: str, qualname: str, scope: str | None = None
+    ) -> set[tuple[str, str]]:
+        """The project functions it called (in one scope, "" the session's; None: any)."""
 
-    def lines_callees(self, file: str, first: int, last: int) -> set[tuple[str, str]]:
-        """The project functions module-level code on those lines called."""
+    def lines_callees(self, file: str, first: int, last: int) -> set[tuple[str, str, str]]:
+        """The project functions module-level code on those lines called, with the scope."""
 
 
 class AtImport:
@@ -83,13 +85,15 @@ class AtImport:
             return True
         if not all(self._project_function(file, path, 4) for path in stmt.decorator_paths):
             return True
-        called: set[tuple[str, str]] = set()
+        called: set[tuple[str, str, str]] = set()
         for first, last in recorded.decorator_lines:
             found = self.calls.lines_callees(file, first, last)
             if not found:
-                return True  # it did not run in the session scope: nothing recorded
+                return True  # it did not run outside every test: nothing recorded
             called |= found
-        return any(self._writes(f, q, set()) for f, q in sorted(called))
+        # What each decorator called where it ran (at import, or while pytest
+        # collected the file), not what it calls for other statements elsewhere.
+        return any(self._writes(f, q, set(), scope) for f, q, scope in sorted(called))
 
     def _project_function(self, file: str, path: str, hops: int) -> bool:
         """``path`` (``attrs``, ``attr.s``) in ``file`` names a function the
@@ -133,7 +137,7 @@ class AtImport:
         if self.calls is None:
             return False
         callers = self.calls.session_callers(file, qualname)
-        if not callers or self._writes(file, qualname, set()):
+        if not callers or self._writes(file, qualname, set(), None):
             return False
         visiting = visiting | {(file, qualname)}
         for kind, where, what in (c for c in callers if len(c) == 3):
@@ -163,13 +167,16 @@ class AtImport:
             or self.state.value_hit(stmt.base_refs) is not None
         )
 
-    def _writes(self, file: str, qualname: str, seen: set[tuple[str, str]]) -> bool:
-        """It, or a project function it called in the session scope, writes what outlives the call."""
+    def _writes(
+        self, file: str, qualname: str, seen: set[tuple[str, str]], scope: str | None
+    ) -> bool:
+        """It, or a project function it called outside every test (in
+        ``scope``; None: in any), writes what outlives the call."""
         if (file, qualname) in seen:
             return False
         seen.add((file, qualname))
         module = self.module(file)
         if module is None or qualname in module.writers:
             return True  # a file that does not parse: its writes are unknown
-        callees = sorted(self.calls.session_callees(file, qualname)) if self.calls else []
-        return any(self._writes(f, q, seen) for f, q in callees)
+        callees = sorted(self.calls.session_callees(file, qualname, scope)) if self.calls else []
+        return any(self._writes(f, q, seen, scope) for f, q in callees)

@@ -65,10 +65,11 @@ MAX_LINE: Final = 10_000_000
 _MAX_SEED: Final = 200
 
 
-# A call in the session scope: the callee's node index, and its caller: a
-# node index, (file, line) of module-level code (a module or class body), or
-# None: code that is not the project's (pytest calling a hook, a library).
-CallerEdge = tuple[int, int | tuple[str, int] | None]
+# A call outside every test: the callee's node index; its caller: a node
+# index, (file, line) of module-level code (a module or class body), or None:
+# code that is not the project's (pytest calling a hook, a library); and the
+# collection scope it ran in ("": the session's).
+CallerEdge = tuple[int, int | tuple[str, int] | None, str]
 
 
 class MapTest(TypedDict):
@@ -116,7 +117,7 @@ class TestMapDocument(TypedDict):
     outside_sites: list[int]
     # Per site: the project files it imported (ran, or got loaded), or None: unknown.
     site_imports: list[list[str] | None]
-    # Every call in the session scope, by callee (None: not recorded, 3.11 or older maps).
+    # Every call outside every test, by callee (None: not recorded, an older map).
     outside_callers: list[CallerEdge] | None
 
 
@@ -227,23 +228,28 @@ def _validate_callers(path: Path, value: object, nodes: int) -> list[CallerEdge]
     """``outside_callers`` validated: [callee node, caller] pairs, every index bounded."""
     if value is None:
         return None
-    bad = _bad(path, "has 'outside_callers' that is not a list of [node, caller] pairs")
+    bad = _bad(path, "has 'outside_callers' that is not a list of [node, caller, scope]")
     if not isinstance(value, list):
         raise bad
     edges: list[CallerEdge] = []
     for edge in value:
-        if not (isinstance(edge, list) and len(edge) == 2 and _index(edge[0], nodes)):
+        if not (
+            isinstance(edge, list)
+            and len(edge) == 3  # [node, caller, scope]
+            and _index(edge[0], nodes)
+            and isinstance(edge[2], str)
+        ):
             raise bad
         caller = edge[1]
         if caller is None or _index(caller, nodes):
-            edges.append((edge[0], caller))
+            edges.append((edge[0], caller, edge[2]))
         elif (
             isinstance(caller, list)
-            and len(caller) == 2
+            and len(caller) == 2  # [file, line]
             and isinstance(caller[0], str)
             and _index(caller[1], MAX_LINE)
         ):
-            edges.append((edge[0], (caller[0], caller[1])))
+            edges.append((edge[0], (caller[0], caller[1]), edge[2]))
         else:
             raise bad
     return edges

@@ -228,19 +228,19 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
 def _callers(
     raw: list[list[Any]] | None, resolve: Callable[[list[list[Any]]], set[int]]
 ) -> list[CallerEdge] | None:
-    """[callee node, caller] per session-scope call: the caller a node, a
-    [file, line] of module-level code, or None (not the project's code)."""
+    """[callee node, caller, scope] per call outside every test: the caller a
+    node, a [file, line] of module-level code, or None (not the project's code)."""
     if raw is None:
         return None
-    edges: set[tuple[int, int | tuple[str, int] | None]] = set()
-    for callee, caller in raw:
+    edges: set[CallerEdge] = set()
+    for callee, caller, scope in raw:
         for target in resolve([callee]):
             if caller is None:
-                edges.add((target, None))
+                edges.add((target, None, scope))
             elif caller[0] == "line":
-                edges.add((target, (str(caller[1]), int(caller[2]))))
+                edges.add((target, (str(caller[1]), int(caller[2])), scope))
             else:
-                edges.update((target, source) for source in resolve([caller]))
+                edges.update((target, source, scope) for source in resolve([caller]))
     return sorted(edges, key=repr)
 
 
@@ -324,15 +324,15 @@ class TestMap:
         return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
 
     def session_callers(self, file: str, qualname: str) -> list[Caller] | None:
-        """What called ``file::qualname`` each time it ran in the session scope:
-        a project function (file, qualname), module-level code (file, line), or
-        ELSEWHERE; None when the map recorded no callers (3.11, an older map)."""
+        """What called ``file::qualname`` each time it ran outside every test
+        (in any scope): a project function (file, qualname), module-level code
+        (file, line), or ELSEWHERE; None when the map recorded no callers."""
         edges = self.document["outside_callers"]
         if edges is None:
             return None
         nodes = self.document["nodes"]
         found: list[Caller] = []
-        for callee, caller in edges:
+        for callee, caller, _scope in edges:
             if nodes[callee][:2] != (file, qualname):
                 continue
             if caller is None:
@@ -343,22 +343,27 @@ class TestMap:
                 found.append(("function", nodes[caller][0], nodes[caller][1]))
         return found
 
-    def session_callees(self, file: str, qualname: str) -> set[tuple[str, str]]:
-        """The project functions ``file::qualname`` called in the session scope."""
+    def session_callees(
+        self, file: str, qualname: str, scope: str | None = None
+    ) -> set[tuple[str, str]]:
+        """The project functions ``file::qualname`` called outside every test
+        (in ``scope`` only: "" the session's; None: in any)."""
         nodes = self.document["nodes"]
         return {
             (nodes[callee][0], nodes[callee][1])
-            for callee, caller in self.document["outside_callers"] or ()
-            if isinstance(caller, int) and nodes[caller][:2] == (file, qualname)
+            for callee, caller, where in self.document["outside_callers"] or ()
+            if isinstance(caller, int)
+            and nodes[caller][:2] == (file, qualname)
+            and scope in (None, where)
         }
 
-    def lines_callees(self, file: str, first: int, last: int) -> set[tuple[str, str]]:
+    def lines_callees(self, file: str, first: int, last: int) -> set[tuple[str, str, str]]:
         """The project functions module-level code of ``file`` (its lines
-        ``first``..``last``: a statement) called in the session scope."""
+        ``first``..``last``: a statement) called, each with the scope it ran in."""
         nodes = self.document["nodes"]
         return {
-            (nodes[callee][0], nodes[callee][1])
-            for callee, caller in self.document["outside_callers"] or ()
+            (nodes[callee][0], nodes[callee][1], scope)
+            for callee, caller, scope in self.document["outside_callers"] or ()
             if isinstance(caller, tuple) and caller[0] == file and first <= caller[1] <= last
         }
 

@@ -123,7 +123,9 @@ class Recorder:
         # code object, (file, line) of a module or class body, or None (code
         # that is not the project's). The name flow follows a reader run there
         # only when it knows every caller.
-        self.callers: dict[CodeType, set[CodeType | tuple[str, int] | None]] = {}
+        # Keyed by the scope too ("": the session's): a decorator that ran at
+        # import is judged by what it called there.
+        self.callers: dict[tuple[CodeType, str], set[CodeType | tuple[str, int] | None]] = {}
         # The collection scope being collected (a file or a directory with a
         # trailing "/", relative to the root; None: the session's), the absolute
         # paths of its own module code, and what each scope alone executed.
@@ -174,7 +176,7 @@ class Recorder:
         elif self.scope is None:
             self.code.add(code)
             if not self.active:
-                self.called(code, frame.f_back)
+                self.called(code, frame.f_back, "")
         else:
             # Every call: a later one may be the session's, and its caller counts.
             self.scoped(code, frame)
@@ -193,14 +195,14 @@ class Recorder:
             self.code.add(code)
             if not self.active:
                 # The session's: keep watching, for every caller.
-                self.called(code, sys._getframe(1).f_back)
+                self.called(code, sys._getframe(1).f_back, "")
                 return None
             return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
         # Keep watching: a later call in this scope may come from a shared import.
         self.scoped(code, sys._getframe(1))  # the frame ``code`` runs in
         return None
 
-    def called(self, code: CodeType, caller: FrameType | None) -> None:
+    def called(self, code: CodeType, caller: FrameType | None, scope: str) -> None:
         """Note what called ``code``, run outside every test."""
         key: CodeType | tuple[str, int] | None = None
         if caller is not None:
@@ -212,7 +214,7 @@ class Recorder:
                     if calling.co_flags & _CO_NEWLOCALS
                     else (calling.co_filename, caller.f_lineno)
                 )
-        self.callers.setdefault(code, set()).add(key)
+        self.callers.setdefault((code, scope), set()).add(key)
 
     def scoped(self, code: CodeType, frame: FrameType | None) -> None:
         """Credit ``code`` (run in ``frame``) to the collection scope, or to the
@@ -229,13 +231,13 @@ class Recorder:
                     break
                 # Another module's import (or an exec'd string): the session's.
                 self.code.add(code)
-                self.called(code, started.f_back if started is not None else None)
+                self.called(code, started.f_back if started is not None else None, "")
                 return
             frame = frame.f_back
         self.collected.setdefault(self.scope or "", set()).add(code)
         # Its callers too: a reader run there by a statement the flow follows
         # leaves the collection's other tests alone.
-        self.called(code, started.f_back if started is not None else None)
+        self.called(code, started.f_back if started is not None else None, self.scope or "")
 
     def enter(self, scope: str | None, own: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
         """Collect in ``scope`` from now on; the scope it replaces, to restore."""
@@ -315,22 +317,24 @@ class Recorder:
 
     def caller_edges(self) -> list[list[Any]]:
         """The calls outside every test, for the raw recording: [callee (file,
-        line), caller] with the caller a function's [file, first line], a
-        module or class body's ["line", file, line], or None (elsewhere)."""
+        line), caller, scope] with the caller a function's [file, first line],
+        a module or class body's ["line", file, line], or None (elsewhere),
+        and the collection scope it ran in ("": the session's)."""
         edges: list[list[Any]] = []
-        for code, callers in self.callers.items():
+        for (code, scope), callers in self.callers.items():
             located = self.located({code})
             if not located or not code.co_flags & _CO_NEWLOCALS:
                 continue  # a module's or a class body's code: a definition, not a call
             for caller in callers:
                 if caller is None:
-                    edges.append([located[0], None])
+                    edges.append([located[0], None, scope])
                 elif isinstance(caller, tuple):
                     file = self.project.code_path(caller[0])
-                    edges.append([located[0], ["line", file, caller[1]] if file else None])
+                    found = ["line", file, caller[1]] if file else None
+                    edges.append([located[0], found, scope])
                 else:
                     where = self.located({caller})
-                    edges.append([located[0], where[0] if where else None])
+                    edges.append([located[0], where[0] if where else None, scope])
         return edges
 
     # -- per test

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -61,3 +62,21 @@ def executed(test_map: TestMap, test_id: str) -> set[tuple[str, str]]:
     nodes = test_map.document["nodes"]
     (entry,) = (t for t in test_map.document["tests"] if t["id"] == test_id)
     return {(nodes[i][0], nodes[i][1]) for i in entry["nodes"]}
+
+
+def changed_plan(
+    root: Path, capsys: pytest.CaptureFixture[str], path: str, old: str, new: str, *args: str
+) -> dict[str, Any]:
+    """The JSON plan at ``root`` with ``old`` replaced by ``new`` in ``path``, the file restored after."""
+    before = (root / path).read_text()
+    (root / path).write_text(before.replace(old, new))
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(root)
+            capsys.readouterr()
+            assert main(["affected", "--json", *args]) == 0
+            plan = json.loads(capsys.readouterr().out)
+    finally:
+        (root / path).write_text(before)
+    assert isinstance(plan, dict)
+    return plan

@@ -19,6 +19,7 @@ from lanes.affected import testmap
 from lanes.affected.testmap import read_map
 from lanes.cli import main
 from lanes.errors import UsageError
+from tests.affected.recordings import changed_plan
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -101,24 +102,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _plan(
-    root: Path, capsys: pytest.CaptureFixture[str], path: str, old: str, new: str, *args: str
-) -> dict[str, Any]:
-    """The plan for one change, the file restored after."""
-    before = (root / path).read_text()
-    (root / path).write_text(before.replace(old, new))
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.chdir(root)
-            capsys.readouterr()
-            assert main(["affected", "--json", *args]) == 0
-            plan = json.loads(capsys.readouterr().out)
-    finally:
-        (root / path).write_text(before)
-    assert isinstance(plan, dict)
-    return plan
-
-
 def _reasons(plan: dict[str, Any]) -> dict[str, list[str]]:
     return {t["file"]: [r["detail"] for r in t["reasons"]] for t in plan["tests"]}
 
@@ -144,7 +127,7 @@ def test_the_map_keeps_each_collection_scope_apart_from_the_session(recorded: Pa
 def test_a_table_built_at_one_modules_import_selects_that_module_and_its_importers(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]")
+    plan = changed_plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]")
     ran = "pkg/table.py::rows ran while pytest collected tests/test_table.py"
     assert _reasons(plan) == {
         "tests/test_table.py": [f"{ran} (the collection could produce other items): it runs whole"],
@@ -158,7 +141,7 @@ def test_a_table_built_at_one_modules_import_selects_that_module_and_its_importe
 def test_a_value_built_at_a_conftests_import_selects_the_tests_under_it(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/conf.py", "return 5", "return 6")
+    plan = changed_plan(recorded, capsys, "pkg/conf.py", "return 5", "return 6")
     why = (
         "pkg/conf.py::value ran while pytest collected tests/sub/ (its conftest.py or "
         "__init__.py): every test under it (the collection could produce other items): "
@@ -171,7 +154,7 @@ def test_a_value_built_at_a_conftests_import_selects_the_tests_under_it(
 def test_a_constant_read_while_one_module_was_collected_selects_that_module_and_its_readers(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/sizes.py", "LIMIT = 3", "LIMIT = 0")
+    plan = changed_plan(recorded, capsys, "pkg/sizes.py", "LIMIT = 3", "LIMIT = 0")
     # `sizes` ran while pytest collected test_sized.py, called by its
     # module-level `SIZES = sizes.sizes()`: the flow follows it into SIZES,
     # which the parametrize decorator reads as pytest collects the file.
@@ -197,7 +180,7 @@ def test_a_table_a_shared_helper_builds_at_import_keeps_every_importer(
 ) -> None:
     # The first importer's collection ran it, the second reads what it built:
     # crediting the first alone would miss test_h2.
-    plan = _plan(recorded, capsys, "pkg/shared.py", "[3]", "[4]")
+    plan = changed_plan(recorded, capsys, "pkg/shared.py", "[3]", "[4]")
     selected = _reasons(plan)
     assert {"tests/test_h1.py", "tests/test_h2.py"} <= set(selected)
     # The session's: followed by the name flow, as before, not by a collection scope.
@@ -209,7 +192,7 @@ def test_a_table_a_shared_helper_builds_at_import_keeps_every_importer(
 def test_code_run_at_pytest_configure_selects_every_importer_as_before(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/plug.py", "SEEN.append('x')", "SEEN.append('y')")
+    plan = changed_plan(recorded, capsys, "pkg/plug.py", "SEEN.append('x')", "SEEN.append('y')")
     assert sorted(_reasons(plan)) == EVERY_TEST
     detail = plan["changed"][0]["detail"]
     assert "configure ran outside every test when the map was recorded" in detail
@@ -226,7 +209,7 @@ def test_a_version_2_map_without_scopes_plans_as_it_did(
     document["outside"] = sorted({*document["outside"], *scoped})
     old = tmp_path / "v2-map.json"
     old.write_text(json.dumps({**document, "version": 2}))
-    plan = _plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]", "--map", str(old))
+    plan = changed_plan(recorded, capsys, "pkg/table.py", "[1, 2]", "[1, 0]", "--map", str(old))
     # The session's: followed by the name flow, as a version 2 map was.
     assert "followed the names it changes (rows)" in plan["changed"][0]["detail"]
     assert "ran while pytest collected" not in plan["changed"][0]["detail"]
@@ -236,7 +219,7 @@ def test_a_version_2_map_without_scopes_plans_as_it_did(
 def test_what_a_collector_runs_for_a_non_python_file_selects_that_files_tests(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/cases.py", "text.split()", "text.split()[:1]")
+    plan = changed_plan(recorded, capsys, "pkg/cases.py", "text.split()", "text.split()[:1]")
     why = (
         "pkg/cases.py::parse ran while pytest collected tests/cases/words.case (the "
         "collection could produce other items): it runs whole"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.cli import main
+from tests.affected.recordings import changed_plan
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -79,24 +80,6 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _plan(
-    root: Path, capsys: pytest.CaptureFixture[str], path: str, old: str, new: str
-) -> dict[str, Any]:
-    """The plan for one change, the file restored after."""
-    before = (root / path).read_text()
-    (root / path).write_text(before.replace(old, new))
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.chdir(root)
-            capsys.readouterr()
-            assert main(["affected", "--json"]) == 0
-            plan = json.loads(capsys.readouterr().out)
-    finally:
-        (root / path).write_text(before)
-    assert isinstance(plan, dict)
-    return plan
-
-
 def _selected(plan: dict[str, Any]) -> dict[str, str]:
     """Test id (a whole file: its path) -> the reasons it is selected by."""
     found: dict[str, str] = {}
@@ -112,7 +95,7 @@ def _selected(plan: dict[str, Any]) -> dict[str, str]:
 def test_a_reader_called_only_by_a_followed_statement_at_import_selects_what_reads_its_result(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
+    plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
     # Before, `limit` (it ran at import, outside every test) stopped the flow:
     # every test that imports pkg/base.py, all five.
     assert _selected(plan) == {
@@ -133,7 +116,7 @@ def test_a_map_without_callers_stops_the_flow_at_such_a_reader_as_before(
     document["outside_callers"] = None
     path.write_text(json.dumps(document))
     try:
-        plan = _plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
+        plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
     finally:
         path.write_text(saved)
     assert list(_selected(plan)) == EVERY_FILE
@@ -144,7 +127,7 @@ def test_a_reader_at_import_that_writes_a_registry_stops_the_flow(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # What `note` appended to SEEN, a test reads without calling it.
-    plan = _plan(recorded, capsys, "pkg/reg.py", "SIZE = 2", "SIZE = 3")
+    plan = changed_plan(recorded, capsys, "pkg/reg.py", "SIZE = 2", "SIZE = 3")
     assert list(_selected(plan)) == EVERY_FILE
     assert (
         "pkg/reg.py::note reads SIZE, which the change affects, and ran outside every test"
@@ -155,7 +138,7 @@ def test_a_reader_at_import_that_writes_a_registry_stops_the_flow(
 def test_a_reader_pytest_calls_through_a_hook_stops_the_flow(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/plug.py", "SCALE = 10", "SCALE = 11")
+    plan = changed_plan(recorded, capsys, "pkg/plug.py", "SCALE = 10", "SCALE = 11")
     assert list(_selected(plan)) == EVERY_FILE
     assert "pkg/plug.py::scaled reads SCALE" in plan["changed"][0]["detail"]
 
@@ -163,7 +146,7 @@ def test_a_reader_pytest_calls_through_a_hook_stops_the_flow(
 def test_a_class_under_a_project_decorator_that_registers_nothing_is_followed_by_name(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    plan = _plan(recorded, capsys, "pkg/shapes.py", "side = 2", "side = 3")
+    plan = changed_plan(recorded, capsys, "pkg/shapes.py", "side = 2", "side = 3")
     # Before: "a decorator at line 4 runs at import and may register it
     # elsewhere", every test importing pkg/shapes.py.
     assert _selected(plan) == {
@@ -177,7 +160,7 @@ def test_a_project_decorator_is_found_through_a_module_alias_and_a_name_bound_to
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # `@d.tag`: `d` is pkg.deco, where `tag = plain`.
-    plan = _plan(recorded, capsys, "pkg/shapes.py", "sides = 3", "sides = 4")
+    plan = changed_plan(recorded, capsys, "pkg/shapes.py", "sides = 3", "sides = 4")
     assert _selected(plan) == {
         "tests/test_shapes.py::test_corners": (
             "pkg/shapes.py::corners reads Triangle, which the change binds (line 21)"
@@ -189,7 +172,7 @@ def test_a_class_under_a_project_decorator_that_fills_a_registry_stops_the_flow(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # test_registry reads the class through the registry, never by its name.
-    plan = _plan(recorded, capsys, "pkg/shapes.py", "radius = 1", "radius = 2")
+    plan = changed_plan(recorded, capsys, "pkg/shapes.py", "radius = 1", "radius = 2")
     assert list(_selected(plan)) == EVERY_FILE
     assert (
         "a decorator at line 9 runs at import and may register it elsewhere"

@@ -192,6 +192,33 @@ def test_a_seed_that_is_no_recording_s_is_refused(
 
 
 @pytest.mark.integration
+@pytest.mark.parametrize(
+    "edges",
+    [
+        {"not": "a list"},
+        [[0, None]],
+        [[10**6, None, ""]],
+        [[0, 10**6, ""]],
+        [[0, ["pkg/a.py", -1], ""]],
+        [[0, ["line", "pkg/a.py", 1], ""]],
+        [[0, None, 7]],
+    ],
+    ids=["not-a-list", "no-scope", "callee-out", "caller-out", "bad-line", "bad-site", "bad-scope"],
+)
+def test_recorded_callers_that_are_no_recording_s_are_refused(
+    recorded: Path, edges: object
+) -> None:
+    # A caller the flow trusts leaves tests unselected: only an edge within the map counts.
+    path = recorded / "envelopes/affected-map.json"
+    document = json.loads(path.read_text())
+    assert isinstance(document["outside_callers"], list)
+    document["outside_callers"] = edges
+    path.write_text(json.dumps(document))
+    with pytest.raises(UsageError, match="has 'outside_callers' that is not a list"):
+        read_map(path)
+
+
+@pytest.mark.integration
 def test_a_change_no_recorded_test_executed_says_so(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

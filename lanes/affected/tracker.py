@@ -46,6 +46,10 @@ __all__ = ["OWN_FILES", "ChildWork", "Recorder"]
 OWN_FILES = frozenset({__file__, os.path.join(os.path.dirname(__file__), "recorder.py")})  # noqa: PTH118, PTH120  # compared with co_filename strings
 # How many program names a test's entry keeps for its explanation.
 _NAMED_PROGRAMS = 5
+# How many calls of one function outside every test (per scope) the recording
+# notes the callers of: past it (a helper an import calls in a loop: every call
+# a callback) its callers count as unknown, which the name flow does not follow.
+_CALLER_BUDGET = 200
 # inspect.CO_NEWLOCALS, without importing inspect: a function's code, not a module's or class body's.
 _CO_NEWLOCALS = 0x2
 
@@ -126,6 +130,7 @@ class Recorder:
         # Keyed by the scope too ("": the session's): a decorator that ran at
         # import is judged by what it called there.
         self.callers: dict[tuple[CodeType, str], set[CodeType | tuple[str, int] | None]] = {}
+        self.calls: dict[tuple[CodeType, str], int] = {}
         # The collection scope being collected (a file or a directory with a
         # trailing "/", relative to the root; None: the session's), the absolute
         # paths of its own module code, and what each scope alone executed.
@@ -193,17 +198,25 @@ class Recorder:
             return None
         if self.scope is None:
             self.code.add(code)
-            if not self.active:
+            if not self.active and self.called(code, sys._getframe(1).f_back, ""):
                 # The session's: keep watching, for every caller.
-                self.called(code, sys._getframe(1).f_back, "")
                 return None
             return sys.monitoring.DISABLE  # type: ignore[attr-defined]  # Python >= 3.12 only
         # Keep watching: a later call in this scope may come from a shared import.
         self.scoped(code, sys._getframe(1))  # the frame ``code`` runs in
         return None
 
-    def called(self, code: CodeType, caller: FrameType | None, scope: str) -> None:
-        """Note what called ``code``, run outside every test."""
+    def called(self, code: CodeType, caller: FrameType | None, scope: str) -> bool:
+        """Note what called ``code``, run outside every test; False once it was
+        called more often than the budget (a helper an import runs in a loop):
+        its callers are then unknown (None), and it need not be watched."""
+        calls = self.calls.get((code, scope), 0)
+        if calls >= _CALLER_BUDGET:
+            return False
+        self.calls[code, scope] = calls + 1
+        if calls + 1 == _CALLER_BUDGET:
+            self.callers.setdefault((code, scope), set()).add(None)
+            return False
         key: CodeType | tuple[str, int] | None = None
         if caller is not None:
             calling = caller.f_code
@@ -215,6 +228,7 @@ class Recorder:
                     else (calling.co_filename, caller.f_lineno)
                 )
         self.callers.setdefault((code, scope), set()).add(key)
+        return True
 
     def scoped(self, code: CodeType, frame: FrameType | None) -> None:
         """Credit ``code`` (run in ``frame``) to the collection scope, or to the

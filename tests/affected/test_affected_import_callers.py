@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.affected.testmap import ELSEWHERE, read_map
 from lanes.cli import main
 from tests.affected.recordings import changed_plan
 from tests.support.git import make_repo
@@ -32,7 +33,10 @@ FILES = {
     "pyproject.toml": '[project]\nname = "callers"\nversion = "0"\n',
     ".gitignore": "envelopes/\n",
     # Every module on the way: the static graph selects every test for any change.
-    "pkg/__init__.py": "from pkg import base, deco, plug, reg, shapes, tables\n",
+    "pkg/__init__.py": "from pkg import base, deco, loop, plug, reg, shapes, tables\n",
+    # Called in a loop at import: past the recording's budget, its callers are unknown.
+    "pkg/loop.py": "RATE = 2\n\n\ndef rate(_: int) -> int:\n    return RATE\n\n\n"
+    "RATES = list(map(rate, range(300)))\n",
     "pkg/deco.py": "REGISTRY: list[type] = []\n\n\n"
     "def plain(cls: type) -> type:\n    cls.tag = 'plain'\n    return cls\n\n\n"
     "def register(cls: type) -> type:\n    REGISTRY.append(cls)\n    return cls\n\n\n"
@@ -178,3 +182,18 @@ def test_a_class_under_a_project_decorator_that_fills_a_registry_stops_the_flow(
         "a decorator at line 9 runs at import and may register it elsewhere"
         in (plan["changed"][0]["detail"])
     )
+
+
+def test_a_reader_called_in_a_loop_at_import_past_the_budget_stops_the_flow(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The recording stops noting a function's callers after 200 calls (each
+    # is a callback): the ones it did not see count as unknown.
+    callers = read_map(recorded / "envelopes/affected-map.json").session_callers(
+        "pkg/loop.py", "rate"
+    )
+    assert callers is not None
+    assert set(callers) == {("line", "pkg/loop.py", 8), ELSEWHERE}
+    plan = changed_plan(recorded, capsys, "pkg/loop.py", "RATE = 2", "RATE = 3")
+    assert list(_selected(plan)) == EVERY_FILE
+    assert "pkg/loop.py::rate reads RATE" in plan["changed"][0]["detail"]

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from lanes.affected.testmap import ELSEWHERE, read_map
+from lanes.affected.testmap import ELSEWHERE
 from lanes.cli import main
-from tests.affected.recordings import changed_plan
+from tests.affected.recordings import changed_plan, recorded_map
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
@@ -189,9 +189,7 @@ def test_a_reader_called_in_a_loop_at_import_past_the_budget_stops_the_flow(
 ) -> None:
     # The recording stops noting a function's callers after 200 calls (each
     # is a callback): the ones it did not see count as unknown.
-    callers = read_map(recorded / "envelopes/affected-map.json").session_callers(
-        "pkg/loop.py", "rate"
-    )
+    callers = recorded_map(recorded).session_callers("pkg/loop.py", "rate")
     assert callers is not None
     assert set(callers) == {("line", "pkg/loop.py", 8), ELSEWHERE}
     plan = changed_plan(recorded, capsys, "pkg/loop.py", "RATE = 2", "RATE = 3")

@@ -104,10 +104,15 @@ def measure_plant(
         plan = json.loads(planned.stdout)
         selected: set[str] = set()
         for test in plan["tests"]:
-            if "nodes" in test:
-                selected.update(node["id"] for node in test["nodes"])
-            else:
+            if "nodes" not in test:
                 selected.update(per_file.get(test["file"], set()))
+                continue
+            for node in (n["id"] for n in test["nodes"]):
+                # A test's own id (a parametrized test, a class) runs all its items.
+                items = per_file.get(test["file"], set())
+                selected.update(
+                    {i for i in items if i.startswith((f"{node}[", f"{node}::"))} or {node}
+                )
         # The selection as `lanes affected --run` runs it (its own commands, no gate).
         selected_cpu = 0.0
         for suite in plan["suites"]:

@@ -197,6 +197,9 @@ def narrow(
             reads = {qualname: why for qualname, (_, why) in found_scoped.items()}
             for test, why in _collected_whole(test_map, file, ran, importers_of, reads).items():
                 whole.setdefault(test, why)
+        for test, why in sorted(flow.items.items()):
+            # All its items, by the test's own id: their ids may have changed.
+            hits[test] = (test.split("::", 1)[0], why)
         whole = {**flow.whole, **whole}
         changed = sorted({n for (f, n) in flow.changed if f == path})
         flowed = f"module level: followed the names it changes ({_shown(changed) or 'none'})"
@@ -205,6 +208,13 @@ def narrow(
     hits.update(
         {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
     )
+    # An item of a test that runs by its own id runs with it.
+    tests = [node for node in hits if node.count("::") == 1 and "[" not in node]
+    hits = {
+        node: hit
+        for node, hit in hits.items()
+        if not any(node.startswith((f"{test}[", f"{test}::")) for test in tests)
+    }
     # A file run whole says so first: its reason explains the whole run.
     picks = [Pick(test, "map", why) for test, why in sorted(whole.items())]
     picks.extend(vouched_picks(test_map, hits, static, "import graph"))

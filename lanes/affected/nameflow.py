@@ -72,6 +72,8 @@ class Flow:
     # file -> qualname -> (the collection scopes it ran in outside every test,
     # why it matters): readers run while pytest collected one file or directory.
     collected: dict[str, dict[str, tuple[tuple[str, ...], str]]] = field(default_factory=dict)
+    # A parametrized test's node id (file::name) -> why all its items run.
+    items: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -83,6 +85,9 @@ class _State:
     whole: dict[str, str] = field(default_factory=dict)  # file -> why every name of it changed
     # Test files whose module-level calls read a changed name -> why (they run whole).
     calls: dict[str, str] = field(default_factory=dict)
+    # A parametrized test (its node id: file::name) whose decorator reads a
+    # changed name -> why: its items run, whatever their ids are now.
+    items: dict[str, str] = field(default_factory=dict)
 
     def value_hit(self, refs: Iterable[Ref]) -> tuple[Ref, str] | None:
         for ref in sorted(refs):
@@ -165,7 +170,17 @@ def _propagate(state: _State, at_import: AtImport, test_file: Callable[[str], bo
                     # A decorator that may register elsewhere runs like a call.
                     registers = at_import.registers(module.file, stmt)
                     kind = "call" if registers else stmt.kind
-                    if kind == "call" and test_file(module.file):
+                    test = _parametrized_test(stmt) if test_file(module.file) else ""
+                    if kind == "call" and test:
+                        # Only this test's items change: they run (by its id), and
+                        # its name changed, as any definition's (a subclass reads it).
+                        state.items.setdefault(
+                            f"{module.file}::{test}",
+                            f"a parametrize decorator at line {stmt.line} reads {name}, "
+                            "run when it is collected: its items run",
+                        )
+                        kind = stmt.kind
+                    elif kind == "call" and test_file(module.file):
                         # It runs when pytest collects that file: the file runs whole.
                         what = "a decorator" if registers else "a module-level call"
                         state.calls.setdefault(
@@ -428,7 +443,11 @@ def _readers(
         if found:
             readers[module.file] = found
     return Flow(
-        readers, whole, changed=frozenset([*state.value, *state.behaviour]), collected=scoped
+        readers,
+        whole,
+        changed=frozenset([*state.value, *state.behaviour]),
+        collected=scoped,
+        items={i: why for i, why in state.items.items() if i.split("::")[0] not in state.calls},
     )
 
 
@@ -439,6 +458,16 @@ def _reads_changed(state: _State, refs: set[Ref], seed_refs: set[Ref]) -> str:
     if hit is not None:
         return hit[0][1]
     return next((name for _, name in sorted(refs & seed_refs)), "")
+
+
+def _parametrized_test(stmt: Stmt) -> str:
+    """A test function or class (pytest's default names) whose only decorators
+    beyond the plain ones are ``pytest.mark.parametrize``: its name; else empty."""
+    name = next(iter(stmt.binds)) if stmt.kind == "def" and len(stmt.binds) == 1 else ""
+    parametrized = bool(stmt.decorator_paths) and all(
+        path.endswith("mark.parametrize") for path in stmt.decorator_paths
+    )
+    return name if parametrized and name.startswith(("test", "Test")) else ""
 
 
 def _shapes_items(module: Module, name: str) -> bool:

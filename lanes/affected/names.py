@@ -90,6 +90,8 @@ def names_of(
                 tests_under(project, str(PurePosixPath(file).parent)) if _conftest(file) else [file]
             ):
                 whole.setdefault(test, why)
-        return Flow(found.readers, whole, found.fallback, found.changed, found.collected)
+        return Flow(
+            found.readers, whole, found.fallback, found.changed, found.collected, found.items
+        )
 
     return flow

@@ -157,10 +157,12 @@ def test_a_constant_read_while_one_module_was_collected_selects_that_module_and_
     plan = changed_plan(recorded, capsys, "pkg/sizes.py", "LIMIT = 3", "LIMIT = 0")
     # `sizes` ran while pytest collected test_sized.py, called by its
     # module-level `SIZES = sizes.sizes()`: the flow follows it into SIZES,
-    # which the parametrize decorator reads as pytest collects the file.
+    # which test_size's parametrize decorator reads as pytest collects the
+    # file: its items run, by the test's own id (with LIMIT = 0, its one item
+    # is `test_size[NOTSET]`, an id the recording never saw).
     assert _reasons(plan) == {
         "tests/test_sized.py": [
-            "a decorator at line 8 reads SIZES, run when it is collected: it runs whole"
+            "a parametrize decorator at line 8 reads SIZES, run when it is collected: its items run"
         ],
         "tests/test_zlimit.py": [
             "pkg/sizes.py::sizes reads LIMIT, which the change binds (line 1)"
@@ -168,7 +170,7 @@ def test_a_constant_read_while_one_module_was_collected_selects_that_module_and_
     }
     nodes = {t["file"]: [n["id"] for n in t.get("nodes", [])] for t in plan["tests"]}
     assert nodes == {
-        "tests/test_sized.py": [],
+        "tests/test_sized.py": ["tests/test_sized.py::test_size"],
         "tests/test_zlimit.py": ["tests/test_zlimit.py::test_limit"],
     }
     assert "followed the names it changes (LIMIT" in plan["changed"][0]["detail"]

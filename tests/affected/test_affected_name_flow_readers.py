@@ -80,9 +80,9 @@ def test_a_test_files_changed_name_that_pytest_reads_as_it_collects_runs_it_whol
         "tests/test_t.py": "import pytest\n\n"
         + test_t.replace("def test_t():", "@pytest.mark.parametrize('c', CASES)\ndef test_t(c):"),
     }
-    assert flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", parametrized).whole == {
-        "tests/test_t.py": "a decorator at line 9 reads CASES, run when it is collected: "
-        "it runs whole"
+    assert flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", parametrized).items == {
+        "tests/test_t.py::test_t": "a parametrize decorator at line 9 reads CASES, "
+        "run when it is collected: its items run"
     }
 
 
@@ -109,14 +109,36 @@ def test_a_module_level_call_in_a_test_file_reading_a_changed_name_runs_it_whole
 
 
 def test_a_decorator_in_a_test_file_reading_a_changed_name_runs_it_whole() -> None:
+    # A fixture's params: every test using the fixture may change.
     project = {
         **PROJECT,
         "tests/test_t.py": "import pytest\n\nfrom pkg.consts import SCALE\n\n\n"
-        "@pytest.mark.parametrize('n', [SCALE])\ndef test_n(n):\n    assert n\n",
+        "@pytest.fixture(params=[SCALE])\ndef n(request):\n    return request.param\n\n\n"
+        "def test_n(n):\n    assert n\n",
     }
     flow = flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", project)
     assert flow.whole == {
         "tests/test_t.py": "a decorator at line 6 reads SCALE, run when it is collected: it runs whole"
+    }
+    assert flow.items == {}
+
+
+def test_a_parametrize_decorator_reading_a_changed_name_runs_that_tests_items() -> None:
+    # Only that test's items (and ids) may change; a class runs whole, as one test.
+    project = {
+        **PROJECT,
+        "tests/test_t.py": "import pytest\n\nfrom pkg.consts import SCALE\n\n\n"
+        "@pytest.mark.parametrize('n', [SCALE])\ndef test_n(n):\n    assert n\n\n\n"
+        "class TestC:\n    @pytest.mark.parametrize('m', [SCALE])\n"
+        "    def test_m(self, m):\n        assert m\n\n\ndef test_other():\n    assert True\n",
+    }
+    flow = flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", project)
+    assert flow.whole == {}
+    assert flow.items == {
+        "tests/test_t.py::test_n": "a parametrize decorator at line 6 reads SCALE, "
+        "run when it is collected: its items run",
+        "tests/test_t.py::TestC": "a parametrize decorator at line 11 reads SCALE, "
+        "run when it is collected: its items run",
     }
 
 

@@ -128,7 +128,14 @@ def _selected(plan: dict[str, Any]) -> tuple[set[str], dict[str, str]]:
 def _caught(plan: dict[str, Any], failing: set[str]) -> None:
     ids, whole = _selected(plan)
     assert failing, "the planted change must break a test"
-    assert not {t for t in failing if t not in ids and t.split("::")[0] not in whole}
+    # A test's own id (a parametrized test) runs every item of it.
+    assert not {
+        t
+        for t in failing
+        if t not in ids
+        and t.split("::")[0] not in whole
+        and not any(t.startswith((f"{i}[", f"{i}::")) for i in ids)
+    }
 
 
 @pytest.mark.integration
@@ -166,19 +173,23 @@ def test_a_constant_selects_the_code_reading_it_through_imports_defaults_and_tab
 
 
 @pytest.mark.integration
-def test_a_constant_a_test_file_parametrizes_with_runs_that_file_whole(
+def test_a_constant_a_test_parametrizes_with_runs_that_tests_items_by_its_own_id(
     recorded: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # A parametrize list built from the changed name may change the test ids themselves.
+    # A parametrize list built from the changed name may change the test ids
+    # themselves (test_n[2] becomes test_n[3]): the test runs by its own id.
     plan, failing = _planted(
         recorded, monkeypatch, capsys, path="pkg/consts.py", old="SCALE = 2", new="SCALE = 3"
     )
     _caught(plan, failing)
     ids, whole = _selected(plan)
-    assert ids == {"tests/test_calc.py::test_scale"}
-    assert list(whole) == ["tests/test_param.py"]
-    assert whole["tests/test_param.py"] == (
-        "a decorator at line 8 reads CASES, run when it is collected: it runs whole"
+    assert ids == {"tests/test_calc.py::test_scale", "tests/test_param.py::test_n"}
+    assert whole == {}
+    reasons = {
+        n["id"]: n["reasons"][0]["detail"] for t in plan["tests"] for n in t.get("nodes", [])
+    }
+    assert reasons["tests/test_param.py::test_n"] == (
+        "a parametrize decorator at line 8 reads CASES, run when it is collected: its items run"
     )
 
 

@@ -52,20 +52,29 @@ FILES = {
     "    env = {**os.environ, 'PYTHONPATH': str(tmp_path)}\n"
     "    code = 'import pkg.mod; assert pkg.mod.f() == 1'\n"
     "    subprocess.run([sys.executable, '-c', code], check=True, env=env, cwd=tmp_path)\n",
-    "tests/test_props.py": "from hypothesis import given, strategies as st\n\n"
+    # Explicitly random: under CI (Hypothesis' `ci` profile) it would be derandomized.
+    "tests/test_props.py": "from hypothesis import given, settings, strategies as st\n\n"
     "from pkg import mod\n\n\n"
+    "@settings(derandomize=False)\n"
     "@given(st.integers())\n"
     "def test_kind(x: int) -> None:\n"
     "    assert mod.kind(x) in ('plain', 'rare')\n\n\n"
     "def test_plain() -> None:\n"
     "    assert mod.kind(0) == 'plain'\n",
+    # Derandomized: the same examples every run, whatever the seed.
+    "tests/test_fixed.py": "from hypothesis import given, settings, strategies as st\n\n"
+    "from pkg import mod\n\n\n"
+    "@settings(derandomize=True)\n"
+    "@given(st.integers())\n"
+    "def test_fixed(x: int) -> None:\n"
+    "    assert mod.kind(x) in ('plain', 'rare')\n",
 }
 
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("reach") / "project"
-    assert "recorded 3 tests" in record_once(root, FILES)
+    assert "recorded 4 tests" in record_once(root, FILES)
     return root
 
 
@@ -85,7 +94,7 @@ def seeded_recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("seeded") / "project"
     # Hypothesis' pytest plugin loaded: it is what takes the seed.
     out = record_once(root, SEEDED, addopts="")
-    assert "1 Hypothesis test drew with --hypothesis-seed=7 and is vouched for" in out
+    assert "2 Hypothesis tests drew with --hypothesis-seed=7 and are vouched for" in out
     return root
 
 
@@ -122,6 +131,7 @@ def test_a_hypothesis_test_is_selected_for_code_its_recorded_examples_missed(
 ) -> None:
     test_map = recorded_map(recorded)
     assert ("pkg/mod.py", "rare") not in executed(test_map, "tests/test_props.py::test_kind")
+    # A derandomized test draws the same examples every run: vouched for.
     assert set(test_map.unvouched()) == {"tests/test_props.py"}
     (recorded / "pkg/mod.py").write_text(MOD.replace("return 'rare'", "return 'broken'"))
     plan = _plan(capsys)
@@ -129,6 +139,7 @@ def test_a_hypothesis_test_is_selected_for_code_its_recorded_examples_missed(
         "static, the map does not vouch: a Hypothesis test: the examples it draws, "
         "and so the code it executes, change from run to run"
     )
+    assert "tests/test_fixed.py::test_fixed" not in plan
     # A plain test of the same file stays vouched: it never called rare.
     assert "tests/test_props.py::test_plain" not in plan
     assert "tests/test_copy.py::test_runs_a_copy" not in plan

@@ -34,7 +34,12 @@ a decorator that may register the function elsewhere, a changed ``__all__``,
 a module-level ``__getattr__`` in a module with changed names, a changed
 import of a name other modules import from it, a reader that ran outside
 every test in the session scope (at a shared import, at configure: by code
-the flow does not see, for every test), a file that does not parse. Names
+the flow does not see, for every test), a file that does not parse. What
+the recording saw called outside the tests answers two of those
+(:mod:`lanes.affected.atimport`): a reader every call of which came from
+code the flow follows, and a project's own decorator that writes nothing
+that outlives the call, do not stop it. A parametrize decorator in a test
+file reading a changed name runs that test's items by its own id. Names
 bound by code (``locals().update(...)``) make every name of the module
 changed, which the flow still follows. A value-changed binding in a test
 file or conftest (a parametrize list, a fixture's params) may change the test
@@ -53,7 +58,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
     from lanes.affected.namescan import Module, Ref, Stmt
-
 
 __all__ = ["Flow", "follow"]
 

@@ -53,7 +53,7 @@ class RecordResult:
     path: Path
     tests: int
     unvouched: int
-    # Which Hypothesis tests are vouched for, and what for (seeded_note).
+    # Which Hypothesis tests are vouched for, and what for (_seeded_note).
     seeded: str
     nodes: int
     exit_code: int

@@ -122,15 +122,14 @@ class Recorder:
         # Code executed outside every test in the session scope: imports,
         # session hooks, and what collection ran for more than one file.
         self.outside: set[CodeType] = set()
-        # Per code object run outside every test (the session scope, a
-        # collection scope), what called it each time: the project's calling
-        # code object, (file, line) of a module or class body, or None (code
-        # that is not the project's). The name flow follows a reader run there
-        # only when it knows every caller.
-        # Keyed by the scope too ("": the session's): a decorator that ran at
-        # import is judged by what it called there.
+        # Per code object run outside every test and the scope it ran in ("":
+        # the session's, else a collection scope), what called it each time:
+        # the project's calling code object, (file, line) of a module or class
+        # body, or None (code that is not the project's, or past the budget).
+        # The name flow follows a reader run there only when it knows every
+        # caller, and judges a decorator by what it called where it ran.
         self.callers: dict[tuple[CodeType, str], set[CodeType | tuple[str, int] | None]] = {}
-        self.calls: dict[tuple[CodeType, str], int] = {}
+        self.calls: dict[tuple[CodeType, str], int] = {}  # how many, up to the budget
         # The collection scope being collected (a file or a directory with a
         # trailing "/", relative to the root; None: the session's), the absolute
         # paths of its own module code, and what each scope alone executed.

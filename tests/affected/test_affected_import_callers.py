@@ -20,9 +20,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lanes.affected.testmap import ELSEWHERE
-from lanes.cli import main
-from tests.affected.recordings import changed_plan, recorded_map
-from tests.support.git import make_repo
+from tests.affected.recordings import changed_plan, record_once, recorded_map
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -76,11 +74,7 @@ EVERY_FILE = ["tests/test_shapes.py", "tests/test_t.py"]
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("callers")
-    make_repo(root, FILES, "base")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.chdir(root)
-        patch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest")
-        assert main(["affected", "--record"]) == 0
+    assert "recorded 8 tests" in record_once(root, FILES)
     return root
 
 

@@ -191,7 +191,12 @@ def narrow(
             return [*picks, *(Pick(t, "import graph", f"static: {why}") for t in static)], why
         for file, found in sorted(flow.readers.items()):
             for node, (test_file, qualname) in test_map.executed(file, set(found)).items():
-                hits.setdefault(node, (test_file, f"{file}::{qualname} {found[qualname]}"))
+                why = f"{file}::{qualname} {found[qualname]}"
+                if (file, qualname) in flow.fixtures:
+                    # Its params are in the ids: the test runs by its own id.
+                    hits[node.split("[", 1)[0]] = (test_file, why)
+                else:
+                    hits.setdefault(node, (test_file, why))
         for file, found_scoped in sorted(flow.collected.items()):
             ran = {qualname: list(scopes) for qualname, (scopes, _) in found_scoped.items()}
             reads = {qualname: why for qualname, (_, why) in found_scoped.items()}
@@ -209,7 +214,7 @@ def narrow(
         {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
     )
     # An item of a test that runs by its own id runs with it.
-    tests = [node for node in hits if node.count("::") == 1 and "[" not in node]
+    tests = [node for node in hits if "[" not in node]
     hits = {
         node: hit
         for node, hit in hits.items()

@@ -78,6 +78,9 @@ class Flow:
     collected: dict[str, dict[str, tuple[tuple[str, ...], str]]] = field(default_factory=dict)
     # A parametrized test's node id (file::name) -> why all its items run.
     items: dict[str, str] = field(default_factory=dict)
+    # Fixtures whose params changed: the tests that executed one run whole,
+    # by their own ids (its params are part of their items' ids).
+    fixtures: frozenset[Ref] = frozenset()
 
 
 @dataclass
@@ -92,6 +95,8 @@ class _State:
     # A parametrized test (its node id: file::name) whose decorator reads a
     # changed name -> why: its items run, whatever their ids are now.
     items: dict[str, str] = field(default_factory=dict)
+    # A test file's fixture whose decorator (its params) reads a changed name -> why.
+    fixtures: dict[Ref, str] = field(default_factory=dict)
 
     def value_hit(self, refs: Iterable[Ref]) -> tuple[Ref, str] | None:
         for ref in sorted(refs):
@@ -182,6 +187,13 @@ def _propagate(state: _State, at_import: AtImport, test_file: Callable[[str], bo
                             f"{module.file}::{test}",
                             f"a parametrize decorator at line {stmt.line} reads {name}, "
                             "run when it is collected: its items run",
+                        )
+                        kind = stmt.kind
+                    elif kind == "call" and test_file(module.file) and _fixture(stmt):
+                        # A fixture's params: the tests using it (the map knows
+                        # which executed it) run whole, by their own ids.
+                        state.fixtures[module.file, _fixture(stmt)] = (
+                            f"a fixture decorator at line {stmt.line} reads {name}"
                         )
                         kind = stmt.kind
                     elif kind == "call" and test_file(module.file):
@@ -452,6 +464,7 @@ def _readers(
         changed=frozenset([*state.value, *state.behaviour]),
         collected=scoped,
         items={i: why for i, why in state.items.items() if i.split("::")[0] not in state.calls},
+        fixtures=frozenset(f for f in state.fixtures if f[0] not in state.calls),
     )
 
 
@@ -472,6 +485,16 @@ def _parametrized_test(stmt: Stmt) -> str:
         path.endswith("mark.parametrize") for path in stmt.decorator_paths
     )
     return name if parametrized and name.startswith(("test", "Test")) else ""
+
+
+def _fixture(stmt: Stmt) -> str:
+    """A fixture function whose only decorators beyond the plain ones are
+    ``pytest.fixture``: its name; else empty."""
+    name = next(iter(stmt.binds)) if stmt.kind == "def" and len(stmt.binds) == 1 else ""
+    fixture = bool(stmt.decorator_paths) and all(
+        path in ("fixture", "pytest.fixture") for path in stmt.decorator_paths
+    )
+    return name if fixture else ""
 
 
 def _shapes_items(module: Module, name: str) -> bool:

@@ -91,7 +91,13 @@ def names_of(
             ):
                 whole.setdefault(test, why)
         return Flow(
-            found.readers, whole, found.fallback, found.changed, found.collected, found.items
+            found.readers,
+            whole,
+            found.fallback,
+            found.changed,
+            found.collected,
+            found.items,
+            found.fixtures,
         )
 
     return flow

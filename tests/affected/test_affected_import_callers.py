@@ -31,7 +31,14 @@ FILES = {
     "pyproject.toml": '[project]\nname = "callers"\nversion = "0"\n',
     ".gitignore": "envelopes/\n",
     # Every module on the way: the static graph selects every test for any change.
-    "pkg/__init__.py": "from pkg import base, deco, loop, plug, reg, shapes, tables\n",
+    "pkg/__init__.py": "from pkg import base, deco, loop, plug, reg, shapes, sizes, tables\n",
+    "pkg/sizes.py": "SIZE = 2\n",
+    # A fixture whose params read SIZE: its users' ids carry them (test_fix[2]).
+    "tests/test_fixture.py": "import pytest\n\nfrom pkg.sizes import SIZE\n\n\n"
+    "@pytest.fixture(params=[SIZE, SIZE + 1])\ndef n(request: pytest.FixtureRequest) -> int:\n"
+    "    return int(request.param)\n\n\n"
+    "def test_fix(n: int) -> None:\n    assert n >= 2\n\n\n"
+    "def test_alone() -> None:\n    assert True\n",
     # Called in a loop at import: past the recording's budget, its callers are unknown.
     "pkg/loop.py": "RATE = 2\n\n\ndef rate(_: int) -> int:\n    return RATE\n\n\n"
     "RATES = list(map(rate, range(300)))\n",
@@ -68,13 +75,13 @@ FILES = {
 }
 
 
-EVERY_FILE = ["tests/test_shapes.py", "tests/test_t.py"]
+EVERY_FILE = ["tests/test_fixture.py", "tests/test_shapes.py", "tests/test_t.py"]
 
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("callers")
-    assert "recorded 8 tests" in record_once(root, FILES)
+    assert "recorded 11 tests" in record_once(root, FILES)
     return root
 
 
@@ -189,3 +196,17 @@ def test_a_reader_called_in_a_loop_at_import_past_the_budget_stops_the_flow(
     plan = changed_plan(recorded, capsys, "pkg/loop.py", "RATE = 2", "RATE = 3")
     assert list(_selected(plan)) == EVERY_FILE
     assert "pkg/loop.py::rate reads RATE" in plan["changed"][0]["detail"]
+
+
+def test_a_fixtures_changed_params_run_the_tests_using_it_by_their_own_ids(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # test_fix[2] and test_fix[3] become test_fix[5] and test_fix[6]: ids the
+    # recording never saw. test_alone does not use the fixture.
+    plan = changed_plan(recorded, capsys, "pkg/sizes.py", "SIZE = 2", "SIZE = 5")
+    assert _selected(plan) == {
+        "tests/test_fixture.py::test_fix": (
+            "tests/test_fixture.py::n is code of n, which changed (line 6 of "
+            "tests/test_fixture.py builds it from SIZE)"
+        )
+    }

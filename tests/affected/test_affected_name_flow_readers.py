@@ -109,7 +109,21 @@ def test_a_module_level_call_in_a_test_file_reading_a_changed_name_runs_it_whole
 
 
 def test_a_decorator_in_a_test_file_reading_a_changed_name_runs_it_whole() -> None:
-    # A fixture's params: every test using the fixture may change.
+    # A mark that may skip every test of it, whatever they executed.
+    project = {
+        **PROJECT,
+        "tests/test_t.py": "import pytest\n\nfrom pkg.consts import SCALE\n\n\n"
+        "@pytest.mark.skipif(SCALE > 3, reason='big')\ndef test_n():\n    assert True\n",
+    }
+    flow = flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", project)
+    assert flow.whole == {
+        "tests/test_t.py": "a decorator at line 6 reads SCALE, run when it is collected: it runs whole"
+    }
+    assert flow.items == {}
+
+
+def test_a_fixtures_params_reading_a_changed_name_change_the_fixture_not_the_file() -> None:
+    # Its users (the map knows which executed it) run, by their own ids.
     project = {
         **PROJECT,
         "tests/test_t.py": "import pytest\n\nfrom pkg.consts import SCALE\n\n\n"
@@ -117,10 +131,11 @@ def test_a_decorator_in_a_test_file_reading_a_changed_name_runs_it_whole() -> No
         "def test_n(n):\n    assert n\n",
     }
     flow = flow_of(CONSTS, "LIMIT = 3\nSCALE = 5\n_HIDDEN = 1\n", project)
-    assert flow.whole == {
-        "tests/test_t.py": "a decorator at line 6 reads SCALE, run when it is collected: it runs whole"
-    }
-    assert flow.items == {}
+    assert flow.whole == {}
+    assert flow.fixtures == {("tests/test_t.py", "n")}
+    assert flow.readers["tests/test_t.py"]["n"] == (
+        "is code of n, which changed (line 6 of tests/test_t.py builds it from SCALE)"
+    )
 
 
 def test_a_parametrize_decorator_reading_a_changed_name_runs_that_tests_items() -> None:

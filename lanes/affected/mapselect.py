@@ -213,17 +213,20 @@ def narrow(
     hits.update(
         {node: (file, f"executed {path}::{name}") for node, (file, name) in executed.items()}
     )
-    # An item of a test that runs by its own id runs with it.
-    tests = [node for node in hits if "[" not in node]
-    hits = {
-        node: hit
-        for node, hit in hits.items()
-        if not any(node.startswith((f"{test}[", f"{test}::")) for test in tests)
-    }
+    # An item of a test that runs by its own id (a parametrized test, a class) runs with it.
+    hits = {node: hit for node, hit in hits.items() if not _runs_with_its_test(node, hits)}
     # A file run whole says so first: its reason explains the whole run.
     picks = [Pick(test, "map", why) for test, why in sorted(whole.items())]
     picks.extend(vouched_picks(test_map, hits, static, "import graph"))
     return picks, note
+
+
+def _runs_with_its_test(node: str, hits: dict[str, tuple[str, str]]) -> bool:
+    """``node`` (``f.py::C::t[1]``) is an item of another selected id: its
+    test without the parameters (``f.py::C::t``), or a class holding it (``f.py::C``)."""
+    parts = node.split("[", 1)[0].split("::")
+    owners = {"::".join(parts[:count]) for count in range(2, len(parts) + 1)}
+    return bool((owners - {node}) & hits.keys())
 
 
 def _collected_whole(

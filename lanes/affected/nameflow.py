@@ -480,28 +480,28 @@ def _reads_changed(state: _State, refs: set[Ref], seed_refs: set[Ref]) -> str:
 def _parametrized_test(stmt: Stmt) -> str:
     """A test function or class (pytest's default names) whose only decorators
     beyond the plain ones are ``pytest.mark.parametrize``: its name; else empty."""
-    name = next(iter(stmt.binds)) if stmt.kind == "def" and len(stmt.binds) == 1 else ""
-    parametrized = bool(stmt.decorator_paths) and all(
-        path.endswith("mark.parametrize") for path in stmt.decorator_paths
-    )
-    return name if parametrized and name.startswith(("test", "Test")) else ""
+    name = _decorated_only(stmt, lambda path: path.endswith("mark.parametrize"))
+    return name if name.startswith(("test", "Test")) else ""
 
 
 def _fixture(stmt: Stmt) -> str:
     """A fixture function whose only decorators beyond the plain ones are
     ``pytest.fixture``: its name; else empty."""
-    name = next(iter(stmt.binds)) if stmt.kind == "def" and len(stmt.binds) == 1 else ""
-    fixture = bool(stmt.decorator_paths) and all(
-        path in ("fixture", "pytest.fixture") for path in stmt.decorator_paths
-    )
-    return name if fixture else ""
+    return _decorated_only(stmt, lambda path: path in ("fixture", "pytest.fixture"))
+
+
+def _decorated_only(stmt: Stmt, accepts: Callable[[str], bool]) -> str:
+    """The name a def or class binds when each decorator beyond the plain ones is one ``accepts``."""
+    if stmt.kind != "def" or len(stmt.binds) != 1 or not stmt.decorator_paths:
+        return ""
+    return next(iter(stmt.binds)) if all(map(accepts, stmt.decorator_paths)) else ""
 
 
 def _shapes_items(module: Module, name: str) -> bool:
     """A test module's name that pytest reads as it collects, changing which
     items there are or how they run: ``pytestmark``, a ``pytest_*`` hook, a
-    class whose body sets ``pytestmark``. (A parametrize list or a fixture's
-    params is read by a decorator, which runs the file whole by itself.)"""
+    class whose body sets ``pytestmark``. (A decorator reading a changed name,
+    a parametrize list or a fixture's params, is judged where it is read.)"""
     return (
         name == "pytestmark"
         or name.startswith("pytest_")

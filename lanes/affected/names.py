@@ -8,6 +8,7 @@ tests whole.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -90,14 +91,6 @@ def names_of(
                 tests_under(project, str(PurePosixPath(file).parent)) if _conftest(file) else [file]
             ):
                 whole.setdefault(test, why)
-        return Flow(
-            found.readers,
-            whole,
-            found.fallback,
-            found.changed,
-            found.collected,
-            found.items,
-            found.fixtures,
-        )
+        return replace(found, whole=whole)
 
     return flow

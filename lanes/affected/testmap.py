@@ -31,6 +31,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final
 
 from lanes._atomic import write_atomic
@@ -323,49 +324,60 @@ class TestMap:
         nodes = self.document["nodes"]
         return {nodes[i][1] for i in self.document["outside"] if nodes[i][0] == file}
 
+    @cached_property
+    def _calls(
+        self,
+    ) -> tuple[
+        dict[tuple[str, str], list[Caller]],
+        dict[tuple[str, str, str], set[tuple[str, str]]],
+        dict[str, list[tuple[int, tuple[str, str, str]]]],
+    ]:
+        """The recorded calls indexed once (a plan asks per reader and per
+        decorated statement): by callee, by (caller, scope), by the calling file."""
+        nodes = self.document["nodes"]
+        callers: dict[tuple[str, str], list[Caller]] = {}
+        callees: dict[tuple[str, str, str], set[tuple[str, str]]] = {}
+        by_line: dict[str, list[tuple[int, tuple[str, str, str]]]] = {}
+        for callee, caller, scope in self.document["outside_callers"] or ():
+            target = (nodes[callee][0], nodes[callee][1])
+            if caller is None:
+                callers.setdefault(target, []).append(ELSEWHERE)
+            elif isinstance(caller, tuple):
+                callers.setdefault(target, []).append(("line", caller[0], caller[1]))
+                by_line.setdefault(caller[0], []).append((caller[1], (*target, scope)))
+            else:
+                source = (nodes[caller][0], nodes[caller][1])
+                callers.setdefault(target, []).append(("function", *source))
+                callees.setdefault((*source, scope), set()).add(target)
+        return callers, callees, by_line
+
     def session_callers(self, file: str, qualname: str) -> list[Caller] | None:
         """What called ``file::qualname`` each time it ran outside every test
         (in any scope): a project function (file, qualname), module-level code
         (file, line), or ELSEWHERE; None when the map recorded no callers."""
-        edges = self.document["outside_callers"]
-        if edges is None:
+        if self.document["outside_callers"] is None:
             return None
-        nodes = self.document["nodes"]
-        found: list[Caller] = []
-        for callee, caller, _scope in edges:
-            if nodes[callee][:2] != (file, qualname):
-                continue
-            if caller is None:
-                found.append(ELSEWHERE)
-            elif isinstance(caller, tuple):
-                found.append(("line", caller[0], caller[1]))
-            else:
-                found.append(("function", nodes[caller][0], nodes[caller][1]))
-        return found
+        return self._calls[0].get((file, qualname), [])
 
     def session_callees(
         self, file: str, qualname: str, scope: str | None = None
     ) -> set[tuple[str, str]]:
         """The project functions ``file::qualname`` called outside every test
         (in ``scope`` only: "" the session's; None: in any)."""
-        nodes = self.document["nodes"]
+        callees = self._calls[1]
+        if scope is not None:
+            return callees.get((file, qualname, scope), set())
         return {
-            (nodes[callee][0], nodes[callee][1])
-            for callee, caller, where in self.document["outside_callers"] or ()
-            if isinstance(caller, int)
-            and nodes[caller][:2] == (file, qualname)
-            and scope in (None, where)
+            target
+            for (caller_file, caller, _), found in callees.items()
+            if (caller_file, caller) == (file, qualname)
+            for target in found
         }
 
     def lines_callees(self, file: str, first: int, last: int) -> set[tuple[str, str, str]]:
         """The project functions module-level code of ``file`` (its lines
         ``first``..``last``: a statement) called, each with the scope it ran in."""
-        nodes = self.document["nodes"]
-        return {
-            (nodes[callee][0], nodes[callee][1], scope)
-            for callee, caller, scope in self.document["outside_callers"] or ()
-            if isinstance(caller, tuple) and caller[0] == file and first <= caller[1] <= last
-        }
+        return {called for line, called in self._calls[2].get(file, ()) if first <= line <= last}
 
     def collected_by(self, file: str, qualnames: set[str] | None = None) -> dict[str, list[str]]:
         """Qualname of ``qualnames`` (None: any of ``file``) -> the collection

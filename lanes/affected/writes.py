@@ -61,7 +61,7 @@ def writes_shared(
 
     def writes(node: ast.AST) -> bool:
         for child in ast.iter_child_nodes(node):
-            # A comprehension runs within the call (its loop names count as shared).
+            # A comprehension runs within the call: its writes are the function's.
             if isinstance(
                 child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda
             ):

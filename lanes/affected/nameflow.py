@@ -322,7 +322,8 @@ def follow(
     (a changed binding there runs its tests whole); ``session_calls``: what
     called the functions run in the session scope, and what they called.
     """
-    resolver = Resolver(files, roots, sys_path)
+    project_files = set(files)
+    resolver = Resolver(project_files, roots, sys_path)
     modules: dict[str, Module] = {}
     try:
         before, _ = parse_module(old, path, resolver)
@@ -348,7 +349,9 @@ def follow(
     )
 
     def parse(file: str) -> Module | None:
-        source = read(file)
+        # A helper the map says a reader called: the map is data from someone
+        # else, so only a file of the project is read (anything else: unknown).
+        source = read(file) if file in project_files else None
         try:
             return parse_module(source, file, resolver)[0] if source is not None else None
         except (SyntaxError, ValueError, RecursionError):

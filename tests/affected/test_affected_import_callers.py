@@ -134,6 +134,29 @@ def test_a_map_without_callers_stops_the_flow_at_such_a_reader_as_before(
     assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
 
 
+def test_a_helper_the_map_names_outside_the_project_is_not_read(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The map is data from someone else: an edge saying `limit` called a
+    # function in ../outside.py must not make lanes read that file. Unread,
+    # its writes are unknown, and the flow stops at `limit`.
+    (recorded.parent / "outside.py").write_text("def helper() -> int:\n    return 1\n")
+    path = recorded / "envelopes/affected-map.json"
+    saved = path.read_text()
+    document = json.loads(saved)
+    nodes = document["nodes"]
+    limit = next(i for i, n in enumerate(nodes) if n[:2] == ["pkg/base.py", "limit"])
+    nodes.append(["../outside.py", "helper", 1, 2])
+    document["outside_callers"].append([len(nodes) - 1, limit, ""])
+    path.write_text(json.dumps(document))
+    try:
+        plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
+    finally:
+        path.write_text(saved)
+    assert list(_selected(plan)) == EVERY_FILE
+    assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
+
+
 def test_a_reader_at_import_that_writes_a_registry_stops_the_flow(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -111,6 +111,9 @@ def own_repo(tmp_path: Path) -> Path:
     return make_repo(root, FILES, "base")
 
 
+# Integration: it copies lanes/ into a repository and runs `lanes` in child
+# processes (the base's selector in another), 4-6 s of wall time.
+@pytest.mark.integration
 def test_a_planted_make_plan_that_selects_nothing_is_planned_by_the_base(own_repo: Path) -> None:
     base = head(own_repo)
     _plant(own_repo)
@@ -129,6 +132,9 @@ def test_a_planted_make_plan_that_selects_nothing_is_planned_by_the_base(own_rep
     assert f"planned by the base commit's selector ({base[:12]})" in text
 
 
+# Integration: it copies lanes/ into a repository and runs `lanes` in child
+# processes (the base's selector in another), 4-6 s of wall time.
+@pytest.mark.integration
 def test_the_base_made_plan_runs_the_test_that_catches_the_plant(own_repo: Path) -> None:
     _plant(own_repo)
     git(own_repo, "commit", "-qam", "plant: make_plan selects nothing")

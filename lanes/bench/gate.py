@@ -49,7 +49,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes.bench._stats import goal_verdict, median_interval
-from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
+from lanes.bench.registry import (
+    BenchContext,
+    BenchResult,
+    Verdict,
+    benchmark,
+    child_environment,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -292,17 +298,9 @@ def _gate_latency(  # noqa: PLR0915  # one paired measurement, read top to botto
         for state in (fresh_state, stale_state):
             state.mkdir()
             _populate_ledger(repo, state, fresh=state == fresh_state)
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(("LANES_", "CLAUDE_"))
-        }
+        # The warm-up runs write the bytecode, as the first real hook call would.
+        env = child_environment(drop_prefixes=("LANES_", "CLAUDE_"))
         env["XDG_STATE_HOME"] = str(scratch / "xdg")
-        # An installed lanekit runs from bytecode; with PYTHONDONTWRITEBYTECODE
-        # (common in containers) every hook call would compile the governor
-        # from source and the figure would measure the compiler. The warm-up
-        # runs write the bytecode, as the first real hook call would.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
         stale_env = {**env, "LANES_STATE_DIR": str(stale_state)}
         hook = _hook_argv(ctx.python)
         baseline = [ctx.python, "-c", "pass"]

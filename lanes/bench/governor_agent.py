@@ -31,7 +31,6 @@ Reproduce: ``lanes bench --only governor-plugin-agent-cost``.
 
 from __future__ import annotations
 
-import os
 import resource
 import shutil
 import statistics
@@ -43,7 +42,7 @@ from typing import TYPE_CHECKING, Final
 
 from lanes.bench._stats import goal_verdict, median_interval
 from lanes.bench.gate import TRACKED_FILES, git, make_big_repo
-from lanes.bench.registry import BenchContext, BenchResult, benchmark
+from lanes.bench.registry import BenchContext, BenchResult, benchmark, child_environment
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,7 +59,7 @@ _WARMUP: Final = 2
 # What would make a run an agent's, or steer the governor: kept out of both
 # arms, then set for the agent's alone.
 _DROPPED_PREFIXES: Final = ("LANES_", "CLAUDE", "CODEX_", "PYTEST_")
-_DROPPED: Final = ("MUTANT_UNDER_TEST", "PYTHONDONTWRITEBYTECODE")
+_DROPPED: Final = ("MUTANT_UNDER_TEST",)
 
 
 def _cpu() -> float:
@@ -101,11 +100,7 @@ def governor_plugin_agent_cost(ctx: BenchContext) -> BenchResult:
     scratch = Path(tempfile.mkdtemp(prefix="lanes-bench-agent-"))
     try:
         repo = _repo(scratch)
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(_DROPPED_PREFIXES) and key not in _DROPPED
-        }
+        env = child_environment(drop=_DROPPED, drop_prefixes=_DROPPED_PREFIXES)
         # A private per-user state dir: the bench must not read or count in
         # the caller's economy counters or config cache.
         env["XDG_STATE_HOME"] = str(scratch / "xdg")

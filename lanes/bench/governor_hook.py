@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -23,7 +22,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from lanes.bench._stats import median_interval
-from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
+from lanes.bench.registry import (
+    BenchContext,
+    BenchResult,
+    Verdict,
+    benchmark,
+    child_environment,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -81,8 +86,7 @@ def hook_latency(ctx: BenchContext) -> BenchResult:
     state = tempfile.mkdtemp(prefix="lanes-bench-")
     # A private state dir: the pre-screen's suite-word cache is built by the
     # warm-up runs, never read from (or written to) the user's.
-    env = {**os.environ, "XDG_STATE_HOME": state}
-    env.pop("LANES_DEBUG", None)
+    env = child_environment(drop=("LANES_DEBUG",)) | {"XDG_STATE_HOME": state}
     try:
         for _ in range(_WARMUP):
             _timed(script, payload, env)

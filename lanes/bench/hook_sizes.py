@@ -27,7 +27,6 @@ Run it alone: ``lanes bench --only hook-large-commands`` (or ``nox -s bench``).
 from __future__ import annotations
 
 import json
-import os
 import resource
 import shutil
 import statistics
@@ -38,7 +37,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from lanes.bench.registry import BenchContext, BenchResult, Verdict, benchmark
+from lanes.bench.registry import (
+    BenchContext,
+    BenchResult,
+    Verdict,
+    benchmark,
+    child_environment,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -126,8 +131,10 @@ def hook_large_commands(ctx: BenchContext) -> BenchResult:
     # Outside any repository with a config: the figure is the classifier's
     # and the parser's cost, not git's.
     project = tempfile.mkdtemp(prefix="lanes-bench-sizes-cwd-")
-    env = {**os.environ, "XDG_STATE_HOME": state, "LANES_STATE_DIR": state}
-    env.pop("LANES_DEBUG", None)
+    env = child_environment(drop=("LANES_DEBUG",)) | {
+        "XDG_STATE_HOME": state,
+        "LANES_STATE_DIR": state,
+    }
     figures: dict[str, BenchFigure] = {"pairs": pairs}
     first: dict[tuple[str, int], float] = {}
 

@@ -44,7 +44,6 @@ eight extra variables. Hence the median of pairs, and the spread reported.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import statistics
@@ -54,7 +53,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, cast
 
-from lanes.bench.registry import BenchContext, BenchResult
+from lanes.bench.registry import BenchContext, BenchResult, child_environment
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -179,21 +178,13 @@ def make_suite(root: Path, tests: int = SUITE_TESTS) -> None:
 
 
 def _env() -> dict[str, str]:
-    env = {
-        name: value
-        for name, value in os.environ.items()
-        # Any CODEX_SANDBOX* variable names Codex to the governor's plugin
-        # (runner/plugin.py's agent_of), not only the ones listed.
-        if name not in AGENT_VARIABLES and not name.startswith("CODEX_SANDBOX")
-    }
-    env |= {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
-    # The warm-up must be able to fill the byte-code caches: with
-    # PYTHONDONTWRITEBYTECODE inherited (sandboxes and CI images often set it)
-    # every measured run would compile — and assertion-rewrite — the plugin's
-    # modules from source again, some 2% of the suite charged to the plugin
-    # that no installed lanekit pays after its first run.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
+    # Any CODEX_SANDBOX* variable names Codex to the governor's plugin
+    # (runner/plugin.py's agent_of), not only the ones listed. The warm-up
+    # fills the byte-code and assertion-rewrite caches (child_environment
+    # says why it can): compiling the plugin's modules again in every measured
+    # run would charge it some 2% of the suite that no installed lanekit pays.
+    env = child_environment(drop=AGENT_VARIABLES, drop_prefixes=("CODEX_SANDBOX",))
+    return env | {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTHONHASHSEED": "0"}
 
 
 def warm_up(python: str, root: Path, args: list[str]) -> None:

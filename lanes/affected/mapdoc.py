@@ -45,7 +45,11 @@ MAP_FILE_NAME: Final = "affected-map.json"
 #    that drew its examples with a fixed seed is vouched for (before, no
 #    Hypothesis test was); ``outside_callers``: what called each function run
 #    in the session scope (3.12+; null: not recorded).
-MAP_VERSION: Final = 7
+# 8: ``data_outside``: the files read outside every test, with the scope that
+#    read them (before, a data file read while pytest collected a test module,
+#    for its parametrize cases, was credited to no test, and a shared
+#    fixture's reads to the first test that used it alone).
+MAP_VERSION: Final = 8
 # Read as before: everything it ran outside tests is the session's (selects as it did).
 _UNSCOPED_VERSION: Final = 2
 # Read as before: no computed import was watched (each keeps its whole net).
@@ -56,6 +60,8 @@ _WHOLE_VOUCH_VERSION: Final = 4
 _UNTIMED_VERSION: Final = 5
 # Read as it is: its Hypothesis tests are unvouched, whatever seed they drew with.
 _UNSEEDED_VERSION: Final = 6
+# Read as it is: what it read outside tests is unknown (no data file is narrowed).
+_UNREAD_OUTSIDE_VERSION: Final = 7
 # A recorded duration above this (a day) is no test's: the map is malformed.
 MAX_TEST_MS: Final = 86_400_000
 MAX_MAP_BYTES: Final = 64 * 1024 * 1024
@@ -119,6 +125,10 @@ class TestMapDocument(TypedDict):
     site_imports: list[list[str] | None]
     # Every call outside every test, by callee (None: not recorded, an older map).
     outside_callers: list[CallerEdge] | None
+    # (file, scope) per data file opened outside every test: "" the session's
+    # (a conftest or plugin at start-up), else the collection scope that read
+    # it (None: not recorded, an older map).
+    data_outside: list[tuple[str, str]] | None
 
 
 MAP_HINT = "record a new map with `lanes affected --record`, or pass another with --map FILE"
@@ -149,6 +159,7 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
         _WHOLE_VOUCH_VERSION,
         _UNTIMED_VERSION,
         _UNSEEDED_VERSION,
+        _UNREAD_OUTSIDE_VERSION,
         MAP_VERSION,
     )
     if version not in readable:
@@ -202,6 +213,11 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
         collected[scope] = checked
     sites, outside_sites, site_imports = _validate_sites(path, document, version)
     outside_callers = _validate_callers(path, document.get("outside_callers"), len(nodes))
+    data_outside = (
+        _validate_data_outside(path, document.get("data_outside"))
+        if version == MAP_VERSION
+        else None
+    )
     tests = [
         _validate_test(path, test, len(nodes), len(raw_data), len(sites)) for test in raw_tests
     ]
@@ -221,7 +237,21 @@ def validate_map(path: Path, document: dict[str, object]) -> TestMapDocument:
         "outside_sites": outside_sites,
         "site_imports": site_imports,
         "outside_callers": outside_callers,
+        "data_outside": data_outside,
     }
+
+
+def _validate_data_outside(path: Path, value: object) -> list[tuple[str, str]]:
+    """``data_outside`` validated: [file, scope] string pairs."""
+    if not isinstance(value, list) or not all(
+        isinstance(pair, list)
+        and len(pair) == 2  # [file, scope]
+        and isinstance(pair[0], str)
+        and isinstance(pair[1], str)
+        for pair in value
+    ):
+        raise _bad(path, "has 'data_outside' that is not a list of [file, scope] strings")
+    return [(pair[0], pair[1]) for pair in value]
 
 
 def _validate_callers(path: Path, value: object, nodes: int) -> list[CallerEdge] | None:

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from lanes.affected.nameflow import Flow
     from lanes.affected.testmap import TestMap
 
-__all__ = ["MapVerdict", "Pick", "function_changes", "narrow", "vouched_picks"]
+__all__ = ["MapVerdict", "Pick", "function_changes", "narrow", "scope_whole", "vouched_picks"]
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@", re.MULTILINE)
 
@@ -243,22 +243,29 @@ def _collected_whole(
     for qualname, scopes in sorted(collected.items()):
         because = (reads or {}).get(qualname, "")
         for scope in scopes:
-            directory = scope.endswith("/")
-            where = (
-                f"{scope} (its conftest.py or __init__.py): every test under it"
-                if directory
-                else scope
-            )
-            ran = f"{path}::{qualname} {because + ' ' if because else ''}ran while pytest collected {where}"
-            for test in test_map.scope_tests(scope):
-                whole.setdefault(
-                    test, f"{ran} (the collection could produce other items): it runs whole"
-                )
-            # What that import built lives on in its module: an importer shares it.
-            own = [f"{scope}conftest.py", f"{scope}__init__.py"] if directory else [scope]
-            for file in own:
-                for test in importers(file):
-                    whole.setdefault(test, f"{ran}, and it imports {file}: it runs whole")
+            ran = f"{path}::{qualname} {because + ' ' if because else ''}ran"
+            for test, why in scope_whole(test_map, scope, ran, importers).items():
+                whole.setdefault(test, why)
+    return whole
+
+
+def scope_whole(
+    test_map: TestMap, scope: str, ran: str, importers: Callable[[str], list[str]]
+) -> dict[str, str]:
+    """Test file -> why it runs whole, for what ``ran`` ("x ran", "x was read")
+    while pytest collected ``scope``: the scope's tests, and the importers of
+    its module, which share what that import built."""
+    directory = scope.endswith("/")
+    where = f"{scope} (its conftest.py or __init__.py): every test under it" if directory else scope
+    ran = f"{ran} while pytest collected {where}"
+    whole = dict.fromkeys(
+        test_map.scope_tests(scope),
+        f"{ran} (the collection could produce other items): it runs whole",
+    )
+    own = [f"{scope}conftest.py", f"{scope}__init__.py"] if directory else [scope]
+    for file in own:
+        for test in importers(file):
+            whole.setdefault(test, f"{ran}, and it imports {file}: it runs whole")
     return whole
 
 

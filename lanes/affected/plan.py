@@ -46,11 +46,12 @@ plan selects: they are cheap compared to being skipped by mistake.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 from lanes.affected.computednet import ComputedNet
 from lanes.affected.graph import module_name
-from lanes.affected.mapselect import Pick, function_changes, narrow, vouched_picks
+from lanes.affected.mapselect import Pick, function_changes, narrow, scope_whole, vouched_picks
 from lanes.affected.names import names_of
 from lanes.affected.rules import (
     FULL_PATTERNS,
@@ -61,6 +62,8 @@ from lanes.affected.rules import (
     matches,
     rule_for,
     static_choice,
+    test_dir_holding,
+    tests_under,
     unresolved_tests,
 )
 from lanes.affected.suites import RecordedTimes, SuiteRun, plan_gates, runs_xdist, suite_runs
@@ -191,14 +194,46 @@ class Plan:
         return counts
 
 
-def _map_data(test_map: TestMap, path: str, static: list[str], rule: str) -> list[Pick] | None:
-    """A data file the map saw read: its readers by id, plus the static choice's unvouched tests."""
+def _tests_importing(project: Project, file: str) -> list[str]:
+    """The test files that import ``file``, directly or not."""
+    tests = set(project.tests)
+    return sorted(t for t in project.graph.dependents([file]) if t in tests)
+
+
+def _map_data(
+    project: Project, test_map: TestMap, path: str, static: list[str], *, rule: str, detail: str
+) -> tuple[str, str, list[Pick] | None, bool]:
+    """A data file the map saw read: its readers by id, the test files whose
+    collection read it, whole, and the static choice's unvouched tests. Read
+    at start-up (a conftest's import, a plugin) it may shape every test: the
+    full set. Read by no recorded test: the static rule stands."""
     readers = test_map.readers(path)
-    if not readers:
-        return None  # read by no recorded test: the static rule stands
+    scopes = test_map.read_outside(path)
+    if scopes is None and rule != "quiet":
+        # An older map: a read while pytest collected (parametrize cases) is unknown.
+        return (
+            rule,
+            f"{detail}; the map (an older version) did not record reads outside tests",
+            None,
+            False,
+        )
+    if scopes and "" in scopes:
+        why = (
+            "read outside every test at start-up (a conftest's import, a plugin) "
+            "when the map was recorded: every test may depend on it"
+        )
+        return "full", why, None, False
+    if not readers and not scopes:
+        return rule, detail, None, False
     why = f"read {path} when the map was recorded"
     hits = {node: (f, why) for node, f in readers.items()}
-    return vouched_picks(test_map, hits, static, rule, data=True)
+    picks = vouched_picks(test_map, hits, static, rule, data=True)
+    for scope in scopes or ():
+        importers = partial(_tests_importing, project)
+        for test, because in scope_whole(test_map, scope, f"{path} was read", importers).items():
+            picks.append(Pick(test, "map", because))
+    readers_files = {pick.file for pick in picks if pick.rule == "map"}
+    return "map", f"read by {len(readers_files)} recorded test files", picks, False
 
 
 def _map_choice(
@@ -215,16 +250,13 @@ def _map_choice(
     path, change = changed
     if rule == "import graph" and change != "deleted":
         verdict = function_changes(project.config.root, test_map.commit, path)
-        tests = set(project.tests)
         explained, note = narrow(
             test_map,
             path,
             verdict,
             static,
             names_of(project, test_map, path, verdict),
-            importers=lambda file: sorted(
-                t for t in project.graph.dependents([file]) if t in tests
-            ),
+            importers=partial(_tests_importing, project),
         )
         detail = f"map: {_share(explained, static)}; {note}"
         # Only a change inside functions that ran in tests is narrowed by what the
@@ -236,10 +268,14 @@ def _map_choice(
         )
         return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):
-        read = _map_data(test_map, path, static, rule)
-        if read is not None:
-            readers = {pick.file for pick in read if pick.rule == "map"}
-            return "map", f"read by {len(readers)} recorded test files", read, False
+        return _map_data(project, test_map, path, static, rule=rule, detail=detail)
+    holder = test_dir_holding(project, path)
+    if rule == "unknown" and holder is not None:
+        # A file of a kind no rule knows, under a test directory: data, when
+        # the recording saw tests read it.
+        return _map_data(
+            project, test_map, path, tests_under(project, holder), rule=rule, detail=detail
+        )
     return rule, detail, None, False
 
 
@@ -347,8 +383,6 @@ def make_plan(
     net = ComputedNet(project, test_map)
     for path, change in sorted(changes.paths.items()):
         rule, detail = rule_for(path, project)
-        if rule in ("full", "unknown"):
-            full_reasons.append(Reason(rule, path, detail))
         chosen, detail = static_choice(project, path, change, rule, detail)
         explained: list[Pick] | None = None
         narrowed = False
@@ -356,6 +390,10 @@ def make_plan(
             rule, detail, explained, narrowed = _map_choice(
                 project, test_map, (path, change), rule=rule, detail=detail, static=chosen
             )
+        # After the map: it knows which tests read a data file no rule knows,
+        # and that one read at start-up may shape every test.
+        if rule in ("full", "unknown"):
+            full_reasons.append(Reason(rule, path, detail))
         if explained is not None:
             # A recorded test file deleted since the recording has nothing left to run.
             present = set(project.files)

@@ -236,17 +236,19 @@ def _shared_code(recorder: Recorder, item: pytest.Item) -> SharedWork:
     info = getattr(item, "_fixtureinfo", None)  # pytest's own record of the test's fixtures
     children = ChildWork()
     if info is None:
-        return set(), set(), children
+        return set(), set(), set(), children
     shared: set[CodeType] = set()
     sites: set[Site] = set()
+    opened: set[str] = set()
     for defs in info.name2fixturedefs.values():
         for fixturedef in defs:
             key = (fixturedef.baseid, fixturedef.argname)
             shared |= recorder.fixtures.get(key, set())
             sites |= recorder.fixture_sites.get(key, set())
+            opened |= recorder.fixture_opened.get(key, set())
             if key in recorder.fixture_children:
                 children.merge(recorder.fixture_children[key])
-    return shared, sites, children
+    return shared, sites, opened, children
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -258,6 +260,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
     # Set up once, used by many tests: its code is kept apart and credited to
     # each of them (the first test sees it too).
     before, recorder.code = recorder.code, set()
+    # A data file it reads once is read for each of them too.
+    opened_before, recorder.opened = recorder.opened, set()
     # Attributes, not a call: a call here would be the running test's code.
     sites_before, recorder.watch.hit = recorder.watch.hit, set()
     spawned_before = (recorder.spawned, len(recorder.foreign))
@@ -273,6 +277,8 @@ def pytest_fixture_setup(fixturedef: pytest.FixtureDef[Any]) -> Generator[None, 
             _credit_children(recorder, key)
         recorder.fixtures[key] = recorder.fixtures.get(key, set()) | recorder.code
         recorder.code = before | recorder.code
+        recorder.fixture_opened[key] = recorder.fixture_opened.get(key, set()) | recorder.opened
+        recorder.opened = opened_before | recorder.opened
         recorder.fixture_sites[key] = recorder.fixture_sites.get(key, set()) | recorder.watch.hit
         recorder.watch.hit = sites_before | recorder.watch.hit
 
@@ -350,6 +356,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
             monitoring.set_local_events(_tool_id, code, 0)
         monitoring.free_tool_id(_tool_id)
     recorder.end()
+    recorder.busy = True  # what it opens from here on (the children's records) no test read
     # A process that outlives the session finds no directory and writes nothing.
     for name in (ENV_CHILD, ENV_TEST):
         os.environ.pop(name, None)
@@ -361,6 +368,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         "tests": recorder.tests,
         "outside": sorted({*recorder.located(recorder.outside), *recorder.preloaded}),
         "outside_callers": recorder.caller_edges(),
+        "opened_outside": recorder.data_outside(),
         "sites": recorder.watch.sites,
         "outside_sites": sorted(recorder.watch.outside),
         "site_imports": recorder.watch.imports(),

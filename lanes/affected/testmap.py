@@ -223,6 +223,9 @@ def build_map(raw_path: Path, root: Path, commit: str, digest: str) -> TestMapDo
         ),
         "site_imports": imports,
         "outside_callers": _callers(raw.get("outside_callers"), resolve),
+        "data_outside": sorted(
+            {(str(f), str(scope)) for f, scope in raw.get("opened_outside", [])}
+        ),
     }
 
 
@@ -458,6 +461,15 @@ class TestMap:
         except ValueError:
             return None
         return self.document["site_imports"][index]
+
+    def read_outside(self, data_file: str) -> list[str] | None:
+        """The scopes that opened ``data_file`` outside every test ("": the
+        session's, else a collection scope); None: the map does not know (an
+        older map recorded no reads outside tests)."""
+        outside = self.document["data_outside"]
+        if outside is None:
+            return None
+        return sorted({scope for file, scope in outside if file == data_file})
 
     def readers(self, data_file: str) -> dict[str, str]:
         """Test id -> its test file, for the tests that opened ``data_file``."""

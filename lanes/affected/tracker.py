@@ -54,6 +54,17 @@ _CALLER_BUDGET = 200
 _CO_NEWLOCALS = 0x2
 
 
+def _reads(args: tuple[Any, ...]) -> bool:
+    """Whether an ``open`` audit event's (path, mode, flags) may read the
+    file: a file only written (the recording's own output, pytest's cache)
+    shapes no test."""
+    mode = args[1] if len(args) > 1 else None
+    if isinstance(mode, str):
+        return "r" in mode or "+" in mode
+    flags = args[2] if len(args) > 2 else None  # os.open: no mode, the flags
+    return not isinstance(flags, int) or flags & os.O_ACCMODE != os.O_WRONLY
+
+
 @dataclass
 class ChildWork:
     """What processes started during a shared fixture's setup ran: credited,
@@ -79,8 +90,9 @@ class ChildWork:
 
 if TYPE_CHECKING:
     # What the shared fixtures a test uses ran when they were set up: code
-    # objects, computed-import sites, and what their processes ran.
-    SharedWork = tuple[set[CodeType], set[Site], ChildWork]
+    # objects, computed-import sites, the files they opened, and what their
+    # processes ran.
+    SharedWork = tuple[set[CodeType], set[Site], set[str], ChildWork]
 
 
 class Recorder:
@@ -111,6 +123,11 @@ class Recorder:
         self.preloaded: set[tuple[str, int]] = set()
         self.code: set[CodeType] = set()
         self.opened: set[str] = set()
+        # Absolute paths of the files opened outside every test, by the scope
+        # that read them ("": the session's, else a collection scope): a test
+        # module reading its parametrize cases at import, a conftest at
+        # start-up. A test's own reads say nothing of the tests they shape.
+        self.opened_outside: dict[str, set[str]] = {}
         self.spawned = 0
         # The programs this test started: Python ones, and the others (classify_spawn).
         self.started: set[str] = set()
@@ -138,6 +155,8 @@ class Recorder:
         self.collected: dict[str, set[CodeType]] = {}
         # A shared fixture's setup code, credited to each test that uses it.
         self.fixtures: dict[tuple[str, str], set[CodeType]] = {}
+        # And the files it opened: every test using the fixture reads them.
+        self.fixture_opened: dict[tuple[str, str], set[str]] = {}
 
     # -- the hooks that run per event: as little work as possible
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
@@ -152,13 +171,23 @@ class Recorder:
                     # The frame the import runs from: the audit hook's caller.
                     self.watch.imported(file, sys._getframe(1))
             return
-        if not self.active:
-            return
         if event == "open":
             path = args[0]
             if isinstance(path, str) and not path.endswith((".py", ".pyc")):
-                self.opened.add(path)
-        elif event in SPAWN_EVENTS:
+                if self.active:
+                    self.opened.add(path)
+                elif not self.busy and _reads(args):
+                    # The frame that opened it: the audit hook's caller.
+                    scope = self.scope or ""
+                    if scope and not self.scope_owns(sys._getframe(1)):
+                        scope = ""
+                    # abspath now: the working directory may change before the end.
+                    absolute = os.path.abspath(path)  # noqa: PTH100  # like finish_test's
+                    self.opened_outside.setdefault(scope, set()).add(absolute)
+            return
+        if not self.active:
+            return
+        if event in SPAWN_EVENTS:
             kind, name, env = classify_spawn(event, args)
             if kind == IGNORED:
                 return
@@ -234,23 +263,42 @@ class Recorder:
         session when a project module other than the scope's own is being
         imported: what that import builds, every later importer shares."""
         started = frame
+        if not self.scope_owns(frame):
+            self.code.add(code)
+            self.called(code, started.f_back if started is not None else None, "")
+            return
+        self.collected.setdefault(self.scope or "", set()).add(code)
+        # Its callers too: a reader run there by a statement the flow follows
+        # leaves the collection's other tests alone.
+        self.called(code, started.f_back if started is not None else None, self.scope or "")
+
+    def scope_owns(self, frame: FrameType | None) -> bool:
+        """Whether what runs in ``frame`` belongs to the collection scope: no
+        project module other than the scope's own is being imported on the
+        way (what that import builds, every later importer shares: the
+        session's)."""
         while frame is not None:
             current = frame.f_code
             if current.co_name == "<module>":
                 # The scope's own module, or the program's entry (pytest's
                 # __main__, under a collector that imports nothing): what is
-                # above is pytest's machinery.
-                if current.co_filename in self.own or frame.f_globals.get("__name__") == "__main__":
-                    break
-                # Another module's import (or an exec'd string): the session's.
-                self.code.add(code)
-                self.called(code, started.f_back if started is not None else None, "")
-                return
+                # above is pytest's machinery. Another module's import (or an
+                # exec'd string) is the session's.
+                return (
+                    current.co_filename in self.own or frame.f_globals.get("__name__") == "__main__"
+                )
             frame = frame.f_back
-        self.collected.setdefault(self.scope or "", set()).add(code)
-        # Its callers too: a reader run there by a statement the flow follows
-        # leaves the collection's other tests alone.
-        self.called(code, started.f_back if started is not None else None, self.scope or "")
+        return True
+
+    def data_outside(self) -> list[list[str]]:
+        """[file, scope] for each project file opened outside every test
+        (file relative to the root; scope "": the session's)."""
+        return sorted(
+            [os.path.relpath(absolute, self.root), scope]
+            for scope, opened in self.opened_outside.items()
+            for absolute in opened
+            if self.project(absolute)
+        )
 
     def enter(self, scope: str | None, own: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
         """Collect in ``scope`` from now on; the scope it replaces, to restore."""
@@ -407,7 +455,7 @@ class Recorder:
         self.code = set()
         sites = self.watch.take() | shared[1]
         # abspath, not resolve: normalised without following links, like co_filename.
-        absolute = {os.path.abspath(p) for p in self.opened}  # noqa: PTH100  # see above
+        absolute = {os.path.abspath(p) for p in self.opened | shared[2]}  # noqa: PTH100  # see above
         opened = {os.path.relpath(p, self.root) for p in absolute if self.project(p)}
         # What the test's processes, and its shared fixtures', executed (Python
         # started behind a program that is not, a shell, records itself too):
@@ -415,7 +463,7 @@ class Recorder:
         children = ChildWork(started=set(self.started), foreign=set(self.foreign))
         if self.spawned or self.foreign:
             children = self.children_work(remove=True)
-        children.merge(shared[2])
+        children.merge(shared[3])
         located |= children.code
         opened |= children.opened
         child_code, started, foreign = children.code, children.started, children.foreign

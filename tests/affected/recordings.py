@@ -80,3 +80,15 @@ def changed_plan(
         (root / path).write_text(before)
     assert isinstance(plan, dict)
     return plan
+
+
+def selected_reasons(plan: dict[str, Any]) -> dict[str, str]:
+    """Test id (a whole file: its path) -> the reasons a JSON plan selects it by."""
+    found: dict[str, str] = {}
+    for test in plan["tests"]:
+        nodes = test.get("nodes")
+        if not nodes:
+            found[test["file"]] = "; ".join(r["detail"] for r in test["reasons"])
+        for node in nodes or ():
+            found[node["id"]] = "; ".join(r["detail"] for r in node["reasons"])
+    return found

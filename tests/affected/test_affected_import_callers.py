@@ -15,12 +15,12 @@ the class to a registry (the flow stops: what reads the registry is unseen).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from lanes.affected.testmap import ELSEWHERE
-from tests.affected.recordings import changed_plan, record_once, recorded_map
+from tests.affected.recordings import changed_plan, record_once, recorded_map, selected_reasons
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -91,25 +91,13 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _selected(plan: dict[str, Any]) -> dict[str, str]:
-    """Test id (a whole file: its path) -> the reasons it is selected by."""
-    found: dict[str, str] = {}
-    for test in plan["tests"]:
-        nodes = test.get("nodes")
-        if not nodes:
-            found[test["file"]] = "; ".join(r["detail"] for r in test["reasons"])
-        for node in nodes or ():
-            found[node["id"]] = "; ".join(r["detail"] for r in node["reasons"])
-    return found
-
-
 def test_a_reader_called_only_by_a_followed_statement_at_import_selects_what_reads_its_result(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
     # Before, `limit` (it ran at import, outside every test) stopped the flow:
     # every test that imports pkg/base.py, all five.
-    assert _selected(plan) == {
+    assert selected_reasons(plan) == {
         "tests/test_t.py::test_first": (
             "pkg/tables.py::first reads TABLE, which changed "
             "(line 3 of pkg/tables.py builds it from limit)"
@@ -130,7 +118,7 @@ def test_a_map_without_callers_stops_the_flow_at_such_a_reader_as_before(
         plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
     finally:
         path.write_text(saved)
-    assert list(_selected(plan)) == EVERY_FILE
+    assert list(selected_reasons(plan)) == EVERY_FILE
     assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
 
 
@@ -153,7 +141,7 @@ def test_a_helper_the_map_names_outside_the_project_is_not_read(
         plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
     finally:
         path.write_text(saved)
-    assert list(_selected(plan)) == EVERY_FILE
+    assert list(selected_reasons(plan)) == EVERY_FILE
     assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
 
 
@@ -162,7 +150,7 @@ def test_a_reader_at_import_that_writes_a_registry_stops_the_flow(
 ) -> None:
     # What `note` appended to SEEN, a test reads without calling it.
     plan = changed_plan(recorded, capsys, "pkg/reg.py", "SIZE = 2", "SIZE = 3")
-    assert list(_selected(plan)) == EVERY_FILE
+    assert list(selected_reasons(plan)) == EVERY_FILE
     assert (
         "pkg/reg.py::note reads SIZE, which the change affects, and ran outside every test"
         in (plan["changed"][0]["detail"])
@@ -173,7 +161,7 @@ def test_a_reader_pytest_calls_through_a_hook_stops_the_flow(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     plan = changed_plan(recorded, capsys, "pkg/plug.py", "SCALE = 10", "SCALE = 11")
-    assert list(_selected(plan)) == EVERY_FILE
+    assert list(selected_reasons(plan)) == EVERY_FILE
     assert "pkg/plug.py::scaled reads SCALE" in plan["changed"][0]["detail"]
 
 
@@ -184,7 +172,7 @@ def test_a_class_under_a_project_decorator_that_registers_nothing_is_followed_by
     # Before: "a decorator at line 4 runs at import and may register it
     # elsewhere", every test importing pkg/shapes.py. What `plain` called for
     # test_shapes.py's own class (`note`, a writer) is not what it did here.
-    assert _selected(plan) == {
+    assert selected_reasons(plan) == {
         "tests/test_shapes.py::test_area": (
             "pkg/shapes.py::area reads Square, which the change binds (line 4)"
         )
@@ -196,7 +184,7 @@ def test_a_project_decorator_is_found_through_a_module_alias_and_a_name_bound_to
 ) -> None:
     # `@d.tag`: `d` is pkg.deco, where `tag = plain`.
     plan = changed_plan(recorded, capsys, "pkg/shapes.py", "sides = 3", "sides = 4")
-    assert _selected(plan) == {
+    assert selected_reasons(plan) == {
         "tests/test_shapes.py::test_corners": (
             "pkg/shapes.py::corners reads Triangle, which the change binds (line 21)"
         )
@@ -208,7 +196,7 @@ def test_a_class_under_a_project_decorator_that_fills_a_registry_stops_the_flow(
 ) -> None:
     # test_registry reads the class through the registry, never by its name.
     plan = changed_plan(recorded, capsys, "pkg/shapes.py", "radius = 1", "radius = 2")
-    assert list(_selected(plan)) == EVERY_FILE
+    assert list(selected_reasons(plan)) == EVERY_FILE
     assert (
         "a decorator at line 9 runs at import and may register it elsewhere"
         in (plan["changed"][0]["detail"])
@@ -224,7 +212,7 @@ def test_a_reader_called_in_a_loop_at_import_past_the_budget_stops_the_flow(
     assert callers is not None
     assert set(callers) == {("line", "pkg/loop.py", 8), ELSEWHERE}
     plan = changed_plan(recorded, capsys, "pkg/loop.py", "RATE = 2", "RATE = 3")
-    assert list(_selected(plan)) == EVERY_FILE
+    assert list(selected_reasons(plan)) == EVERY_FILE
     assert "pkg/loop.py::rate reads RATE" in plan["changed"][0]["detail"]
 
 
@@ -234,7 +222,7 @@ def test_a_fixtures_changed_params_run_the_tests_using_it_by_their_own_ids(
     # test_fix[2] and test_fix[3] become test_fix[5] and test_fix[6]: ids the
     # recording never saw. test_alone does not use the fixture.
     plan = changed_plan(recorded, capsys, "pkg/sizes.py", "SIZE = 2", "SIZE = 5")
-    assert _selected(plan) == {
+    assert selected_reasons(plan) == {
         "tests/test_fixture.py::test_fix": (
             "tests/test_fixture.py::n is code of n, which changed (line 6 of "
             "tests/test_fixture.py builds it from SIZE)"

@@ -152,7 +152,7 @@ def test_a_damaged_map_is_refused_with_a_hint(recorded: Path) -> None:
         '{"kind": "lanes-affected-map", "version": 9}'
     )
     with pytest.raises(
-        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4, 5, 6 and 7"
+        UsageError, match="has version 9; this lanekit reads versions 2, 3, 4, 5, 6, 7 and 8"
     ) as caught:
         read_map(recorded / "envelopes/affected-map.json")
     assert caught.value.hint
@@ -215,6 +215,24 @@ def test_recorded_callers_that_are_no_recording_s_are_refused(
     document["outside_callers"] = edges
     path.write_text(json.dumps(document))
     with pytest.raises(UsageError, match="has 'outside_callers' that is not a list"):
+        read_map(path)
+
+
+@pytest.mark.parametrize(
+    "reads",
+    [None, {"tests/data.txt": ""}, [["tests/data.txt"]], [["tests/data.txt", 0]]],
+    ids=["absent", "not-a-list", "no-scope", "bad-scope"],
+)
+def test_reads_outside_tests_that_are_no_recording_s_are_refused(
+    recorded: Path, reads: object
+) -> None:
+    # A version 8 map without them would leave a file read at collection unselected.
+    path = recorded / "envelopes/affected-map.json"
+    document = json.loads(path.read_text())
+    assert isinstance(document["data_outside"], list)
+    document["data_outside"] = reads
+    path.write_text(json.dumps(document))
+    with pytest.raises(UsageError, match="has 'data_outside' that is not a list"):
         read_map(path)
 
 

@@ -38,6 +38,7 @@ def _map(root: Path, tests: list[tuple[str, str, list[int]]], data: list[str]) -
             "python": "3.11",
             "hypothesis_seed": None,
             "outside_callers": None,
+            "data_outside": [],
             "nodes": [],
             "data": data,
             "tests": [{"id": i, "file": f, "nodes": [], "data": d} for i, f, d in tests],

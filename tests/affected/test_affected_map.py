@@ -191,10 +191,11 @@ def test_a_seed_that_is_no_recording_s_is_refused(
         read_map(path)
 
 
-@pytest.mark.integration
-@pytest.mark.parametrize(
-    "edges",
-    [
+# A caller the flow trusts leaves tests unselected: only an edge within the
+# map counts. A version 8 map without its reads outside tests would leave a
+# file read at collection unselected.
+_DAMAGED_FIELDS = {
+    "outside_callers": [
         {"not": "a list"},
         [[0, None]],
         [[10**6, None, ""]],
@@ -203,36 +204,29 @@ def test_a_seed_that_is_no_recording_s_is_refused(
         [[0, ["line", "pkg/a.py", 1], ""]],
         [[0, None, 7]],
     ],
-    ids=["not-a-list", "no-scope", "callee-out", "caller-out", "bad-line", "bad-site", "bad-scope"],
-)
-def test_recorded_callers_that_are_no_recording_s_are_refused(
-    recorded: Path, edges: object
-) -> None:
-    # A caller the flow trusts leaves tests unselected: only an edge within the map counts.
-    path = recorded / "envelopes/affected-map.json"
-    document = json.loads(path.read_text())
-    assert isinstance(document["outside_callers"], list)
-    document["outside_callers"] = edges
-    path.write_text(json.dumps(document))
-    with pytest.raises(UsageError, match="has 'outside_callers' that is not a list"):
-        read_map(path)
+    "data_outside": [None, {"tests/data.txt": ""}, [["tests/data.txt"]], [["tests/data.txt", 0]]],
+}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
-    "reads",
-    [None, {"tests/data.txt": ""}, [["tests/data.txt"]], [["tests/data.txt", 0]]],
-    ids=["absent", "not-a-list", "no-scope", "bad-scope"],
+    ("field", "damaged"),
+    [(field, value) for field, values in _DAMAGED_FIELDS.items() for value in values],
+    ids=[
+        *("callers-" + i for i in ("not-a-list", "no-scope", "callee-out", "caller-out")),
+        *("callers-" + i for i in ("bad-line", "bad-site", "bad-scope")),
+        *("reads-" + i for i in ("absent", "not-a-list", "no-scope", "bad-scope")),
+    ],
 )
-def test_reads_outside_tests_that_are_no_recording_s_are_refused(
-    recorded: Path, reads: object
+def test_recorded_calls_and_reads_that_are_no_recording_s_are_refused(
+    recorded: Path, field: str, damaged: object
 ) -> None:
-    # A version 8 map without them would leave a file read at collection unselected.
     path = recorded / "envelopes/affected-map.json"
     document = json.loads(path.read_text())
-    assert isinstance(document["data_outside"], list)
-    document["data_outside"] = reads
+    assert isinstance(document[field], list)
+    document[field] = damaged
     path.write_text(json.dumps(document))
-    with pytest.raises(UsageError, match="has 'data_outside' that is not a list"):
+    with pytest.raises(UsageError, match=f"has '{field}' that is not a list"):
         read_map(path)
 
 

@@ -194,7 +194,7 @@ def test_a_seed_that_is_no_recording_s_is_refused(
 # A caller the flow trusts leaves tests unselected: only an edge within the
 # map counts. A version 8 map without its reads outside tests would leave a
 # file read at collection unselected.
-_DAMAGED_FIELDS = {
+_DAMAGED_FIELDS: dict[str, list[object]] = {
     "outside_callers": [
         {"not": "a list"},
         [[0, None]],

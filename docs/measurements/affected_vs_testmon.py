@@ -108,11 +108,13 @@ def measure_plant(
                 selected.update(per_file.get(test["file"], set()))
                 continue
             for node in (n["id"] for n in test["nodes"]):
-                # A test's own id (a parametrized test, a class) runs all its items.
+                # A test's own id (a parametrized test, a class) runs all its items:
+                # the clean run's for the count, and any the plant made (a changed
+                # parametrize value changes the ids: test_x[22] is test_x[23] now).
                 items = per_file.get(test["file"], set())
-                selected.update(
-                    {i for i in items if i.startswith((f"{node}[", f"{node}::"))} or {node}
-                )
+                own = (f"{node}[", f"{node}::")
+                selected.update({i for i in items if i.startswith(own)} or {node})
+                selected.update(f for f in failing if f.startswith(own))
         # The selection as `lanes affected --run` runs it (its own commands, no gate).
         selected_cpu = 0.0
         for suite in plan["suites"]:

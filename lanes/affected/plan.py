@@ -46,7 +46,6 @@ plan selects: they are cheap compared to being skipped by mistake.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import partial
 from typing import TYPE_CHECKING
 
 from lanes.affected.computednet import ComputedNet
@@ -69,6 +68,8 @@ from lanes.affected.rules import (
 from lanes.affected.suites import RecordedTimes, SuiteRun, plan_gates, runs_xdist, suite_runs
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from lanes.affected.changes import Changes
     from lanes.affected.settings import Gate
     from lanes.affected.testmap import TestMap
@@ -194,10 +195,10 @@ class Plan:
         return counts
 
 
-def _tests_importing(project: Project, file: str) -> list[str]:
-    """The test files that import ``file``, directly or not."""
+def _test_importers(project: Project) -> Callable[[str], list[str]]:
+    """file -> the test files that import it, directly or not (the test set built once)."""
     tests = set(project.tests)
-    return sorted(t for t in project.graph.dependents([file]) if t in tests)
+    return lambda file: sorted(t for t in project.graph.dependents([file]) if t in tests)
 
 
 def _map_data(
@@ -228,8 +229,8 @@ def _map_data(
     why = f"read {path} when the map was recorded"
     hits = {node: (f, why) for node, f in readers.items()}
     picks = vouched_picks(test_map, hits, static, rule, data=True)
+    importers = _test_importers(project)
     for scope in scopes or ():
-        importers = partial(_tests_importing, project)
         for test, because in scope_whole(test_map, scope, f"{path} was read", importers).items():
             picks.append(Pick(test, "map", because))
     readers_files = {pick.file for pick in picks if pick.rule == "map"}
@@ -256,7 +257,7 @@ def _map_choice(
             verdict,
             static,
             names_of(project, test_map, path, verdict),
-            importers=partial(_tests_importing, project),
+            importers=_test_importers(project),
         )
         detail = f"map: {_share(explained, static)}; {note}"
         # Only a change inside functions that ran in tests is narrowed by what the
@@ -269,8 +270,8 @@ def _map_choice(
         return rule, detail, explained, narrowed
     if rule in ("quiet", "test data"):
         return _map_data(project, test_map, path, static, rule=rule, detail=detail)
-    holder = test_dir_holding(project, path)
-    if rule == "unknown" and holder is not None:
+    holder = test_dir_holding(project, path) if rule == "unknown" else None
+    if holder is not None:
         # A file of a kind no rule knows, under a test directory: data, when
         # the recording saw tests read it.
         return _map_data(

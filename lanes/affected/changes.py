@@ -3,6 +3,11 @@
 The working tree counts (staged, unstaged and untracked files): an agent asks
 "what must I run" before it commits. A rename contributes both paths — a test
 that imported the old module must be selected, and so must the new file.
+
+An untracked virtual environment inside the project (``.venv/`` not in
+``.gitignore``) is left out, as pytest's collection leaves it out: thousands of
+installed files are an environment, not changes, and would otherwise make
+every plan fail open and every scan read them.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ class Changes:
     base_commit: str | None
     # path -> how it changed ("modified", "added", "deleted", "renamed from X", "untracked")
     paths: dict[str, str]
+    # Untracked virtual environments left out of ``paths`` (directories).
+    environments: tuple[str, ...] = ()
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -96,14 +103,56 @@ def changed_files(root: Path, base: str | None) -> Changes:
         base_commit = resolved.stdout.decode().strip()
         # One diff from the base to the working tree covers commits, staged and unstaged edits.
         _name_status(_ok(root, "diff", "--name-status", "-z", "-M", base_commit), paths)
-    untracked = _ok(root, "ls-files", "--others", "--exclude-standard", "-z")
-    for raw in untracked.split(b"\0"):
-        if raw:
-            paths.setdefault(raw.decode(), "untracked")
-    return Changes(base=chosen, base_commit=base_commit, paths=paths)
+    untracked, environments = _untracked(root)
+    for path in untracked:
+        paths.setdefault(path, "untracked")
+    return Changes(base=chosen, base_commit=base_commit, paths=paths, environments=environments)
 
 
 def tracked_files(root: Path) -> list[str]:
-    """Every file git knows of in the working tree, plus untracked ones not ignored."""
-    raw = _ok(root, "ls-files", "--cached", "--others", "--exclude-standard", "-z")
-    return sorted({path.decode() for path in raw.split(b"\0") if path})
+    """Every file git knows of in the working tree, plus untracked ones not ignored
+    (outside an untracked virtual environment)."""
+    raw = _ok(root, "ls-files", "--cached", "-z")
+    cached = {path.decode() for path in raw.split(b"\0") if path}
+    return sorted(cached.union(_untracked(root)[0]))
+
+
+def _is_environment(directory: Path) -> bool:
+    """pytest's own test for a virtual environment it will not collect in
+    (``_pytest.main._in_venv``): PEP 405's ``pyvenv.cfg``, or a conda environment."""
+    try:
+        return (directory / "pyvenv.cfg").is_file() or (
+            directory / "conda-meta" / "history"
+        ).is_file()
+    except OSError:
+        return False
+
+
+def _untracked(root: Path) -> tuple[list[str], tuple[str, ...]]:
+    """The untracked files git does not ignore, and the virtual environments
+    among their directories, whose files are left out."""
+    raw = _ok(root, "ls-files", "--others", "--exclude-standard", "-z")
+    kept: list[str] = []
+    # directory -> is it an environment's root; one check per directory, not per file.
+    is_root: dict[str, bool] = {}
+
+    def environment(directory: str) -> bool:
+        if directory not in is_root:
+            is_root[directory] = _is_environment(root / directory)
+        return is_root[directory]
+
+    for path in (item.decode() for item in raw.split(b"\0") if item):
+        parts = path.split("/")[:-1]
+        # The outermost environment holding the file, checked from the top down.
+        holder = next(
+            (
+                directory
+                for directory in ("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
+                if environment(directory)
+            ),
+            None,
+        )
+        if holder is None:
+            kept.append(path)
+    environments = {directory for directory, found in is_root.items() if found}
+    return kept, tuple(sorted(environments))

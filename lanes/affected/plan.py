@@ -428,6 +428,17 @@ def make_plan(
             detail = f"{detail}; {note}" if note else detail
             chosen = [*chosen, *dict.fromkeys(p.file for p in extra if p.file not in chosen)]
         selections.append(Selection(path, change, rule, detail, len(chosen)))
+    # Once each, so that the reader sees where an environment's files went.
+    selections.extend(
+        Selection(
+            f"{directory}/",
+            "untracked",
+            "quiet",
+            "a virtual environment (pyvenv.cfg), left out as pytest leaves it out: "
+            "installed files, not the project's",
+        )
+        for directory in changes.environments
+    )
     if changes.paths and not project.tests and not full_reasons:
         # A project with tests never has "0 test files": if pytest's rules find
         # none, the plan cannot tell what to skip, so everything runs.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from lanes.affected.changes import tracked_files
 from lanes.affected.selfcheck import FILES
 from lanes.cli import main
 from tests.support.documents import read_envelope
@@ -65,6 +66,35 @@ def test_committed_staged_and_untracked_changes_all_count(
         "tests/test_new.py": ["test file"],
         "tests/test_other.py": ["import graph"],
     }
+
+
+def test_an_untracked_virtualenv_in_the_project_is_left_out_as_pytest_leaves_it_out(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `python -m venv venv` in a project whose .gitignore does not name it:
+    # thousands of untracked files, none the project's (one .py and a script here).
+    for name in ("venv/pyvenv.cfg", "venv/bin/activate", "venv/lib/site-packages/dep.py"):
+        (project / name).parent.mkdir(parents=True, exist_ok=True)
+        (project / name).write_text("x = 1\n")
+    (project / "conda/conda-meta").mkdir(parents=True)
+    (project / "conda/conda-meta/history").write_text("")
+    (project / "conda/bin/tool").parent.mkdir()
+    (project / "conda/bin/tool").write_text("")
+    # An untracked directory that is no environment still counts.
+    (project / "tools/pyvenv.txt").parent.mkdir()
+    (project / "tools/pyvenv.txt").write_text("")
+    (project / "pkg/leaf.py").write_text("def f(x: int) -> int:\n    return x\n")
+    plan = _plan(capsys, "--base", "HEAD")
+    assert plan["full"] is False
+    assert set(_tests(plan)) == {"tests/test_leaf.py", "tests/test_mid.py"}
+    changed = {c["path"]: (c["change"], c["rule"]) for c in plan["changed"]}
+    assert changed == {
+        "conda/": ("untracked", "quiet"),
+        "venv/": ("untracked", "quiet"),
+        "pkg/leaf.py": ("modified", "import graph"),
+        "tools/pyvenv.txt": ("untracked", "quiet"),
+    }
+    assert tracked_files(project) == sorted([*FILES, "tools/pyvenv.txt"])
 
 
 def test_a_rename_selects_the_importers_of_the_old_name(

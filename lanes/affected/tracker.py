@@ -152,6 +152,11 @@ class Recorder:
         # paths of its own module code, and what each scope alone executed.
         self.scope: str | None = None
         self.own: tuple[str, ...] = ()
+        # scope_owns' last walk: where it started and its verdict. A loop
+        # reading a directory of parametrize cases opens every file from one
+        # frame, 40 frames below pytest's entry: walking each time was half
+        # a recording's CPU on tomlkit. A live frame's callers never change.
+        self.owns_from: tuple[FrameType, bool] | None = None
         self.collected: dict[str, set[CodeType]] = {}
         # A shared fixture's setup code, credited to each test that uses it.
         self.fixtures: dict[tuple[str, str], set[CodeType]] = {}
@@ -277,18 +282,26 @@ class Recorder:
         project module other than the scope's own is being imported on the
         way (what that import builds, every later importer shares: the
         session's)."""
+        start, last = frame, self.owns_from
+        verdict = True
         while frame is not None:
+            if last is not None and frame is last[0]:
+                verdict = last[1]
+                break
             current = frame.f_code
             if current.co_name == "<module>":
                 # The scope's own module, or the program's entry (pytest's
                 # __main__, under a collector that imports nothing): what is
                 # above is pytest's machinery. Another module's import (or an
                 # exec'd string) is the session's.
-                return (
+                verdict = (
                     current.co_filename in self.own or frame.f_globals.get("__name__") == "__main__"
                 )
+                break
             frame = frame.f_back
-        return True
+        if start is not None:
+            self.owns_from = (start, verdict)
+        return verdict
 
     def data_outside(self) -> list[list[str]]:
         """[file, scope] for each project file opened outside every test
@@ -304,6 +317,8 @@ class Recorder:
         """Collect in ``scope`` from now on; the scope it replaces, to restore."""
         previous = (self.scope, self.own)
         self.scope, self.own = scope, own
+        # A verdict is the scope's: and the frame it holds may be let go.
+        self.owns_from = None
         if sys.version_info >= (3, 12):
             # What another scope (or the session) disabled fires again here.
             sys.monitoring.restart_events()  # type: ignore[attr-defined]  # >= 3.12

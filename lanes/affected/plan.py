@@ -233,8 +233,7 @@ def _map_data(
     for scope in scopes or ():
         for test, because in scope_whole(test_map, scope, f"{path} was read", importers).items():
             picks.append(Pick(test, "map", because))
-    readers_files = {pick.file for pick in picks if pick.rule == "map"}
-    return "map", f"read by {len(readers_files)} recorded test files", picks, False
+    return "map", "read when the map was recorded", picks, False
 
 
 def _map_choice(

@@ -67,7 +67,7 @@ def test_a_data_file_the_map_saw_read_selects_its_readers_by_id(tmp_path: Path) 
             "path": "tests/data.md",
             "change": "modified",
             "rule": "map",
-            "detail": "read by 1 recorded test files",
+            "detail": "read when the map was recorded",
             "tests": 3,
         }
     ]

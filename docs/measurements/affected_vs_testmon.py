@@ -9,7 +9,8 @@ pytest-testmon in the second). PLANTS.json: a list of one-line bugs
 ``{"file", "old", "new"}`` (affected_toolz_plants.json and
 affected_boltons_plants.json beside this script: toolz 0.12.1 and boltons
 25.0.0, from `pip download --no-binary :all: --no-deps`; marshmallow 3.20.2,
-click 8.1.7, attrs 25.3.0 and pluggy 1.6.0 likewise; attrs with
+click 8.1.7, attrs 25.3.0, pluggy 1.6.0, packaging 24.2 and tomlkit 0.13.2
+(with PyYAML) likewise; attrs with
 `--deselect=tests/test_converters.py::TestPipe::test_wrapped_annotation` in
 its addopts, a test that fails on CPython 3.11 and 3.12 before any plant;
 pluggy installed with ``SETUPTOOLS_SCM_PRETEND_VERSION=1.6.0``, its sdist

@@ -143,16 +143,8 @@ def _untracked(root: Path) -> tuple[list[str], tuple[str, ...]]:
 
     for path in (item.decode() for item in raw.split(b"\0") if item):
         parts = path.split("/")[:-1]
-        # The outermost environment holding the file, checked from the top down.
-        holder = next(
-            (
-                directory
-                for directory in ("/".join(parts[:depth]) for depth in range(1, len(parts) + 1))
-                if environment(directory)
-            ),
-            None,
-        )
-        if holder is None:
+        # From the top down: the outermost environment holds it; no look inside.
+        if not any(environment("/".join(parts[:depth])) for depth in range(1, len(parts) + 1)):
             kept.append(path)
     environments = {directory for directory, found in is_root.items() if found}
     return kept, tuple(sorted(environments))

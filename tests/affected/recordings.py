@@ -20,6 +20,7 @@ from lanes.cli import main
 from tests.support.git import make_repo
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
     from lanes.affected.testmap import TestMap
@@ -80,6 +81,21 @@ def changed_plan(
         (root / path).write_text(before)
     assert isinstance(plan, dict)
     return plan
+
+
+@contextlib.contextmanager
+def edited_map(root: Path, edit: Callable[[dict[str, Any]], None]) -> Iterator[None]:
+    """The recorded map at ``root`` with ``edit`` applied to its document
+    inside the block (an older version, a field someone else wrote), restored after."""
+    path = root / "envelopes/affected-map.json"
+    saved = path.read_text()
+    document = json.loads(saved)
+    edit(document)
+    path.write_text(json.dumps(document))
+    try:
+        yield
+    finally:
+        path.write_text(saved)
 
 
 def selected_reasons(plan: dict[str, Any]) -> dict[str, str]:

@@ -13,12 +13,17 @@ run, and a file read at start-up runs everything.
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from tests.affected.recordings import changed_plan, record_once, recorded_map, selected_reasons
+from tests.affected.recordings import (
+    changed_plan,
+    edited_map,
+    record_once,
+    recorded_map,
+    selected_reasons,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -125,16 +130,12 @@ def test_a_file_of_a_kind_no_rule_knows_under_the_tests_selects_its_recorded_rea
 def test_an_older_map_that_did_not_record_reads_outside_tests_narrows_no_data_file(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = recorded / "envelopes/affected-map.json"
-    saved = path.read_text()
-    document = json.loads(saved)
-    document["version"] = 7
-    del document["data_outside"]
-    path.write_text(json.dumps(document))
-    try:
+    def as_version_7(document: dict[str, Any]) -> None:
+        document["version"] = 7
+        del document["data_outside"]
+
+    with edited_map(recorded, as_version_7):
         plan = changed_plan(recorded, capsys, "tests/cases.txt", "2\n", "-2\n")
-    finally:
-        path.write_text(saved)
     # Every test under tests/, the static rule for a file there.
     assert sorted(selected_reasons(plan)) == [
         "tests/test_params.py",

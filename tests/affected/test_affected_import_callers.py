@@ -14,13 +14,18 @@ the class to a registry (the flow stops: what reads the registry is unseen).
 
 from __future__ import annotations
 
-import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from lanes.affected.testmap import ELSEWHERE
-from tests.affected.recordings import changed_plan, record_once, recorded_map, selected_reasons
+from tests.affected.recordings import (
+    changed_plan,
+    edited_map,
+    record_once,
+    recorded_map,
+    selected_reasons,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -109,15 +114,8 @@ def test_a_map_without_callers_stops_the_flow_at_such_a_reader_as_before(
     recorded: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A 3.11 recording, or an older map: no caller is known.
-    path = recorded / "envelopes/affected-map.json"
-    saved = path.read_text()
-    document = json.loads(saved)
-    document["outside_callers"] = None
-    path.write_text(json.dumps(document))
-    try:
+    with edited_map(recorded, lambda document: document.update(outside_callers=None)):
         plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
-    finally:
-        path.write_text(saved)
     assert list(selected_reasons(plan)) == EVERY_FILE
     assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
 
@@ -129,18 +127,15 @@ def test_a_helper_the_map_names_outside_the_project_is_not_read(
     # function in ../outside.py must not make lanes read that file. Unread,
     # its writes are unknown, and the flow stops at `limit`.
     (recorded.parent / "outside.py").write_text("def helper() -> int:\n    return 1\n")
-    path = recorded / "envelopes/affected-map.json"
-    saved = path.read_text()
-    document = json.loads(saved)
-    nodes = document["nodes"]
-    limit = next(i for i, n in enumerate(nodes) if n[:2] == ["pkg/base.py", "limit"])
-    nodes.append(["../outside.py", "helper", 1, 2])
-    document["outside_callers"].append([len(nodes) - 1, limit, ""])
-    path.write_text(json.dumps(document))
-    try:
+
+    def call_outside(document: dict[str, Any]) -> None:
+        nodes = document["nodes"]
+        limit = next(i for i, n in enumerate(nodes) if n[:2] == ["pkg/base.py", "limit"])
+        nodes.append(["../outside.py", "helper", 1, 2])
+        document["outside_callers"].append([len(nodes) - 1, limit, ""])
+
+    with edited_map(recorded, call_outside):
         plan = changed_plan(recorded, capsys, "pkg/base.py", "LIMIT = 3", "LIMIT = 4")
-    finally:
-        path.write_text(saved)
     assert list(selected_reasons(plan)) == EVERY_FILE
     assert "pkg/base.py::limit reads LIMIT" in plan["changed"][0]["detail"]
 

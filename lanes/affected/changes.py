@@ -35,6 +35,9 @@ class Changes:
     paths: dict[str, str]
     # Untracked virtual environments left out of ``paths`` (directories).
     environments: tuple[str, ...] = ()
+    # Every untracked file not ignored, outside those environments (None: not
+    # listed): the project scan reuses it instead of walking the tree again.
+    untracked: tuple[str, ...] | None = None
 
 
 def _git(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
@@ -106,15 +109,21 @@ def changed_files(root: Path, base: str | None) -> Changes:
     untracked, environments = _untracked(root)
     for path in untracked:
         paths.setdefault(path, "untracked")
-    return Changes(base=chosen, base_commit=base_commit, paths=paths, environments=environments)
+    return Changes(
+        base=chosen,
+        base_commit=base_commit,
+        paths=paths,
+        environments=environments,
+        untracked=tuple(untracked),
+    )
 
 
-def tracked_files(root: Path) -> list[str]:
+def tracked_files(root: Path, untracked: tuple[str, ...] | None = None) -> list[str]:
     """Every file git knows of in the working tree, plus untracked ones not ignored
-    (outside an untracked virtual environment)."""
+    (outside an untracked virtual environment; ``untracked``: as already listed)."""
     raw = _ok(root, "ls-files", "--cached", "-z")
     cached = {path.decode() for path in raw.split(b"\0") if path}
-    return sorted(cached.union(_untracked(root)[0]))
+    return sorted(cached.union(_untracked(root)[0] if untracked is None else untracked))
 
 
 def _is_environment(directory: Path) -> bool:

@@ -68,7 +68,7 @@ def _scan(config: Config, changes: Changes) -> Project:
         for path, change in changes.paths.items()
         if path.endswith(".py") and (change == "deleted" or change.startswith("renamed to"))
     )
-    return Project.scan(config, tracked_files(config.root), phantom=phantom)
+    return Project.scan(config, tracked_files(config.root, changes.untracked), phantom=phantom)
 
 
 @dataclass(frozen=True)
